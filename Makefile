@@ -1,0 +1,92 @@
+# hlotools - GNU make build.  Sources are discovered, not listed:
+#   lib/<stage>/*.c      -> libhlo (except *_test.c)
+#   lib/<stage>/*_test.c -> one unit-test program each
+#   cmd/hlo-*.c          -> one tool each, linked with cmd/common/*.c
+# SAN=1 builds everything with ASan+UBSan into build-san/.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+PYTHON  ?= /usr/bin/python3
+PKGS    := yaml-0.1 libcjson libcgraph libgvc zlib
+
+ifeq ($(SAN),1)
+BUILD   ?= build-san
+OPT     ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDSAN   := -fsanitize=address,undefined
+else
+BUILD   ?= build
+OPT     ?= -O2 -g
+LDSAN   :=
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wswitch
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fPIC -Iinclude -Ilib $(PKG_CFLAGS)
+LDLIBS  += $(PKG_LIBS) -lm
+
+LIB_SRCS  := $(filter-out %_test.c,$(wildcard lib/*/*.c))
+TEST_SRCS := $(wildcard lib/*/*_test.c)
+CMD_SRCS  := $(wildcard cmd/hlo-*.c)
+COMMON_SRCS := $(wildcard cmd/common/*.c)
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+COMMON_OBJS := $(COMMON_SRCS:%.c=$(BUILD)/obj/%.o)
+TOOLS     := $(CMD_SRCS:cmd/%.c=$(BUILD)/bin/%)
+UNIT_TESTS := $(TEST_SRCS:lib/%.c=$(BUILD)/test/%)
+HEADERS   := $(wildcard include/hlo/*.h include/hlo/*.def lib/*/*.h cmd/common/*.h)
+
+.PHONY: all check unit bench demo install deps clean fuzz
+all: $(BUILD)/lib/libhlo.a $(BUILD)/lib/libhlo.so $(TOOLS) $(UNIT_TESTS)
+
+$(BUILD)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/lib/libhlo.a: $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/lib/libhlo.so: $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libhlo.so.0 $(LDSAN) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bin/%: $(BUILD)/obj/cmd/%.o $(COMMON_OBJS) $(BUILD)/lib/libhlo.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDSAN) -o $@ $< $(COMMON_OBJS) $(BUILD)/lib/libhlo.a $(LDLIBS)
+
+$(BUILD)/test/%: $(BUILD)/obj/lib/%.o $(BUILD)/lib/libhlo.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDSAN) -o $@ $< $(BUILD)/lib/libhlo.a $(LDLIBS)
+
+# Every suite (unit, golden, corpus, numeric); ends with "N passed, N failed".
+check: all
+	@BUILD=$(BUILD) $(PYTHON) testdata/run_tests.py
+
+unit: all
+	@BUILD=$(BUILD) $(PYTHON) testdata/run_tests.py --unit-only
+
+demo: all
+	$(BUILD)/bin/hlo-fmt testdata/examples/mlp.hlo
+
+bench: all
+	@BUILD=$(BUILD) $(PYTHON) testdata/bench.py
+
+fuzz:
+	@echo "fuzz targets: see docs/ (not built yet)"; exit 2
+
+deps:
+	@BUILD=$(BUILD) sh .ci/deps.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/hlo \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(BUILD)/lib/libhlo.a $(DESTDIR)$(PREFIX)/lib
+	install -m 755 $(BUILD)/lib/libhlo.so $(DESTDIR)$(PREFIX)/lib/libhlo.so.0
+	ln -sf libhlo.so.0 $(DESTDIR)$(PREFIX)/lib/libhlo.so
+	install -m 644 include/hlo/*.h include/hlo/*.def $(DESTDIR)$(PREFIX)/include/hlo
+	install -m 644 man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hlo.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hlo.pc
+
+clean:
+	rm -rf build build-san

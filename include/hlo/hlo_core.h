@@ -1,0 +1,134 @@
+/* hlo_core.h - foundations every stage of libhlo uses: status codes, the
+ * allocator hook, arenas, source buffers with line maps, and diagnostics.
+ *
+ * Contract: the library never prints and never exits.  A function that can
+ * fail returns HLO_ERR (or NULL) and, where a source position is known,
+ * records a diagnostic in an hlo_diags list that the caller owns and renders.
+ * Nothing here holds global mutable state. */
+#ifndef HLO_CORE_H
+#define HLO_CORE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HLO_VERSION "0.1.0"
+
+enum { HLO_OK = 0, HLO_ERR = -1 };
+
+#if defined(__GNUC__)
+#define HLO_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define HLO_PRINTF(a, b)
+#endif
+
+/* ---- allocation ---------------------------------------------------------
+ * All library allocations go through an hlo_allocator so tests can make the
+ * Nth allocation fail.  NULL means the C library's malloc/realloc/free. */
+typedef struct hlo_allocator {
+  void *(*alloc)(void *ud, size_t n);
+  void *(*realloc)(void *ud, void *p, size_t n);
+  void (*free)(void *ud, void *p);
+  void *ud;
+} hlo_allocator;
+
+void *hlo_malloc(const hlo_allocator *a, size_t n);
+void *hlo_realloc(const hlo_allocator *a, void *p, size_t n);
+void hlo_free(const hlo_allocator *a, void *p);
+
+/* Checked size arithmetic: return false (and leave *out untouched) on overflow. */
+bool hlo_mul_overflow(size_t a, size_t b, size_t *out);
+bool hlo_add_overflow(size_t a, size_t b, size_t *out);
+
+/* ---- arena ---------------------------------------------------------------
+ * A bump allocator: many allocations, one release.  Memory is 16-byte
+ * aligned and zeroed.  hlo_arena_alloc returns NULL on overflow or when the
+ * allocator fails; the arena stays usable. */
+typedef struct hlo_arena_block hlo_arena_block;
+typedef struct hlo_arena {
+  hlo_arena_block *head;
+  const hlo_allocator *alloc;
+  size_t bytes_reserved; /* total block bytes obtained from the allocator */
+  size_t bytes_used;
+} hlo_arena;
+
+void hlo_arena_init(hlo_arena *a, const hlo_allocator *alloc);
+void hlo_arena_release(hlo_arena *a);
+void *hlo_arena_alloc(hlo_arena *a, size_t n);
+/* n elements of size sz, overflow-checked. */
+void *hlo_arena_array(hlo_arena *a, size_t n, size_t sz);
+char *hlo_arena_strndup(hlo_arena *a, const char *s, size_t n);
+char *hlo_arena_strdup(hlo_arena *a, const char *s);
+char *hlo_arena_printf(hlo_arena *a, const char *fmt, ...) HLO_PRINTF(2, 3);
+
+/* ---- growable byte buffer (for printers) ------------------------------- */
+typedef struct hlo_buf {
+  char *data;
+  size_t len, cap;
+  bool failed; /* an allocation failed: contents are truncated */
+  const hlo_allocator *alloc;
+} hlo_buf;
+
+void hlo_buf_init(hlo_buf *b, const hlo_allocator *alloc);
+void hlo_buf_release(hlo_buf *b);
+void hlo_buf_put(hlo_buf *b, const char *s, size_t n);
+void hlo_buf_puts(hlo_buf *b, const char *s);
+void hlo_buf_putc(hlo_buf *b, char c);
+void hlo_buf_printf(hlo_buf *b, const char *fmt, ...) HLO_PRINTF(2, 3);
+void hlo_buf_vprintf(hlo_buf *b, const char *fmt, va_list ap);
+/* Detach the NUL-terminated contents (caller frees with hlo_free). */
+char *hlo_buf_take(hlo_buf *b);
+
+/* ---- sources ---------------------------------------------------------------
+ * A named text buffer.  Locations everywhere are byte offsets into it; line
+ * and column are computed only when a diagnostic is rendered. */
+typedef struct hlo_src {
+  const char *name; /* file name as given by the user, "<stdin>" for - */
+  const char *text; /* not necessarily NUL-terminated */
+  size_t len;
+} hlo_src;
+
+typedef struct hlo_loc {
+  uint32_t line, col; /* 1-based; col counts bytes */
+} hlo_loc;
+
+hlo_loc hlo_src_loc(const hlo_src *src, size_t off);
+
+/* ---- diagnostics ------------------------------------------------------- */
+typedef enum hlo_severity { HLO_SEV_ERROR, HLO_SEV_WARNING, HLO_SEV_NOTE } hlo_severity;
+
+typedef struct hlo_diag {
+  hlo_severity sev;
+  const hlo_src *src; /* may be NULL: no position */
+  size_t off;
+  char *msg;
+} hlo_diag;
+
+typedef struct hlo_diags {
+  hlo_diag *v;
+  int n, cap;
+  int nerrors;
+  int max_errors; /* 0 = unlimited; further errors are counted, not stored */
+  bool oom;       /* a diagnostic could not be stored */
+  const hlo_allocator *alloc;
+} hlo_diags;
+
+void hlo_diags_init(hlo_diags *d, const hlo_allocator *alloc);
+void hlo_diags_release(hlo_diags *d);
+/* Record an error at src+off; always returns HLO_ERR so callers can
+ * `return hlo_errorf(...)`. */
+int hlo_errorf(hlo_diags *d, const hlo_src *src, size_t off, const char *fmt, ...)
+    HLO_PRINTF(4, 5);
+int hlo_vdiagf(hlo_diags *d, hlo_severity sev, const hlo_src *src, size_t off,
+               const char *fmt, va_list ap);
+void hlo_notef(hlo_diags *d, const hlo_src *src, size_t off, const char *fmt, ...)
+    HLO_PRINTF(4, 5);
+void hlo_warnf(hlo_diags *d, const hlo_src *src, size_t off, const char *fmt, ...)
+    HLO_PRINTF(4, 5);
+
+/* Render one diagnostic as "file:line:col: error: msg\n<source line>\n   ^\n"
+ * (or "file: error: msg\n" without a position) into b. */
+void hlo_diag_render(hlo_buf *b, const hlo_diag *d);
+
+#endif

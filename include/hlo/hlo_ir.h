@@ -1,0 +1,333 @@
+/* hlo_ir.h - the in-memory HLO IR: element types, shapes, layouts, literals,
+ * attributes, instructions, computations and modules.
+ *
+ * Ownership, stated once: every object reachable from an hlo_module (names,
+ * shapes, attributes, literals, instructions, computations) lives in the
+ * module's arena.  Nothing is freed on its own; hlo_module_free() releases
+ * all of it.  Pointers into a module stay valid until then.  The IR never
+ * points into the source text, so the text may be freed after parsing. */
+#ifndef HLO_IR_H
+#define HLO_IR_H
+
+#include "hlo/hlo_core.h"
+
+/* ---- element types ------------------------------------------------------ */
+typedef enum hlo_type_kind {
+  HLO_KIND_PRED, HLO_KIND_SINT, HLO_KIND_UINT, HLO_KIND_FLOAT,
+  HLO_KIND_COMPLEX, HLO_KIND_TOKEN, HLO_KIND_OPAQUE, HLO_KIND_TUPLE
+} hlo_type_kind;
+
+typedef enum hlo_type {
+#define HLO_TYPE(e, name, bits, bytes, kind) HLO_##e,
+#include "hlo/hlo_types.def"
+#undef HLO_TYPE
+  HLO_TYPE_COUNT
+} hlo_type;
+
+const char *hlo_type_name(hlo_type t);
+/* Look up a spelling of length n; returns false if it is not a type name. */
+bool hlo_type_lookup(const char *s, size_t n, hlo_type *out);
+int hlo_type_bits(hlo_type t);  /* logical width: pred 1, s4 4, c64 64 */
+int hlo_type_bytes(hlo_type t); /* storage per element in literals/buffers */
+hlo_type_kind hlo_type_kind_of(hlo_type t);
+bool hlo_type_is_array(hlo_type t); /* has dims: not token/opaque/tuple */
+bool hlo_type_is_float(hlo_type t);
+bool hlo_type_is_int(hlo_type t); /* signed or unsigned, not pred */
+
+/* ---- opcodes ------------------------------------------------------------- */
+enum {
+  HLO_F_ELEMENTWISE = 1 << 0,
+  HLO_F_COMMUTATIVE = 1 << 1,
+  HLO_F_TRANSCENDENTAL = 1 << 2,
+  HLO_F_SIDE_EFFECT = 1 << 3,
+  HLO_F_COLLECTIVE = 1 << 4,
+  HLO_F_ASYNC = 1 << 5,
+};
+#define HLO_VARIADIC (-1)
+
+typedef enum hlo_opcode {
+#define HLO_OP(e, name, arity, flags) HLO_OP_##e,
+#include "hlo/hlo_ops.def"
+#undef HLO_OP
+  HLO_OP_COUNT
+} hlo_opcode;
+
+const char *hlo_opcode_name(hlo_opcode op);
+bool hlo_opcode_lookup(const char *s, size_t n, hlo_opcode *out);
+int hlo_opcode_arity(hlo_opcode op); /* HLO_VARIADIC or a count */
+unsigned hlo_opcode_flags(hlo_opcode op);
+
+/* ---- shapes and layouts --------------------------------------------------- */
+#define HLO_DIM_UNBOUNDED INT64_MIN /* a '?' dimension */
+#define HLO_TILE_COMBINE INT64_MIN  /* a '*' entry in a tile */
+
+typedef struct hlo_tile {
+  int n;
+  int64_t *dims;
+} hlo_tile;
+
+typedef struct hlo_layout {
+  int n;                 /* == rank of the shape */
+  int64_t *minor_to_major;
+  int ntiles;            /* tiles parsed from the text after ':' */
+  hlo_tile *tiles;
+  int64_t element_size_bits; /* E(n), 0 if absent */
+  int64_t memory_space;      /* S(n), 0 if absent */
+  const char *ext;       /* everything after ':' verbatim, NULL if none */
+} hlo_layout;
+
+typedef struct hlo_shape hlo_shape;
+struct hlo_shape {
+  hlo_type type;     /* HLO_TUPLE for tuples */
+  int rank;
+  int64_t *dims;     /* size, upper bound if dynamic, HLO_DIM_UNBOUNDED for '?' */
+  bool *dynamic;     /* NULL when no dimension is dynamic ('<=N' or '?') */
+  hlo_layout *layout;/* NULL: none (tuples, token) */
+  int ntuple;
+  hlo_shape *tuple;  /* elements, when type == HLO_TUPLE */
+};
+
+bool hlo_shape_is_tuple(const hlo_shape *s);
+bool hlo_shape_is_array(const hlo_shape *s);
+bool hlo_shape_is_scalar(const hlo_shape *s);
+/* Element count of an array shape; false on overflow or unbounded dims. */
+bool hlo_shape_elements(const hlo_shape *s, int64_t *out);
+/* Byte size of an array shape (elements * storage bytes); false on overflow. */
+bool hlo_shape_bytes(const hlo_shape *s, int64_t *out);
+/* Same type and dims (and dynamic flags); layouts ignored. */
+bool hlo_shape_compatible(const hlo_shape *a, const hlo_shape *b);
+/* Same everything including layouts. */
+bool hlo_shape_equal(const hlo_shape *a, const hlo_shape *b);
+/* Deep copy into an arena; returns HLO_ERR on allocation failure. */
+int hlo_shape_copy(hlo_arena *a, hlo_shape *dst, const hlo_shape *src);
+/* Build an array shape with the default (descending) layout. */
+int hlo_shape_make_array(hlo_arena *a, hlo_shape *dst, hlo_type t, int rank,
+                         const int64_t *dims);
+/* Give every array sub-shape without a layout the default layout
+ * {rank-1,...,0}. */
+int hlo_shape_set_default_layouts(hlo_arena *a, hlo_shape *s);
+
+/* ---- literals ------------------------------------------------------------
+ * Array data is dense, row-major in logical dimension order (whatever the
+ * layout), hlo_type_bytes() per element: pred as one byte 0/1, s4/u4/s2/...
+ * and the f8/f4 types one element per byte (low bits), f16/bf16 as their
+ * raw 16-bit patterns, complex as (re, im) pairs. */
+typedef struct hlo_literal hlo_literal;
+struct hlo_literal {
+  hlo_shape shape;
+  void *data;            /* NULL for tuples and for elided constants */
+  int64_t nelems;
+  bool elided;           /* written as {...} in the text */
+  int ntuple;
+  hlo_literal *tuple;
+};
+
+/* ---- attributes ------------------------------------------------------------ */
+typedef enum hlo_attr_kind {
+  HLO_AK_INT, HLO_AK_BOOL, HLO_AK_FLOAT, HLO_AK_STRING, HLO_AK_WORD,
+  HLO_AK_INTS, HLO_AK_BOOLS, HLO_AK_WORDS, HLO_AK_COMP, HLO_AK_COMPS,
+  HLO_AK_INSTRS, HLO_AK_WINDOW, HLO_AK_CONV_DNUMS, HLO_AK_SLICES,
+  HLO_AK_PADDING, HLO_AK_REPLICA_GROUPS, HLO_AK_PAIRS, HLO_AK_SHAPE,
+  HLO_AK_SHAPES, HLO_AK_SHARDING, HLO_AK_PROGRAM_SHAPE, HLO_AK_RAW
+} hlo_attr_kind;
+
+typedef enum hlo_attr_key {
+#define HLO_ATTR(e, name, kind) HLO_A_##e,
+#include "hlo/hlo_attrs.def"
+#undef HLO_ATTR
+  HLO_ATTR_COUNT,
+  HLO_A_UNKNOWN = HLO_ATTR_COUNT /* kept verbatim under its own name */
+} hlo_attr_key;
+
+const char *hlo_attr_name(hlo_attr_key k);
+bool hlo_attr_lookup(const char *s, size_t n, hlo_attr_key *out);
+hlo_attr_kind hlo_attr_kind_of(hlo_attr_key k);
+
+typedef struct hlo_window_dim {
+  int64_t size, stride, pad_lo, pad_hi, lhs_dilate, rhs_dilate;
+  bool reversal;
+} hlo_window_dim;
+
+typedef struct hlo_window {
+  int n;
+  hlo_window_dim *dims;
+} hlo_window;
+
+/* dim_labels such as b01f_01io->b01f: which dimension of each of the three
+ * shapes plays which role; spatial dims listed in label order 0,1,2,... */
+typedef struct hlo_conv_dnums {
+  int64_t in_batch, in_feature, kernel_in, kernel_out, out_batch, out_feature;
+  int nspatial;
+  int64_t *in_spatial, *kernel_spatial, *out_spatial;
+} hlo_conv_dnums;
+
+typedef struct hlo_slice_dim {
+  int64_t start, limit, stride;
+} hlo_slice_dim;
+
+typedef struct hlo_pad_dim {
+  int64_t lo, hi, interior;
+} hlo_pad_dim;
+
+typedef struct hlo_padding {
+  int n;
+  hlo_pad_dim *dims;
+  bool has_interior; /* printed as lo_hi_interior */
+} hlo_padding;
+
+/* Replica groups: explicit {{0,1},{2,3}} or the iota form
+ * [G,S]<=[dims]T(perm). */
+typedef struct hlo_replica_groups {
+  bool iota;
+  int ngroups;
+  int *group_sizes;
+  int64_t **groups;            /* explicit form */
+  int niota_shape, niota_reshape, niota_perm;
+  int64_t *iota_shape, *iota_reshape, *iota_perm; /* iota form */
+} hlo_replica_groups;
+
+/* Sharding: {replicated}, {maximal device=N}, {manual}, {unknown},
+ * {devices=[..]ids or <=[..]T(..) last_tile_dim_replicate ...}, or a tuple of
+ * those.  `text` always holds the verbatim form used for printing; the
+ * parsed fields serve analyses. */
+typedef enum hlo_sharding_kind {
+  HLO_SHARD_REPLICATED, HLO_SHARD_MAXIMAL, HLO_SHARD_MANUAL, HLO_SHARD_UNKNOWN,
+  HLO_SHARD_TILED, HLO_SHARD_TUPLE, HLO_SHARD_OTHER
+} hlo_sharding_kind;
+
+typedef struct hlo_sharding hlo_sharding;
+struct hlo_sharding {
+  hlo_sharding_kind kind;
+  int64_t device;                /* maximal */
+  int ntile;                     /* tiled: tile assignment dims */
+  int64_t *tile;
+  int ndevices;                  /* explicit device list, or 0 for iota */
+  int64_t *devices;
+  bool last_tile_dim_replicate;
+  int ntuple;
+  hlo_sharding *tuple;
+  const char *text;              /* verbatim, including braces */
+};
+
+typedef struct hlo_program_shape {
+  int nparams;
+  hlo_shape *params;
+  hlo_shape result;
+} hlo_program_shape;
+
+typedef struct hlo_computation hlo_computation;
+typedef struct hlo_instruction hlo_instruction;
+typedef struct hlo_module hlo_module;
+
+typedef struct hlo_attr {
+  hlo_attr_key key;
+  hlo_attr_kind kind;
+  const char *name; /* spelling (always set; for HLO_A_UNKNOWN the only key) */
+  size_t off;       /* source offset of the name, for diagnostics */
+  union {
+    int64_t i;
+    bool b;
+    double f;
+    const char *s; /* STRING: unescaped; WORD: the word; RAW: verbatim text */
+    struct { int n; int64_t *v; } ints;
+    struct { int n; bool *v; } bools;
+    struct { int n; const char **v; } words;
+    hlo_computation *comp;
+    struct { int n; hlo_computation **v; bool braced; } comps;
+    struct { int n; hlo_instruction **v; } instrs;
+    hlo_window window;
+    hlo_conv_dnums conv;
+    struct { int n; hlo_slice_dim *v; } slices;
+    hlo_padding padding;
+    hlo_replica_groups groups;
+    struct { int n; int64_t (*v)[2]; } pairs;
+    hlo_shape shape;
+    struct { int n; hlo_shape *v; } shapes;
+    hlo_sharding sharding;
+    hlo_program_shape pshape;
+  } u;
+} hlo_attr;
+
+/* ---- instructions, computations, modules ---------------------------------- */
+struct hlo_instruction {
+  hlo_opcode op;
+  const char *name;
+  hlo_shape shape;
+  bool shape_omitted;      /* result shape not written; to be inferred */
+  hlo_computation *parent;
+  size_t off;              /* source offset of the name (0 if built) */
+  size_t op_off;           /* source offset of the opcode */
+  int id;                  /* position in parent->instrs */
+
+  int noperands;
+  hlo_instruction **operands;
+  size_t *operand_offs;    /* source offsets of operand names, may be NULL */
+
+  int nusers;              /* filled by hlo_module_link() */
+  hlo_instruction **users;
+
+  int ncontrol;            /* control predecessors (control-predecessors=) */
+  hlo_instruction **control_preds;
+
+  int ncalled;             /* every computation the attributes name, in order */
+  hlo_computation **called;
+
+  int nattrs;
+  hlo_attr *attrs;         /* in source order (= XLA's printing order) */
+
+  hlo_literal *literal;    /* constant */
+  int64_t param_number;    /* parameter */
+  const char *custom_text; /* verbatim operand text of ops whose operand
+                              list is not names (unused today) */
+};
+
+struct hlo_computation {
+  const char *name;
+  size_t off;
+  bool is_entry;           /* written with ENTRY, or chosen as entry */
+  bool is_fused;           /* called by a fusion instruction */
+  bool has_signature;      /* written as "(p: shape, ...) -> shape" */
+  int ninstrs;
+  hlo_instruction **instrs; /* in text order */
+  hlo_instruction *root;
+  bool root_explicit;      /* ROOT keyword written */
+  int nparams;
+  hlo_instruction **params; /* by parameter number (NULL gaps possible) */
+  hlo_module *module_;     /* owning module */
+  int id;
+};
+
+struct hlo_module {
+  hlo_arena arena;
+  const char *name;        /* NULL if no HloModule header */
+  bool has_header;
+  int nattrs;
+  hlo_attr *attrs;         /* header attributes in source order */
+  int ncomps;
+  hlo_computation **comps; /* in text order */
+  hlo_computation *entry;
+};
+
+/* Create an empty module whose arena uses alloc (NULL = malloc). */
+hlo_module *hlo_module_new(const hlo_allocator *alloc);
+void hlo_module_free(hlo_module *m);
+
+/* Find by name; NULL if absent. */
+hlo_computation *hlo_module_find_computation(const hlo_module *m, const char *name);
+hlo_instruction *hlo_computation_find(const hlo_computation *c, const char *name);
+
+/* Attribute access: the first attribute with key k, or NULL. */
+const hlo_attr *hlo_instr_attr(const hlo_instruction *i, hlo_attr_key k);
+const hlo_attr *hlo_module_attr(const hlo_module *m, hlo_attr_key k);
+/* Convenience: integer list attribute (dims) or NULL/0. */
+const int64_t *hlo_instr_ints(const hlo_instruction *i, hlo_attr_key k, int *n);
+/* Convenience: integer attribute with a default. */
+int64_t hlo_instr_int(const hlo_instruction *i, hlo_attr_key k, int64_t dflt);
+bool hlo_instr_bool(const hlo_instruction *i, hlo_attr_key k, bool dflt);
+const char *hlo_instr_word(const hlo_instruction *i, hlo_attr_key k);
+
+/* Recompute users, called-computation lists, parameter tables and fused
+ * flags after the IR was built or edited.  HLO_ERR on allocation failure. */
+int hlo_module_link(hlo_module *m);
+
+#endif
