@@ -336,6 +336,7 @@ static int parse_computation(parser *p, hlo_computation **out) {
     }
   }
   sc->pos++; /* '}' */
+  if (parse_attrs(p, &c->attrs, &c->nattrs, false)) return HLO_ERR;
   c->ninstrs = p->cur.n;
   c->instrs = (hlo_instruction **)p->cur.v;
   if (!c->ninstrs) return sc_errorf(sc, c->off, "computation '%s' has no instructions", c->name);
@@ -413,6 +414,7 @@ static int parse_module_body(parser *p) {
   if (sc_accept_kw(sc, "HloModule")) {
     m->has_header = true;
     if (sc_name_dup(sc, &m->name, "the module name")) return HLO_ERR;
+    sc_accept(sc, ':'); /* older dumps write "HloModule name:" */
     if (parse_attrs(p, &m->attrs, &m->nattrs, true)) return HLO_ERR;
     for (int i = 0; i < m->nattrs; i++)
       if (m->attrs[i].kind == HLO_AK_PROGRAM_SHAPE) {

@@ -519,6 +519,13 @@ int sc_attr_value(scanner *sc, hlo_attr *a) {
     return HLO_OK;
   case HLO_AK_PROGRAM_SHAPE:
     return parse_program_shape(sc, &a->u.pshape);
+  case HLO_AK_LITERAL: {
+    hlo_shape ls;
+    if (sc_shape(sc, &ls) || hlo_shape_set_default_layouts(sc->a, &ls)) return HLO_ERR;
+    a->u.literal = hlo_arena_alloc(sc->a, sizeof *a->u.literal);
+    if (!a->u.literal) return sc_errorf(sc, st, "out of memory");
+    return sc_literal(sc, &ls, a->u.literal);
+  }
   case HLO_AK_RAW:
     return sc_raw_value(sc, &a->u.s);
   }

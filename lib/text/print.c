@@ -21,16 +21,15 @@ static void print_layout(hlo_buf *b, const hlo_layout *l) {
   hlo_buf_putc(b, '}');
 }
 
-/* compact: no blanks and no index annotations (program shapes). */
-static void print_shape_ex(hlo_buf *b, const hlo_shape *s, bool with_layout, bool compact) {
+static void print_shape_ex(hlo_buf *b, const hlo_shape *s, bool with_layout) {
   if (s->type == HLO_TUPLE) {
     hlo_buf_putc(b, '(');
     for (int i = 0; i < s->ntuple; i++) {
       if (i) {
-        hlo_buf_puts(b, compact ? "," : ", ");
-        if (!compact && i % 5 == 0) hlo_buf_printf(b, "/*index=%d*/", i);
+        hlo_buf_puts(b, ", ");
+        if (i % 5 == 0) hlo_buf_printf(b, "/*index=%d*/", i);
       }
-      print_shape_ex(b, &s->tuple[i], with_layout, compact);
+      print_shape_ex(b, &s->tuple[i], with_layout);
     }
     hlo_buf_putc(b, ')');
     return;
@@ -51,12 +50,9 @@ static void print_shape_ex(hlo_buf *b, const hlo_shape *s, bool with_layout, boo
 }
 
 int hlo_print_shape(hlo_buf *b, const hlo_shape *s, bool with_layout) {
-  print_shape_ex(b, s, with_layout, false);
+  print_shape_ex(b, s, with_layout);
   return b->failed ? HLO_ERR : HLO_OK;
 }
-
-void hlo_print_shape_compact(hlo_buf *b, const hlo_shape *s);
-void hlo_print_shape_compact(hlo_buf *b, const hlo_shape *s) { print_shape_ex(b, s, true, true); }
 
 /* ---- literals -------------------------------------------------------------- */
 
@@ -131,7 +127,7 @@ typedef struct lit_print {
 } lit_print;
 
 /* XLA's one-line dense array form: rank 1 "{1, 2}"; higher ranks
- * "{ { 1, 2 }, { 3, 4 } }", with "/*iK=V*" "/" markers above rank 3. */
+ * "{ { 1, 2 }, { 3, 4 } }", with index markers (i0=V) above rank 3. */
 static void print_dims(lit_print *c, int dim, int64_t index_at_parent) {
   const hlo_shape *s = &c->l->shape;
   int rank = s->rank;
@@ -199,7 +195,7 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
   print_name(b, in->name, o);
   hlo_buf_puts(b, " = ");
   if (!in->shape_omitted) {
-    print_shape_ex(b, &in->shape, !o->no_layouts, false);
+    print_shape_ex(b, &in->shape, !o->no_layouts);
     hlo_buf_putc(b, ' ');
   }
   hlo_buf_puts(b, hlo_opcode_name(in->op));
@@ -213,10 +209,11 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
       const hlo_instruction *op = in->operands[i];
       if (i) {
         hlo_buf_puts(b, ", ");
-        if (i % 5 == 0) hlo_buf_printf(b, "/*index=%d*/", i);
+        /* XLA's short parsable form has no operand index annotations */
+        if (i % 5 == 0 && !o->short_form) hlo_buf_printf(b, "/*index=%d*/", i);
       }
       if (o->operand_shapes && !op->shape_omitted) {
-        print_shape_ex(b, &op->shape, !o->no_layouts, false);
+        print_shape_ex(b, &op->shape, !o->no_layouts);
         hlo_buf_putc(b, ' ');
       }
       print_name(b, op->name, o);
@@ -248,10 +245,10 @@ int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_
         continue;
       }
       hlo_buf_printf(b, "%s: ", p->name);
-      print_shape_ex(b, &p->shape, false, false);
+      print_shape_ex(b, &p->shape, false);
     }
     hlo_buf_puts(b, ") -> ");
-    if (c->root && !c->root->shape_omitted) print_shape_ex(b, &c->root->shape, false, false);
+    if (c->root && !c->root->shape_omitted) print_shape_ex(b, &c->root->shape, false);
     else hlo_buf_puts(b, "?");
   }
   hlo_buf_puts(b, " {\n");
@@ -262,6 +259,10 @@ int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_
     hlo_buf_putc(b, '\n');
   }
   hlo_buf_putc(b, '}');
+  for (int i = 0; i < c->nattrs; i++) {
+    hlo_buf_printf(b, ", %s=", c->attrs[i].name);
+    hlo_print_attr_value(b, &c->attrs[i], o);
+  }
   return b->failed ? HLO_ERR : HLO_OK;
 }
 

@@ -7,8 +7,6 @@
 
 #include "hlo/hlo_text.h"
 
-void hlo_print_shape_compact(hlo_buf *b, const hlo_shape *s);
-
 static void ints(hlo_buf *b, const int64_t *v, int n, const char *sep) {
   for (int i = 0; i < n; i++) hlo_buf_printf(b, i ? "%s%" PRId64 : "%.0s%" PRId64, sep, v[i]);
 }
@@ -224,14 +222,19 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
   case HLO_AK_SHARDING:
     hlo_buf_puts(b, a->u.sharding.text);
     break;
+  case HLO_AK_LITERAL:
+    hlo_print_shape(b, &a->u.literal->shape, false);
+    hlo_buf_putc(b, ' ');
+    hlo_print_literal(b, a->u.literal, o);
+    break;
   case HLO_AK_PROGRAM_SHAPE:
     hlo_buf_puts(b, "{(");
     for (int i = 0; i < a->u.pshape.nparams; i++) {
       if (i) hlo_buf_putc(b, ',');
-      hlo_print_shape_compact(b, &a->u.pshape.params[i]);
+      hlo_print_shape(b, &a->u.pshape.params[i], true);
     }
     hlo_buf_puts(b, ")->");
-    hlo_print_shape_compact(b, &a->u.pshape.result);
+    hlo_print_shape(b, &a->u.pshape.result, true);
     hlo_buf_putc(b, '}');
     break;
   }

@@ -137,8 +137,6 @@ int sc_int(scanner *sc, int64_t *out) {
     v = v * 10 + d;
     p++;
   }
-  if (p < sc->end && sc_is_name_char(sc->s[p]) && sc->s[p] != '-' && sc->s[p] != '.')
-    return sc_errorf(sc, st, "malformed integer");
   if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
     return sc_errorf(sc, st, "integer out of range");
   *out = neg ? (int64_t)(0 - v) : (int64_t)v;
