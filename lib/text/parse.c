@@ -78,6 +78,8 @@ static hlo_instruction *operand_ref(parser *p, const char *nm, size_t n, size_t 
 
 static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested);
 
+static int set_layouts(parser *p, hlo_shape *s);
+
 /* operands -> [operand {',' operand}] ')'  ('(' already consumed) */
 static int parse_operands(parser *p, hlo_instruction *in) {
   scanner *sc = &p->sc;
@@ -108,8 +110,14 @@ static int parse_operands(parser *p, hlo_instruction *in) {
         nin->off = at;
         nin->op_off = at;
         nin->op = op;
-        if (has_shape) nin->shape = decl;
-        else nin->shape_omitted = true;
+        /* its shape is the instruction's own: copy it out of scratch and
+         * give it the default layout like any result shape */
+        if (has_shape) {
+          if (hlo_shape_copy(sc->a, &nin->shape, &decl)) return sc_errorf(sc, at, "out of memory");
+          if (set_layouts(p, &nin->shape)) return sc_errorf(sc, at, "out of memory");
+        } else {
+          nin->shape_omitted = true;
+        }
         if (sc_enter(sc)) return HLO_ERR;
         int rc = parse_instruction_rhs(p, nin, true);
         sc_leave(sc);
@@ -426,18 +434,17 @@ size_t hlo_module_chunk_end(const hlo_src *src, size_t begin, size_t *next) {
   const char *s = src->text;
   size_t p = begin;
   while (p < src->len) {
-    size_t ls = p;
-    while (p < src->len && s[p] != '\n') p++;
-    size_t le = p;
-    if (p < src->len) p++;
-    /* a line that is "// -----" (surrounding blanks allowed) */
-    size_t a = ls, b = le;
-    while (a < b && (s[a] == ' ' || s[a] == '\t')) a++;
-    while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) b--;
-    if (b - a == 8 && memcmp(s + a, "// -----", 8) == 0) {
-      *next = p;
+    /* find the next "// -----" and check that it is alone on its line */
+    const char *hit = memmem(s + p, src->len - p, "// -----", 8);
+    if (!hit) break;
+    size_t h = (size_t)(hit - s), ls = h, le = h + 8;
+    while (ls > begin && (s[ls - 1] == ' ' || s[ls - 1] == '\t')) ls--;
+    while (le < src->len && (s[le] == ' ' || s[le] == '\t' || s[le] == '\r')) le++;
+    if ((ls == 0 || s[ls - 1] == '\n') && (le == src->len || s[le] == '\n')) {
+      *next = le < src->len ? le + 1 : le;
       return ls;
     }
+    p = h + 8;
   }
   *next = src->len;
   return src->len;
