@@ -29,6 +29,7 @@ typedef struct hlo_strmap {
   size_t cap, n; /* cap is a power of two or 0 */
   const char **keys;
   void **vals;
+  uint64_t *hashes;
 } hlo_strmap;
 
 void hlo_strmap_init(hlo_strmap *m, hlo_arena *arena);
@@ -156,6 +157,7 @@ typedef struct hlo_strmap {
   size_t cap, n; /* cap is a power of two or 0 */
   const char **keys;
   void **vals;
+  uint64_t *hashes;
 } hlo_strmap;
 
 void hlo_strmap_init(hlo_strmap *m, hlo_arena *arena);

@@ -54,7 +54,6 @@ typedef struct parser {
   int nested_counter;
   hlo_arena scratch;  /* placeholders and growing lists; freed after parsing */
   hlo_strmap layouts; /* layout text -> shared hlo_layout (in the module arena) */
-  hlo_layout *default_layouts[9]; /* shared default layouts by rank */
 } parser;
 
 static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level);
@@ -221,14 +220,8 @@ static int set_layouts(parser *p, hlo_shape *s) {
   }
   if (!hlo_type_is_array(s->type) || s->layout) return HLO_OK;
   if (s->rank >= 9) return hlo_shape_set_default_layouts(p->sc.a, s);
-  if (!p->default_layouts[s->rank]) {
-    hlo_shape tmp = *s;
-    tmp.layout = NULL;
-    if (hlo_shape_set_default_layouts(p->sc.a, &tmp)) return HLO_ERR;
-    p->default_layouts[s->rank] = tmp.layout;
-  }
-  s->layout = p->default_layouts[s->rank];
-  return HLO_OK;
+  s->layout = sc_default_layout(&p->sc, s->rank);
+  return s->layout ? HLO_OK : HLO_ERR;
 }
 
 /* instruction -> ['ROOT'] name '=' [shape] opcode '(' ... */

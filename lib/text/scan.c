@@ -75,10 +75,6 @@ int sc_expect(scanner *sc, char c, const char *context) {
                    describe_next(sc, buf, sizeof buf));
 }
 
-bool sc_is_name_char(int c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '.' || c == '-';
-}
 
 bool sc_accept_kw(scanner *sc, const char *kw) {
   sc_skip(sc);
