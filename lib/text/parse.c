@@ -184,6 +184,13 @@ static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) 
     size_t n = sc_name(sc, &nm, NULL);
     if (!n) return sc_errorf(sc, at, "expected an attribute name after ','");
     if (sc_expect(sc, '=', "after the attribute name")) return HLO_ERR;
+    {
+      /* a value never starts on the next line: point at the gap */
+      size_t q = sc->pos;
+      while (q < sc->end && (sc->s[q] == ' ' || sc->s[q] == '\t' || sc->s[q] == '\r')) q++;
+      if (q >= sc->end || sc->s[q] == '\n')
+        return sc_errorf(sc, sc->pos, "expected a value for attribute '%.*s'", (int)n, nm);
+    }
     hlo_attr *a = hlo_arena_alloc(&p->scratch, sizeof *a);
     if (!a) return sc_errorf(sc, at, "out of memory");
     a->off = at;
@@ -247,6 +254,9 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   if (!n) return sc_errorf(sc, in->op_off, "expected a shape or an opcode");
   if (!hlo_opcode_lookup(opn, n, &in->op)) {
     hlo_type t;
+    /* "f31[2]": a shape whose element type is misspelt, not an opcode */
+    if (in->shape_omitted && sc->pos < sc->end && sc->s[sc->pos] == '[')
+      return sc_errorf(sc, in->op_off, "unknown element type '%.*s'", (int)n, opn);
     if (!in->shape_omitted || !hlo_type_lookup(opn, n, &t))
       return sc_errorf(sc, in->op_off, "unknown opcode '%.*s'", (int)n, opn);
     return sc_errorf(sc, in->op_off, "malformed shape: expected '[' after element type '%.*s'", (int)n, opn);

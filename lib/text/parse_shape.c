@@ -166,8 +166,12 @@ static int parse_layout_new(scanner *sc, hlo_shape *sh) {
     return sc_errorf(sc, st, "layout has %d dimensions but the shape has rank %d", n, sh->rank);
   bool seen[MAX_RANK] = {false};
   for (int i = 0; i < n; i++) {
-    if (m2m[i] < 0 || m2m[i] >= sh->rank || seen[m2m[i]])
-      return sc_errorf(sc, st, "layout {%s} is not a permutation of the dimensions", "...");
+    if (m2m[i] < 0 || m2m[i] >= sh->rank)
+      return sc_errorf(sc, st, "layout names dimension %lld but the shape has rank %d", (long long)m2m[i],
+                       sh->rank);
+    if (seen[m2m[i]])
+      return sc_errorf(sc, st, "layout names dimension %lld twice: it must be a permutation of 0..%d",
+                       (long long)m2m[i], sh->rank - 1);
     seen[m2m[i]] = true;
   }
   l->n = n;

@@ -54,6 +54,8 @@ bool sc_accept(scanner *sc, char c) {
 
 static const char *describe_next(scanner *sc, char *buf, size_t cap) {
   if (sc->pos >= sc->end) return "end of input";
+  if (sc->pos + 1 < sc->end && sc->s[sc->pos] == '/' && sc->s[sc->pos + 1] == '*')
+    return "a comment that is never closed"; /* sc_skip stops at one */
   unsigned char c = (unsigned char)sc->s[sc->pos];
   if (c >= 0x21 && c < 0x7f) {
     size_t n = 0;
@@ -186,20 +188,28 @@ int sc_string(scanner *sc, const char **out) {
 int sc_raw_value(scanner *sc, const char **out) {
   sc_skip(sc);
   size_t st = sc->pos, p = st;
+  enum { MAX_RAW_DEPTH = 256 };
+  size_t open[MAX_RAW_DEPTH]; /* offsets of the brackets still open */
   int depth = 0;
   while (p < sc->end) {
     char c = sc->s[p];
     if (c == '"') {
-      p++;
+      size_t q = p++;
       while (p < sc->end && sc->s[p] != '"') p += sc->s[p] == '\\' ? 2 : 1;
-      if (p >= sc->end) return sc_errorf(sc, st, "unterminated string");
+      if (p >= sc->end) return sc_errorf(sc, q, "unterminated string");
       p++;
       if (depth == 0) break;
       continue;
     }
-    if (c == '{' || c == '(' || c == '[') depth++;
-    else if (c == '}' || c == ')' || c == ']') {
+    if (c == '{' || c == '(' || c == '[') {
+      if (depth == MAX_RAW_DEPTH)
+        return sc_errorf(sc, p, "attribute value nested deeper than %d levels", MAX_RAW_DEPTH);
+      open[depth++] = p;
+    } else if (c == '}' || c == ')' || c == ']') {
       if (depth == 0) break;
+      char o = sc->s[open[depth - 1]];
+      if ((o == '{' && c != '}') || (o == '(' && c != ')') || (o == '[' && c != ']'))
+        return sc_errorf(sc, open[depth - 1], "'%c' in attribute value is closed by '%c'", o, c);
       if (--depth == 0) {
         p++;
         break;
@@ -209,7 +219,7 @@ int sc_raw_value(scanner *sc, const char **out) {
     }
     p++;
   }
-  if (depth > 0) return sc_errorf(sc, st, "unbalanced brackets in attribute value");
+  if (depth > 0) return sc_errorf(sc, open[0], "'%c' in attribute value is never closed", sc->s[open[0]]);
   if (p == st) return sc_errorf(sc, st, "expected an attribute value");
   *out = hlo_arena_strndup(sc->a, sc->s + st, p - st);
   if (!*out) return sc_errorf(sc, st, "out of memory");
