@@ -36,6 +36,7 @@ UNIT_TESTS := $(TEST_SRCS:lib/%.c=$(BUILD)/test/%)
 HEADERS   := $(wildcard include/hlo/*.h include/hlo/*.def lib/*/*.h cmd/common/*.h)
 
 .PHONY: all check unit bench demo install deps clean fuzz
+.SECONDARY:
 all: $(BUILD)/lib/libhlo.a $(BUILD)/lib/libhlo.so $(TOOLS) $(UNIT_TESTS)
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)

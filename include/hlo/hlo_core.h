@@ -56,8 +56,12 @@ void *hlo_realloc(const hlo_allocator *a, void *p, size_t n);
 void hlo_free(const hlo_allocator *a, void *p);
 
 /* Checked size arithmetic: return false (and leave *out untouched) on overflow. */
-bool hlo_mul_overflow(size_t a, size_t b, size_t *out);
-bool hlo_add_overflow(size_t a, size_t b, size_t *out);
+static inline bool hlo_mul_overflow(size_t a, size_t b, size_t *out) {
+  return __builtin_mul_overflow(a, b, out);
+}
+static inline bool hlo_add_overflow(size_t a, size_t b, size_t *out) {
+  return __builtin_add_overflow(a, b, out);
+}
 
 /* ---- arena ---------------------------------------------------------------
  * A bump allocator: many allocations, one release.  Memory is 16-byte
