@@ -386,7 +386,11 @@ static int parse_computation(parser *p, hlo_computation **out) {
   c->ninstrs = p->cur.n;
   c->instrs = (hlo_instruction **)vfinal(sc, &p->cur);
   if (p->cur.n && !c->instrs) return HLO_ERR;
-  if (!c->ninstrs) return sc_errorf(sc, c->off, "computation '%s' has no instructions", c->name);
+  if (!c->ninstrs) {
+    /* every instruction failed: that was reported already */
+    if (sc->nerrors > start_errors) return HLO_ERR;
+    return sc_errorf(sc, c->off, "computation '%s' has no instructions", c->name);
+  }
   c->root = root ? root : c->instrs[c->ninstrs - 1];
   c->root_explicit = root != NULL;
   if (sc->nerrors > start_errors) return HLO_ERR;

@@ -186,8 +186,8 @@ static int parse_layout_new(scanner *sc, hlo_shape *sh) {
 
 static int parse_tuple(scanner *sc, hlo_shape *out) {
   size_t st = sc->pos;
-  sc->pos++; /* '(' */
-  if (sc_enter(sc)) return HLO_ERR;
+  if (sc_enter(sc)) return HLO_ERR; /* points at the '(' one level too deep */
+  sc->pos++;                        /* '(' */
   int cap = 4, n = 0;
   hlo_shape *elems = hlo_arena_array(sc->a, (size_t)cap, sizeof *elems);
   int rc = HLO_OK;
