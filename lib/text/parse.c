@@ -282,7 +282,17 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   return HLO_OK;
 }
 
+/* Error recovery: skip the rest of the line, unless the parser already
+ * stands on a '}' that starts its line (the end of the computation). */
 static void sync_line(scanner *sc) {
+  size_t ls = sc->pos, q;
+  while (ls > 0 && sc->s[ls - 1] != '\n') ls--;
+  for (q = ls; q < sc->end && (sc->s[q] == ' ' || sc->s[q] == '\t'); q++) {
+  }
+  if (q < sc->end && sc->s[q] == '}' && q >= sc->pos) {
+    sc->pos = q;
+    return;
+  }
   while (sc->pos < sc->end && sc->s[sc->pos] != '\n') sc->pos++;
 }
 
@@ -375,7 +385,10 @@ static int parse_computation(parser *p, hlo_computation **out) {
   hlo_instruction *root = NULL;
   int start_errors = sc->nerrors;
   while (!sc_peek(sc, '}')) {
-    if (sc_at_end(sc)) return sc_errorf(sc, c->off, "computation '%s' is not closed with '}'", c->name);
+    if (sc_at_end(sc)) {
+      if (sc->nerrors > start_errors) return HLO_ERR; /* the input ended inside a broken instruction */
+      return sc_errorf(sc, c->off, "computation '%s' is not closed with '}'", c->name);
+    }
     if (parse_instruction(p, c, &root)) {
       if (sc->nerrors >= MAX_ERRORS_PER_MODULE || sc->d->oom) return HLO_ERR;
       sync_line(sc);

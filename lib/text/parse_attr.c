@@ -87,10 +87,12 @@ static int parse_window(scanner *sc, hlo_window *w) {
   }
   int n = f[0].n;
   if (!n) return sc_errorf(sc, st, "window has no size");
-  for (int k = 1; k < 6; k++)
-    if (f[k].n && f[k].n != (k == 2 ? 2 * n : n))
-      return sc_errorf(sc, st, "window field '%s' has %d dimensions, size has %d", names[k],
-                       k == 2 ? f[k].n / 2 : f[k].n, n);
+  for (int k = 1; k < 6; k++) {
+    int got = k == 2 ? f[k].n / 2 : f[k].n;
+    if (f[k].n && got != n)
+      return sc_errorf(sc, st, "window field '%s' covers %d dimension%s but size covers %d", names[k], got,
+                       got == 1 ? "" : "s", n);
+  }
   w->n = n;
   w->dims = hlo_arena_array(sc->a, (size_t)n, sizeof *w->dims);
   if (!w->dims) return sc_errorf(sc, st, "out of memory");
