@@ -98,6 +98,9 @@ void hlo_buf_put(hlo_buf *b, const char *s, size_t n);
 void hlo_buf_puts(hlo_buf *b, const char *s);
 void hlo_buf_putc(hlo_buf *b, char c);
 void hlo_buf_printf(hlo_buf *b, const char *fmt, ...) HLO_PRINTF(2, 3);
+/* Decimal text of v (faster than hlo_buf_printf for the printers' hot paths). */
+void hlo_buf_put_i64(hlo_buf *b, int64_t v);
+void hlo_buf_put_u64(hlo_buf *b, uint64_t v);
 void hlo_buf_vprintf(hlo_buf *b, const char *fmt, va_list ap);
 /* Detach the NUL-terminated contents (caller frees with hlo_free). */
 char *hlo_buf_take(hlo_buf *b);

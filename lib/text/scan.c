@@ -193,11 +193,16 @@ int sc_raw_value(scanner *sc, const char **out) {
   int depth = 0;
   while (p < sc->end) {
     char c = sc->s[p];
-    if (c == '"') {
+    if (c == '"') { /* jump to the closing quote, skipping escaped ones */
       size_t q = p++;
-      while (p < sc->end && sc->s[p] != '"') p += sc->s[p] == '\\' ? 2 : 1;
-      if (p >= sc->end) return sc_errorf(sc, q, "unterminated string");
-      p++;
+      for (;;) {
+        const char *e = memchr(sc->s + p, '"', sc->end - p);
+        if (!e) return sc_errorf(sc, q, "unterminated string");
+        size_t ei = (size_t)(e - sc->s), nb = 0;
+        while (ei - nb > p && sc->s[ei - nb - 1] == '\\') nb++;
+        p = ei + 1;
+        if (nb % 2 == 0) break;
+      }
       if (depth == 0) break;
       continue;
     }
