@@ -143,6 +143,7 @@ static bool split_complex(const char *s, size_t n, size_t *ro, size_t *rn, size_
     *rn = n - b;
     return true;
   }
+  if (n - 1 <= b) return false; /* "j" alone */
   /* the sign that starts the imaginary part (not an exponent's sign) */
   size_t k = b;
   for (size_t i = n - 2; i > b; i--) {

@@ -140,6 +140,8 @@ static void test_errors(void) {
   error_case("[2]", HLO_PRED, 1, "true or false");
   error_case("[1+]", HLO_C64, 1, "malformed");
   error_case("[1++2j]", HLO_C64, 1, "malformed");
+  error_case("[j]", HLO_C64, 1, "malformed");
+  error_case("[(j)]", HLO_C128, 1, "malformed");
   error_case("1", HLO_TUPLE, 0, "cannot make");
   /* Deep nesting is bounded, not a stack overflow. */
   char deep[300];
@@ -148,12 +150,40 @@ static void test_errors(void) {
   error_case(deep, HLO_S32, 64, "nested too deeply");
 }
 
+/* Random texts over the literal alphabet: any outcome but a crash. */
+static void test_fuzz(void) {
+  static const char alpha[] = "[],0123456789.e-+jnaifTrueFals() ";
+  uint64_t st = 0x9e3779b97f4a7c15ull;
+  hlo_type types[] = {HLO_S8, HLO_U64, HLO_F16, HLO_C64, HLO_PRED, HLO_S4, HLO_F8E8M0FNU};
+  int ok = 0, bad = 0;
+  for (int it = 0; it < 20000; it++) {
+    char text[40];
+    st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+    int n = (int)(st % 32);
+    for (int i = 0; i < n; i++) {
+      st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+      text[i] = alpha[st % (sizeof alpha - 1)];
+    }
+    text[n] = 0;
+    hlo_diags d;
+    hlo_diags_init(&d, NULL);
+    hlo_array a;
+    int rc = parse(text, types[it % 7], &a, &d);
+    if (rc == HLO_OK) ok++;
+    else if (!(d.nerrors == 1 && d.v[0].off <= (size_t)n)) bad++;
+    hlo_diags_release(&d);
+  }
+  CHECK(ok > 0);
+  CHECK_INT(bad, 0);
+}
+
 int main(void) {
   hlo_arena_init(&A, NULL);
   test_shapes();
   test_values();
   test_numpy();
   test_errors();
+  test_fuzz();
   hlo_arena_release(&A);
   TEST_MAIN_END("nplit");
 }
