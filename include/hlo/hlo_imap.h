@@ -202,9 +202,27 @@ int imap_output_to_input(imap_ctx *c, const hlo_instruction *in, int output,
 int imap_input_to_output(imap_ctx *c, const hlo_instruction *in, int input,
                          imap_indexing *out, hlo_diags *d);
 
+/* Rewrite an indexing computed by the two functions above (i2o says which;
+ * index is the output or input it was computed for) so that every map goes
+ * from and to PHYSICAL indices: dimensions in the major-to-minor order of
+ * each shape's layout. */
+int imap_use_physical_layout(imap_ctx *c, const hlo_instruction *in, bool i2o, int index,
+                             imap_indexing *x, hlo_diags *d);
+
 /* Print an indexing as `operand id = N` blocks (the label word is given:
  * "operand" or "output"); a set that holds only UNDEFINED prints
  * `unknown indexing`. */
 void imap_indexing_print(hlo_buf *b, const imap_indexing *x, const char *label);
+
+/* Parse a listing as printed by imap_indexing_print or XLA's
+ * HloInstructionIndexing::ToString (`operand id = N` blocks, maps,
+ * `unknown indexing`; XLA's `runtime variables:` notes are skipped).  Maps
+ * before any label form block 0.  HLO_ERR with a message in err (and the
+ * offset in *errpos) on a syntax error or allocation failure. */
+int imap_parse_indexing(imap_ctx *c, const char *text, size_t len, imap_indexing *out, char *err,
+                        size_t errn, size_t *errpos);
+/* Block by block, each map of one side has an equal-by-meaning map on the
+ * other side.  1 equal, 0 different, -1 undecidable; a reason in why. */
+int imap_indexing_equal(const imap_indexing *a, const imap_indexing *b, char *why, size_t whyn);
 
 #endif
