@@ -28,6 +28,13 @@ int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out,
  * shape cannot be inferred; the others are still filled. */
 int hlo_shape_fill_omitted(hlo_module *m, hlo_diags *d, const hlo_src *src);
 
+/* Re-infer the shape of every instruction (filling omitted ones).  A
+ * declared shape that is not compatible with the inferred one is replaced
+ * by it and a warning "%name: declared shape X differs from the inferred
+ * shape Y" is recorded; *nchanged (may be NULL) counts them.  Returns
+ * HLO_ERR if some shape could not be inferred (errors in d). */
+int hlo_shape_infer_module(hlo_module *m, hlo_diags *d, const hlo_src *src, int *nchanged);
+
 /* Append XLA's text of a shape ("f32[<=4,?]{1,0}", "(s32[], token[])") to b.
  * Layouts are written only if with_layout.  Returns HLO_ERR if b failed. */
 int hlo_shape_format(hlo_buf *b, const hlo_shape *s, bool with_layout);

@@ -1,5 +1,6 @@
-/* fill.c - hlo_shape_fill_omitted: give every instruction written without a
- * result shape its inferred shape, computations callee-first and operands
+/* fill.c - hlo_shape_fill_omitted / hlo_shape_infer_module: give every
+ * instruction written without a result shape (or, for the latter, every
+ * instruction) its inferred shape, computations callee-first and operands
  * before users, without cascading errors past an instruction that failed. */
 #include <string.h>
 
@@ -11,7 +12,8 @@ typedef struct fill_ctx {
   const hlo_src *src;
   hlo_arena scratch;
   unsigned char *comp_state; /* 0 new, 1 in progress, 2 done */
-  int nerr;
+  bool all;                  /* re-infer declared shapes too */
+  int nerr, nchanged;
 } fill_ctx;
 
 enum { ST_NEW = 0, ST_BUSY = 1, ST_OK = 2, ST_BAD = 3 };
@@ -51,9 +53,8 @@ static void fill_instr(fill_ctx *f, hlo_instruction *in, unsigned char *st, int 
     }
     if (st[op->id] == ST_BAD || st[op->id] == ST_BUSY) bad = true;
   }
-  if (!in->shape_omitted) {
-    st[in->id] = bad ? ST_BAD : ST_OK;
-    if (bad) st[in->id] = ST_OK; /* its own shape is known; do not cascade */
+  if (!in->shape_omitted && (!f->all || bad)) {
+    st[in->id] = ST_OK; /* its own shape is known; do not cascade */
     return;
   }
   if (bad) {
@@ -62,20 +63,27 @@ static void fill_instr(fill_ctx *f, hlo_instruction *in, unsigned char *st, int 
   }
   hlo_shape s;
   if (hlo_infer_shape(in, &f->m->arena, &s, f->d, f->src) || hlo_shape_set_default_layouts(&f->m->arena, &s)) {
-    st[in->id] = ST_BAD;
+    st[in->id] = in->shape_omitted ? ST_BAD : ST_OK;
     f->nerr++;
     return;
   }
-  in->shape = s;
   st[in->id] = ST_OK;
+  if (!in->shape_omitted) {
+    if (hlo_shape_xla_compatible(&in->shape, &s, false)) return;
+    char *want = hlo_shape_str(&f->scratch, &s, false), *got = hlo_shape_str(&f->scratch, &in->shape, false);
+    hlo_warnf(f->d, f->src, in->off, "%%%s: declared shape %s differs from the inferred shape %s", in->name,
+              got ? got : "?", want ? want : "?");
+    f->nchanged++;
+  }
+  in->shape = s;
 }
 
-int hlo_shape_fill_omitted(hlo_module *m, hlo_diags *d, const hlo_src *src) {
-  fill_ctx f = {.m = m, .d = d, .src = src};
+static int run(hlo_module *m, hlo_diags *d, const hlo_src *src, bool all, int *nchanged) {
+  fill_ctx f = {.m = m, .d = d, .src = src, .all = all};
   hlo_arena_init(&f.scratch, m->arena.alloc);
   bool any = false;
   for (int i = 0; i < m->ncomps; i++)
-    for (int j = 0; j < m->comps[i]->ninstrs; j++) any |= m->comps[i]->instrs[j]->shape_omitted;
+    for (int j = 0; j < m->comps[i]->ninstrs; j++) any |= all || m->comps[i]->instrs[j]->shape_omitted;
   if (!any) {
     hlo_arena_release(&f.scratch);
     return HLO_OK;
@@ -91,5 +99,14 @@ int hlo_shape_fill_omitted(hlo_module *m, hlo_diags *d, const hlo_src *src) {
   }
   for (int i = 0; i < m->ncomps; i++) fill_comp(&f, m->comps[i]);
   hlo_arena_release(&f.scratch);
+  if (nchanged) *nchanged = f.nchanged;
   return f.nerr ? HLO_ERR : HLO_OK;
+}
+
+int hlo_shape_fill_omitted(hlo_module *m, hlo_diags *d, const hlo_src *src) {
+  return run(m, d, src, false, NULL);
+}
+
+int hlo_shape_infer_module(hlo_module *m, hlo_diags *d, const hlo_src *src, int *nchanged) {
+  return run(m, d, src, true, nchanged);
 }

@@ -128,8 +128,10 @@ int hlo_shape_infer_misc(sctx *c) {
       return sx_fail(c, "rng-bit-generator state must be a rank-1 array; got %s.", sx_str(c, st));
     if (sx_declared(c)) return HLO_ERR;
     const hlo_shape *r = &c->in->shape;
+    if (hlo_shape_is_array(r)) return HLO_OK; /* XLA accepts the output alone */
     if (r->type != HLO_TUPLE || r->ntuple != 2 || !hlo_shape_is_array(&r->tuple[1]))
-      return sx_fail(c, "rng-bit-generator must have shape (state, output array); got %s.", sx_str(c, r));
+      return sx_fail(c, "Expected tuple shape with 2 elements (state, output) for rng-bit-generator; got %s.",
+                     sx_str(c, r));
     if (sx_copy(c, r)) return HLO_ERR;
     return hlo_shape_copy(c->a, &c->out->tuple[0], st);
   }
