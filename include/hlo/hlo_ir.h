@@ -5,7 +5,10 @@
  * shapes, attributes, literals, instructions, computations) lives in the
  * module's arena.  Nothing is freed on its own; hlo_module_free() releases
  * all of it.  Pointers into a module stay valid until then.  The IR never
- * points into the source text, so the text may be freed after parsing. */
+ * points into the source text, so the text may be freed after parsing.
+ * Layout objects may be shared between shapes (the parser shares identical
+ * layouts): treat a layout as read-only and give a shape a new layout
+ * (hlo_shape_copy) instead of editing one in place. */
 #ifndef HLO_IR_H
 #define HLO_IR_H
 

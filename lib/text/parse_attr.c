@@ -193,15 +193,14 @@ static int parse_padding(scanner *sc, hlo_padding *p) {
   p->n = l.n / 3;
   p->dims = hlo_arena_array(sc->a, (size_t)p->n + 1, sizeof *p->dims);
   if (!p->dims) return sc_errorf(sc, st, "out of memory");
-  bool any_int = false, all_int = true;
+  /* as in XLA, each dimension may give or omit its interior padding (0) */
+  bool any_int = false;
   for (int i = 0; i < p->n; i++) {
     int64_t in = l.v[3 * i + 2];
-    bool has = in != INT64_MIN;
-    any_int |= has;
-    all_int &= has;
-    p->dims[i] = (hlo_pad_dim){l.v[3 * i], l.v[3 * i + 1], has ? in : 0};
+    if (in == INT64_MIN) in = 0;
+    any_int |= in != 0;
+    p->dims[i] = (hlo_pad_dim){l.v[3 * i], l.v[3 * i + 1], in};
   }
-  if (any_int && !all_int) return sc_errorf(sc, st, "padding gives interior padding for some dimensions only");
   p->has_interior = any_int;
   return HLO_OK;
 }

@@ -78,7 +78,31 @@ static int parse_layout_ext(scanner *sc, hlo_layout *l, size_t st, size_t en) {
   return HLO_OK;
 }
 
+static int parse_layout_new(scanner *sc, hlo_shape *sh);
+
+/* Identical explicit layouts (same text, same rank) share one object. */
 static int parse_layout(scanner *sc, hlo_shape *sh) {
+  size_t st = sc->pos;
+  if (!sc->layouts) return parse_layout_new(sc, sh);
+  const char *close = memchr(sc->s + st, '}', sc->end - st);
+  if (close) {
+    size_t n = (size_t)(close - (sc->s + st)) + 1;
+    hlo_layout *l = hlo_strmap_getn(sc->layouts, sc->s + st, n);
+    if (l && l->n == sh->rank) {
+      sh->layout = l;
+      sc->pos = st + n;
+      return HLO_OK;
+    }
+  }
+  if (parse_layout_new(sc, sh)) return HLO_ERR;
+  if (close && sc->pos == (size_t)(close - sc->s) + 1) {
+    char *key = hlo_arena_strndup(sc->scratch, sc->s + st, sc->pos - st);
+    if (!key || hlo_strmap_put(sc->layouts, key, sh->layout, NULL)) return sc_errorf(sc, st, "out of memory");
+  }
+  return HLO_OK;
+}
+
+static int parse_layout_new(scanner *sc, hlo_shape *sh) {
   size_t st = sc->pos;
   sc->pos++; /* '{' */
   int64_t m2m[MAX_RANK];

@@ -153,7 +153,7 @@ static void print_dims(lit_print *c, int dim, int64_t index_at_parent) {
 }
 
 static void print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o) {
-  if (l->shape.type == HLO_TUPLE) {
+  if (l->shape.type == HLO_TUPLE && !l->elided) {
     hlo_buf_puts(b, "( ");
     for (int i = 0; i < l->ntuple; i++) {
       if (i) hlo_buf_puts(b, ", ");
@@ -201,7 +201,9 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
   hlo_buf_puts(b, hlo_opcode_name(in->op));
   hlo_buf_putc(b, '(');
   if (in->op == HLO_OP_CONSTANT && in->literal) {
-    print_literal(b, in->literal, o);
+    /* as XLA without print_large_constants: tuple constants are elided too */
+    if (o->elide_constants && in->literal->shape.type == HLO_TUPLE) hlo_buf_puts(b, "{...}");
+    else print_literal(b, in->literal, o);
   } else if (in->op == HLO_OP_PARAMETER) {
     hlo_buf_printf(b, "%" PRId64, in->param_number);
   } else {

@@ -15,6 +15,8 @@ typedef struct scanner {
   hlo_arena *a;    /* the module's arena */
   int depth, max_depth;
   int nerrors;
+  hlo_strmap *layouts; /* optional: explicit layouts shared by their text */
+  hlo_arena *scratch;  /* for the keys of that map */
 } scanner;
 
 void sc_skip(scanner *sc);
