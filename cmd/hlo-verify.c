@@ -114,6 +114,7 @@ static int verify_file(const char *name, const cli_input *in, const args *a, cJS
           fprintf(stderr, "%s: module %d is invalid (%d error%s)\n", name, index, d.nerrors,
                   d.nerrors == 1 ? "" : "s");
         }
+        fflush(stdout); /* keep reports in module order when both streams are merged */
       }
       hlo_module_free(m);
       hlo_diags_release(&d);
