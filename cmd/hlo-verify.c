@@ -141,7 +141,7 @@ int main(int argc, char **argv) {
       rc = CLI_USAGE;
       continue;
     }
-    int frc = verify_file(files[i], &in, &a, jfiles);
+    int frc = verify_file(in.src.name ? in.src.name : files[i], &in, &a, jfiles);
     if (frc && rc == CLI_OK) rc = frc;
     cli_input_release(&in);
   }
