@@ -428,6 +428,8 @@ static int read_groups(jr *r, const cJSON *v, hlo_replica_groups *g) {
   return HLO_OK;
 }
 
+static int read_literal(jr *r, const cJSON *v, hlo_literal *l, int depth);
+
 static int read_attr_value(jr *r, const cJSON *o, const cJSON *v, hlo_attr *a) {
   switch (a->kind) {
   case HLO_AK_INT: return as_int(r, v, "value", &a->u.i);
@@ -579,6 +581,11 @@ static int read_attr_value(jr *r, const cJSON *o, const cJSON *v, hlo_attr *a) {
       if (read_shape(r, e, &ps->params[i], 0)) return HLO_ERR;
     return get_shape(r, v, "result", &ps->result);
   }
+  case HLO_AK_LITERAL:
+    if (cJSON_IsNull(v)) return HLO_OK;
+    a->u.literal = hlo_arena_alloc(r->a, sizeof *a->u.literal);
+    if (!a->u.literal) return oom(r);
+    return read_literal(r, v, a->u.literal, 0);
   }
   return jerr(r, NULL, "bad attribute kind");
 }
@@ -734,7 +741,7 @@ static int read_comp(jr *r, const cJSON *v, hlo_computation *c) {
   pop(r, p0);
   cJSON *root = field(r, v, "root", false);
   if (root && !cJSON_IsNull(root) && instr_ref(r, root, &c->root)) return HLO_ERR;
-  return HLO_OK;
+  return read_attrs(r, v, &c->attrs, &c->nattrs);
 }
 
 static hlo_module *read_module(jr *r, const cJSON *v, const hlo_allocator *alloc) {

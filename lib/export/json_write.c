@@ -124,6 +124,8 @@ static cJSON *groups_json(jw *w, const hlo_replica_groups *g) {
   return o;
 }
 
+static cJSON *literal_json(jw *w, const hlo_literal *l, bool top);
+
 static cJSON *attr_value(jw *w, const hlo_attr *a, cJSON *attr_obj) {
   switch (a->kind) {
   case HLO_AK_INT: return hlo_json_int(a->u.i);
@@ -234,6 +236,7 @@ static cJSON *attr_value(jw *w, const hlo_attr *a, cJSON *attr_obj) {
     put(w, o, "result", shape_json(w, &a->u.pshape.result));
     return o;
   }
+  case HLO_AK_LITERAL: return a->u.literal ? literal_json(w, a->u.literal, true) : cJSON_CreateNull();
   }
   return cJSON_CreateNull();
 }
@@ -386,6 +389,7 @@ static cJSON *comp_json(jw *w, const hlo_computation *c) {
   put(w, o, "has_signature", cJSON_CreateBool(c->has_signature));
   put(w, o, "root", c->root ? cJSON_CreateString(c->root->name) : cJSON_CreateNull());
   put(w, o, "root_explicit", cJSON_CreateBool(c->root_explicit));
+  if (c->nattrs) put(w, o, "attrs", attrs_json(w, c->attrs, c->nattrs));
   cJSON *v = put(w, o, "instructions", cJSON_CreateArray());
   for (int i = 0; v && i < c->ninstrs; i++) put(w, v, NULL, instr_json(w, c->instrs[i]));
   return o;
