@@ -40,23 +40,28 @@ all: $(BUILD)/lib/libhlo.a $(BUILD)/lib/libhlo.so $(TOOLS) $(UNIT_TESTS)
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/lib/libhlo.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	@echo "  AR      $@"
+	@rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/lib/libhlo.so: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libhlo.so.0 $(LDSAN) -o $@ $^ $(LDLIBS)
+	@echo "  LD      $@"
+	@$(CC) -shared -Wl,-soname,libhlo.so.0 $(LDSAN) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/bin/%: $(BUILD)/obj/cmd/%.o $(COMMON_OBJS) $(BUILD)/lib/libhlo.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDSAN) -o $@ $< $(COMMON_OBJS) $(BUILD)/lib/libhlo.a $(LDLIBS)
+	@echo "  LD      $@"
+	@$(CC) $(LDSAN) -o $@ $< $(COMMON_OBJS) $(BUILD)/lib/libhlo.a $(LDLIBS)
 
 $(BUILD)/test/%: $(BUILD)/obj/lib/%.o $(BUILD)/lib/libhlo.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDSAN) -o $@ $< $(BUILD)/lib/libhlo.a $(LDLIBS)
+	@echo "  LD      $@"
+	@$(CC) $(LDSAN) -o $@ $< $(BUILD)/lib/libhlo.a $(LDLIBS)
 
 # Every suite (unit, golden, corpus, numeric); ends with "N passed, N failed".
 check: all

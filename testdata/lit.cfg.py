@@ -7,7 +7,7 @@ import lit.formats
 config.name = "hlotools"
 config.test_format = lit.formats.ShTest(True)
 config.suffixes = [".hlo", ".test"]
-config.excludes = ["Inputs", "examples", "lit.cfg.py", "run_tests.py", "bench.py"]
+config.excludes = ["Inputs", "examples", "lit.cfg.py", "run_tests.py", "bench.py", "litsupport.py"]
 config.test_source_root = os.path.dirname(__file__)
 root = os.path.dirname(config.test_source_root)
 build = os.environ.get("HLO_BUILD", os.path.join(root, "build"))

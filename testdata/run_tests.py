@@ -42,7 +42,7 @@ def run_unit():
 
 def run_lit():
     env = dict(os.environ, HLO_BUILD=BUILD)
-    cmd = [sys.executable, LIT, "-q", "-sv" if os.environ.get("VERBOSE") else "-s",
+    cmd = [sys.executable, LIT, "-sv" if os.environ.get("VERBOSE") else "-s",
            "-j2", os.path.join(ROOT, "testdata")]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     out = r.stdout + r.stderr

@@ -128,7 +128,7 @@ typedef enum hlo_attr_kind {
   HLO_AK_INTS, HLO_AK_BOOLS, HLO_AK_WORDS, HLO_AK_COMP, HLO_AK_COMPS,
   HLO_AK_INSTRS, HLO_AK_WINDOW, HLO_AK_CONV_DNUMS, HLO_AK_SLICES,
   HLO_AK_PADDING, HLO_AK_REPLICA_GROUPS, HLO_AK_PAIRS, HLO_AK_SHAPE,
-  HLO_AK_SHAPES, HLO_AK_SHARDING, HLO_AK_PROGRAM_SHAPE, HLO_AK_RAW
+  HLO_AK_SHAPES, HLO_AK_SHARDING, HLO_AK_PROGRAM_SHAPE, HLO_AK_LITERAL, HLO_AK_RAW
 } hlo_attr_kind;
 
 typedef enum hlo_attr_key {
@@ -245,6 +245,7 @@ typedef struct hlo_attr {
     struct { int n; hlo_shape *v; } shapes;
     hlo_sharding sharding;
     hlo_program_shape pshape;
+    hlo_literal *literal; /* LITERAL: "shape value" */
   } u;
 } hlo_attr;
 
@@ -293,6 +294,8 @@ struct hlo_computation {
   bool root_explicit;      /* ROOT keyword written */
   int nparams;
   hlo_instruction **params; /* by parameter number (NULL gaps possible) */
+  int nattrs;              /* after the closing brace, e.g. execution_thread */
+  hlo_attr *attrs;
   hlo_module *module_;     /* owning module */
   int id;
 };

@@ -1,0 +1,133 @@
+/* hlo-fmt - parse HLO text and print it back in canonical (XLA printer)
+ * form.  Several modules in one file (split by "// -----") are printed
+ * with the same separator. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cli.h"
+#include "hlo/hlo_text.h"
+
+enum { OPT_OUTPUT, OPT_OPERAND_SHAPES, OPT_SHORT, OPT_ELIDE, OPT_SHORTEST, OPT_NO_LAYOUTS, OPT_CHECK,
+       OPT_MAX_ERRORS };
+
+static const cli_opt OPTS[] = {
+    [OPT_OUTPUT] = {"output", 'o', 1, "FILE", "write to FILE instead of standard output"},
+    [OPT_OPERAND_SHAPES] = {"operand-shapes", 0, 0, NULL, "print operand shapes (XLA's long form)"},
+    [OPT_SHORT] = {"short", 0, 0, NULL, "no '%' sigils, no metadata, no computation signatures"},
+    [OPT_ELIDE] = {"elide-constants", 0, 0, NULL, "print constants of more than 10 elements as {...}"},
+    [OPT_SHORTEST] = {"shortest-floats", 0, 0, NULL, "shortest round-trip decimals instead of XLA's digits"},
+    [OPT_NO_LAYOUTS] = {"no-layouts", 0, 0, NULL, "omit layouts from shapes"},
+    [OPT_CHECK] = {"check", 0, 0, NULL, "print nothing; exit 1 if the output would differ from the input"},
+    [OPT_MAX_ERRORS] = {"max-errors", 0, 1, "N", "report at most N errors per file (default 20)"},
+    {0},
+};
+
+static const cli_tool TOOL = {
+    "hlo-fmt", "[OPTION]... [FILE]...",
+    "Parse HLO text and print it in canonical form (standard input if no FILE or FILE is -).",
+    OPTS, NULL};
+
+typedef struct fmt_args {
+  hlo_print_options po;
+  const char *output;
+  bool check;
+  int max_errors;
+} fmt_args;
+
+static int on_opt(int idx, const char *arg, void *ud) {
+  fmt_args *a = ud;
+  switch (idx) {
+  case OPT_OUTPUT: a->output = arg; break;
+  case OPT_OPERAND_SHAPES: a->po.operand_shapes = true; break;
+  case OPT_SHORT: a->po.short_form = true; break;
+  case OPT_ELIDE: a->po.elide_constants = true; break;
+  case OPT_SHORTEST: a->po.shortest_floats = true; break;
+  case OPT_NO_LAYOUTS: a->po.no_layouts = true; break;
+  case OPT_CHECK: a->check = true; break;
+  case OPT_MAX_ERRORS: a->max_errors = (int)cli_int_arg(&TOOL, "--max-errors", arg); break;
+  }
+  return 0;
+}
+
+/* Format every module of one input into out; returns CLI_OK or CLI_INVALID. */
+static int format_file(const cli_input *in, const fmt_args *a, hlo_buf *out) {
+  int rc = CLI_OK;
+  size_t begin = 0;
+  bool first = true;
+  while (begin < in->src.len || first) {
+    size_t next;
+    size_t end = hlo_module_chunk_end(&in->src, begin, &next);
+    /* skip chunks holding only blanks and comments (e.g. after a final separator) */
+    bool empty = true;
+    for (size_t i = begin; i < end && empty; i++) {
+      char c = in->src.text[i];
+      if (c == '/' && i + 1 < end && in->src.text[i + 1] == '/') {
+        while (i < end && in->src.text[i] != '\n') i++;
+      } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
+        empty = false;
+      }
+    }
+    if (!empty || first) {
+      hlo_diags d;
+      hlo_diags_init(&d, NULL);
+      d.max_errors = a->max_errors;
+      hlo_module *m = hlo_parse_module(&in->src, begin, end, NULL, &d, NULL);
+      if (!m) {
+        cli_print_diags(&d);
+        rc = CLI_INVALID;
+      } else {
+        if (!first) hlo_buf_puts(out, "// -----\n\n");
+        hlo_print_module(out, m, &a->po);
+        hlo_module_free(m);
+      }
+      hlo_diags_release(&d);
+      first = false;
+    }
+    if (next >= in->src.len) break;
+    begin = next;
+  }
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  fmt_args a = {.max_errors = 20};
+  int npos;
+  int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
+  static char *stdin_only[] = {"-"};
+  char **files = npos ? argv + first : stdin_only;
+  int nfiles = npos ? npos : 1;
+  if (a.output && nfiles > 1) cli_usage_error(&TOOL, "-o takes a single input file");
+  int rc = CLI_OK;
+  hlo_buf out;
+  hlo_buf_init(&out, NULL);
+  for (int i = 0; i < nfiles; i++) {
+    cli_input in;
+    if (cli_read(&TOOL, files[i], &in)) {
+      rc = CLI_USAGE;
+      continue;
+    }
+    size_t mark = out.len;
+    int frc = format_file(&in, &a, &out);
+    if (frc && rc == CLI_OK) rc = frc;
+    if (a.check && frc == CLI_OK) {
+      size_t n = out.len - mark;
+      if (n != in.src.len || memcmp(out.data + mark, in.src.text, n) != 0) {
+        fprintf(stderr, "%s: not in canonical form\n", files[i]);
+        if (rc == CLI_OK) rc = CLI_INVALID;
+      }
+    }
+    cli_input_release(&in);
+  }
+  if (out.failed) {
+    cli_errorf(&TOOL, "out of memory");
+    rc = CLI_USAGE;
+  } else if (!a.check && rc == CLI_OK) {
+    if (cli_write(&TOOL, a.output, out.data ? out.data : "", out.len)) rc = CLI_USAGE;
+  } else if (!a.check && !a.output && out.len) {
+    /* print what could be formatted even when another module failed */
+    fwrite(out.data, 1, out.len, stdout);
+  }
+  hlo_buf_release(&out);
+  return rc;
+}

@@ -1,0 +1,491 @@
+/* parse.c - HLO module structure:
+ *   module      -> ['HloModule' name {',' attr}] {computation}
+ *   computation -> ['ENTRY'] name [signature] '{' {instruction} '}'
+ *   signature   -> '(' [name ':' shape {',' ...}] ')' '->' shape
+ *   instruction -> ['ROOT'] name '=' [shape] opcode '(' operands ')' {',' attr}
+ *   operand     -> [shape] name | [shape] opcode '(' operands ')'   (nested form)
+ *   attr        -> attrname '=' value
+ * Names are resolved after each computation (operands, control
+ * predecessors) and after the module (called computations), so forward
+ * references parse; the verifier reports use-before-definition. */
+#include <stdio.h>
+#include <string.h>
+
+#include "scan.h"
+
+enum { MAX_ERRORS_PER_MODULE = 50 };
+
+typedef struct vec {
+  void **v;
+  int n, cap;
+} vec;
+
+static int vpush(scanner *sc, vec *v, void *p) {
+  if (v->n == v->cap) {
+    int cap = v->cap ? v->cap * 2 : 16;
+    if (cap <= v->cap) return sc_errorf(sc, sc->pos, "too many items");
+    void **nv = hlo_arena_array(sc->a, (size_t)cap, sizeof *nv);
+    if (!nv) return sc_errorf(sc, sc->pos, "out of memory");
+    if (v->n) memcpy(nv, v->v, (size_t)v->n * sizeof *nv);
+    v->v = nv;
+    v->cap = cap;
+  }
+  v->v[v->n++] = p;
+  return HLO_OK;
+}
+
+typedef struct parser {
+  scanner sc;
+  hlo_module *m;
+  const hlo_parse_options *opts;
+  hlo_strmap comps;   /* name -> computation */
+  hlo_strmap instrs;  /* name -> instruction, current computation */
+  vec cur;            /* instructions of the current computation */
+  int nested_counter;
+} parser;
+
+static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level);
+
+/* Placeholder operand: an instruction holding only a name, an offset and
+ * maybe a declared shape; id == -1 marks it. */
+static hlo_instruction *operand_ref(parser *p, const char *nm, size_t n, size_t at,
+                                    const hlo_shape *declared) {
+  scanner *sc = &p->sc;
+  hlo_instruction *i = hlo_arena_alloc(sc->a, sizeof *i);
+  if (!i || !(i->name = hlo_arena_strndup(sc->a, nm, n))) {
+    sc_errorf(sc, at, "out of memory");
+    return NULL;
+  }
+  i->off = at;
+  i->id = -1;
+  if (declared) i->shape = *declared;
+  else i->shape_omitted = true;
+  return i;
+}
+
+static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested);
+
+/* operands -> [operand {',' operand}] ')'  ('(' already consumed) */
+static int parse_operands(parser *p, hlo_instruction *in) {
+  scanner *sc = &p->sc;
+  vec ops = {0};
+  if (!sc_peek(sc, ')')) {
+    do {
+      sc_skip(sc);
+      hlo_shape decl;
+      bool has_shape = false;
+      if (sc_at_shape(sc)) {
+        if (sc_shape(sc, &decl)) return HLO_ERR;
+        has_shape = true;
+      }
+      const char *nm;
+      size_t at = (sc_skip(sc), sc->pos);
+      size_t n = sc_name(sc, &nm, NULL);
+      if (!n) return sc_errorf(sc, at, "expected an operand name");
+      hlo_opcode op;
+      if (sc_peek(sc, '(') && hlo_opcode_lookup(nm, n, &op) && nm[-1] != '%') {
+        /* nested operand: an anonymous instruction defined in place */
+        hlo_instruction *nin = hlo_arena_alloc(sc->a, sizeof *nin);
+        if (!nin) return sc_errorf(sc, at, "out of memory");
+        nin->off = at;
+        nin->op_off = at;
+        nin->op = op;
+        if (has_shape) nin->shape = decl;
+        else nin->shape_omitted = true;
+        if (sc_enter(sc)) return HLO_ERR;
+        int rc = parse_instruction_rhs(p, nin, true);
+        sc_leave(sc);
+        if (rc) return HLO_ERR;
+        char name[64];
+        do snprintf(name, sizeof name, "%s.nested.%d", hlo_opcode_name(op), ++p->nested_counter);
+        while (hlo_strmap_get(&p->instrs, name));
+        if (!(nin->name = hlo_arena_strdup(sc->a, name))) return sc_errorf(sc, at, "out of memory");
+        if (hlo_strmap_put(&p->instrs, nin->name, nin, NULL) || vpush(sc, &p->cur, nin))
+          return sc_errorf(sc, at, "out of memory");
+        if (vpush(sc, &ops, nin)) return HLO_ERR;
+        continue;
+      }
+      hlo_instruction *ref = operand_ref(p, nm, n, at, has_shape ? &decl : NULL);
+      if (!ref || vpush(sc, &ops, ref)) return HLO_ERR;
+    } while (sc_accept(sc, ','));
+  }
+  if (sc_expect(sc, ')', "to close the operand list")) return HLO_ERR;
+  in->noperands = ops.n;
+  in->operands = (hlo_instruction **)ops.v;
+  return HLO_OK;
+}
+
+/* After the opcode: '(' operands ')' {',' attr}.  in->op is set. */
+static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested) {
+  scanner *sc = &p->sc;
+  if (sc_expect(sc, '(', "after the opcode")) return HLO_ERR;
+  switch (in->op) {
+  case HLO_OP_CONSTANT: {
+    if (in->shape_omitted) return sc_errorf(sc, in->op_off, "a constant needs a result shape");
+    in->literal = hlo_arena_alloc(sc->a, sizeof *in->literal);
+    if (!in->literal) return sc_errorf(sc, sc->pos, "out of memory");
+    if (sc_literal(sc, &in->shape, in->literal)) return HLO_ERR;
+    if (sc_expect(sc, ')', "to close the constant")) return HLO_ERR;
+    break;
+  }
+  case HLO_OP_PARAMETER: {
+    size_t at = (sc_skip(sc), sc->pos);
+    if (sc_int(sc, &in->param_number)) return HLO_ERR;
+    if (in->param_number < 0) return sc_errorf(sc, at, "negative parameter number");
+    if (sc_expect(sc, ')', "to close the parameter number")) return HLO_ERR;
+    break;
+  }
+  default:
+    if (parse_operands(p, in)) return HLO_ERR;
+    break;
+  }
+  int arity = hlo_opcode_arity(in->op);
+  if (arity != HLO_VARIADIC && in->noperands != arity && in->op != HLO_OP_CONSTANT &&
+      in->op != HLO_OP_PARAMETER)
+    return sc_errorf(sc, in->op_off, "%s takes %d operand%s but %d %s given", hlo_opcode_name(in->op),
+                     arity, arity == 1 ? "" : "s", in->noperands, in->noperands == 1 ? "is" : "are");
+  if (nested) return HLO_OK;
+  return parse_attrs(p, &in->attrs, &in->nattrs, false);
+}
+
+/* {',' attrname '=' value} */
+static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) {
+  scanner *sc = &p->sc;
+  vec v = {0};
+  while (sc_accept(sc, ',')) {
+    const char *nm;
+    size_t at = (sc_skip(sc), sc->pos);
+    size_t n = sc_name(sc, &nm, NULL);
+    if (!n) return sc_errorf(sc, at, "expected an attribute name after ','");
+    if (sc_expect(sc, '=', "after the attribute name")) return HLO_ERR;
+    hlo_attr *a = hlo_arena_alloc(sc->a, sizeof *a);
+    if (!a) return sc_errorf(sc, at, "out of memory");
+    a->off = at;
+    if (!hlo_attr_lookup(nm, n, &a->key)) {
+      a->key = HLO_A_UNKNOWN;
+      a->kind = HLO_AK_RAW;
+    } else {
+      a->kind = hlo_attr_kind_of(a->key);
+    }
+    if (!(a->name = hlo_arena_strndup(sc->a, nm, n))) return sc_errorf(sc, at, "out of memory");
+    for (int i = 0; i < v.n; i++)
+      if (strcmp(((hlo_attr *)v.v[i])->name, a->name) == 0)
+        return sc_errorf(sc, at, "attribute '%s' given twice", a->name);
+    if (sc_attr_value(sc, a)) return HLO_ERR;
+    if (vpush(sc, &v, a)) return HLO_ERR;
+  }
+  (void)module_level;
+  if (!v.n) return HLO_OK;
+  *out = hlo_arena_array(sc->a, (size_t)v.n, sizeof(hlo_attr));
+  if (!*out) return sc_errorf(sc, sc->pos, "out of memory");
+  for (int i = 0; i < v.n; i++) (*out)[i] = *(hlo_attr *)v.v[i];
+  *nout = v.n;
+  return HLO_OK;
+}
+
+static int set_layouts(parser *p, hlo_shape *s) {
+  if (p->opts && p->opts->keep_layouts) return HLO_OK;
+  return hlo_shape_set_default_layouts(p->sc.a, s);
+}
+
+/* instruction -> ['ROOT'] name '=' [shape] opcode '(' ... */
+static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **root) {
+  scanner *sc = &p->sc;
+  bool is_root = sc_accept_kw(sc, "ROOT");
+  hlo_instruction *in = hlo_arena_alloc(sc->a, sizeof *in);
+  if (!in) return sc_errorf(sc, sc->pos, "out of memory");
+  sc_skip(sc);
+  in->off = sc->pos;
+  if (sc_name_dup(sc, &in->name, "an instruction name")) return HLO_ERR;
+  if (sc_expect(sc, '=', "after the instruction name")) return HLO_ERR;
+  sc_skip(sc);
+  if (sc_at_shape(sc)) {
+    if (sc_shape(sc, &in->shape) || set_layouts(p, &in->shape)) return HLO_ERR;
+  } else {
+    in->shape_omitted = true;
+  }
+  const char *opn;
+  sc_skip(sc);
+  in->op_off = sc->pos;
+  size_t n = sc_name(sc, &opn, NULL);
+  if (!n) return sc_errorf(sc, in->op_off, "expected a shape or an opcode");
+  if (!hlo_opcode_lookup(opn, n, &in->op)) {
+    hlo_type t;
+    if (!in->shape_omitted || !hlo_type_lookup(opn, n, &t))
+      return sc_errorf(sc, in->op_off, "unknown opcode '%.*s'", (int)n, opn);
+    return sc_errorf(sc, in->op_off, "malformed shape: expected '[' after element type '%.*s'", (int)n, opn);
+  }
+  if (parse_instruction_rhs(p, in, false)) return HLO_ERR;
+  void *old;
+  if (hlo_strmap_put(&p->instrs, in->name, in, &old)) return sc_errorf(sc, in->off, "out of memory");
+  if (old) {
+    sc_errorf(sc, in->off, "instruction '%s' is defined twice", in->name);
+    hlo_notef(sc->d, sc->src, ((hlo_instruction *)old)->off, "previous definition of '%s' is here", in->name);
+    return HLO_ERR;
+  }
+  if (vpush(sc, &p->cur, in)) return HLO_ERR;
+  in->parent = c;
+  if (is_root) {
+    if (*root) {
+      sc_errorf(sc, in->off, "computation '%s' has more than one ROOT", c->name);
+      hlo_notef(sc->d, sc->src, (*root)->off, "first ROOT is here");
+      return HLO_ERR;
+    }
+    *root = in;
+  }
+  return HLO_OK;
+}
+
+static void sync_line(scanner *sc) {
+  while (sc->pos < sc->end && sc->s[sc->pos] != '\n') sc->pos++;
+}
+
+/* Replace placeholder operands and control predecessors by the named
+ * instructions of the computation. */
+static int resolve_instrs(parser *p, hlo_computation *c) {
+  scanner *sc = &p->sc;
+  int rc = HLO_OK;
+  for (int i = 0; i < c->ninstrs; i++) {
+    hlo_instruction *in = c->instrs[i];
+    for (int k = 0; k < in->noperands; k++) {
+      hlo_instruction *ref = in->operands[k];
+      if (ref->id != -1) continue; /* nested operand, already real */
+      hlo_instruction *def = hlo_strmap_get(&p->instrs, ref->name);
+      if (!def) {
+        rc = sc_errorf(sc, ref->off, "use of undefined instruction '%s'", ref->name);
+        continue;
+      }
+      if (!ref->shape_omitted && !def->shape_omitted && !hlo_shape_compatible(&ref->shape, &def->shape)) {
+        hlo_buf want, got;
+        hlo_buf_init(&want, NULL);
+        hlo_buf_init(&got, NULL);
+        hlo_print_shape(&want, &ref->shape, false);
+        hlo_print_shape(&got, &def->shape, false);
+        rc = sc_errorf(sc, ref->off, "operand '%s' is written with shape %s but its shape is %s", ref->name,
+                       want.data ? want.data : "?", got.data ? got.data : "?");
+        hlo_buf_release(&want);
+        hlo_buf_release(&got);
+        continue;
+      }
+      in->operands[k] = def;
+    }
+    const hlo_attr *cp = hlo_instr_attr(in, HLO_A_CONTROL_PREDECESSORS);
+    if (cp) {
+      in->ncontrol = cp->u.instrs.n;
+      in->control_preds = cp->u.instrs.v;
+      for (int k = 0; k < cp->u.instrs.n; k++) {
+        hlo_instruction *def = hlo_strmap_get(&p->instrs, cp->u.instrs.v[k]->name);
+        if (!def) {
+          rc = sc_errorf(sc, cp->u.instrs.v[k]->off, "control predecessor '%s' is not defined in '%s'",
+                         cp->u.instrs.v[k]->name, c->name);
+          continue;
+        }
+        cp->u.instrs.v[k] = def;
+      }
+    }
+  }
+  return rc;
+}
+
+/* signature -> '(' [name ':' shape {',' name ':' shape}] ')' '->' shape */
+static int parse_signature(parser *p) {
+  scanner *sc = &p->sc;
+  sc->pos++; /* '(' */
+  if (!sc_peek(sc, ')')) {
+    do {
+      const char *nm;
+      size_t at = (sc_skip(sc), sc->pos);
+      if (!sc_name(sc, &nm, NULL)) return sc_errorf(sc, at, "expected a parameter name");
+      if (sc_expect(sc, ':', "after the parameter name")) return HLO_ERR;
+      hlo_shape s;
+      if (sc_shape(sc, &s)) return HLO_ERR;
+    } while (sc_accept(sc, ','));
+  }
+  if (sc_expect(sc, ')', "to close the parameter list")) return HLO_ERR;
+  sc_skip(sc);
+  if (!(sc->pos + 1 < sc->end && sc->s[sc->pos] == '-' && sc->s[sc->pos + 1] == '>'))
+    return sc_errorf(sc, sc->pos, "expected '->' and the result shape");
+  sc->pos += 2;
+  hlo_shape r;
+  return sc_shape(sc, &r);
+}
+
+static int parse_computation(parser *p, hlo_computation **out) {
+  scanner *sc = &p->sc;
+  hlo_computation *c = hlo_arena_alloc(sc->a, sizeof *c);
+  if (!c) return sc_errorf(sc, sc->pos, "out of memory");
+  c->is_entry = sc_accept_kw(sc, "ENTRY");
+  sc_skip(sc);
+  c->off = sc->pos;
+  if (sc_name_dup(sc, &c->name, c->is_entry ? "the entry computation's name" : "a computation name"))
+    return HLO_ERR;
+  if (sc_peek(sc, '(')) {
+    if (parse_signature(p)) return HLO_ERR;
+    c->has_signature = true;
+  }
+  if (sc_expect(sc, '{', "to start the computation body")) return HLO_ERR;
+  p->cur = (vec){0};
+  hlo_strmap_init(&p->instrs, sc->a);
+  hlo_instruction *root = NULL;
+  int start_errors = sc->nerrors;
+  while (!sc_peek(sc, '}')) {
+    if (sc_at_end(sc)) return sc_errorf(sc, c->off, "computation '%s' is not closed with '}'", c->name);
+    if (parse_instruction(p, c, &root)) {
+      if (sc->nerrors >= MAX_ERRORS_PER_MODULE || sc->d->oom) return HLO_ERR;
+      sync_line(sc);
+    }
+  }
+  sc->pos++; /* '}' */
+  if (parse_attrs(p, &c->attrs, &c->nattrs, false)) return HLO_ERR;
+  c->ninstrs = p->cur.n;
+  c->instrs = (hlo_instruction **)p->cur.v;
+  if (!c->ninstrs) return sc_errorf(sc, c->off, "computation '%s' has no instructions", c->name);
+  c->root = root ? root : c->instrs[c->ninstrs - 1];
+  c->root_explicit = root != NULL;
+  if (sc->nerrors > start_errors) return HLO_ERR;
+  if (resolve_instrs(p, c)) return HLO_ERR;
+  *out = c;
+  return HLO_OK;
+}
+
+/* Resolve computation placeholders in every attribute of every instruction. */
+static int resolve_comps(parser *p) {
+  scanner *sc = &p->sc;
+  int rc = HLO_OK;
+  hlo_module *m = p->m;
+  for (int ci = 0; ci < m->ncomps; ci++) {
+    hlo_computation *c = m->comps[ci];
+    for (int i = 0; i < c->ninstrs; i++) {
+      hlo_instruction *in = c->instrs[i];
+      for (int k = 0; k < in->nattrs; k++) {
+        hlo_attr *a = &in->attrs[k];
+        hlo_computation **refs = NULL;
+        int n = 0;
+        if (a->kind == HLO_AK_COMP) {
+          refs = &a->u.comp;
+          n = 1;
+        } else if (a->kind == HLO_AK_COMPS) {
+          refs = a->u.comps.v;
+          n = a->u.comps.n;
+        }
+        for (int q = 0; q < n; q++) {
+          hlo_computation *def = hlo_strmap_get(&p->comps, refs[q]->name);
+          if (!def) {
+            rc = sc_errorf(sc, refs[q]->off, "'%s' refers to undefined computation '%s'", a->name, refs[q]->name);
+            continue;
+          }
+          if (def == c) {
+            rc = sc_errorf(sc, refs[q]->off, "computation '%s' calls itself", c->name);
+            continue;
+          }
+          refs[q] = def;
+        }
+      }
+    }
+  }
+  return rc;
+}
+
+size_t hlo_module_chunk_end(const hlo_src *src, size_t begin, size_t *next) {
+  const char *s = src->text;
+  size_t p = begin;
+  while (p < src->len) {
+    size_t ls = p;
+    while (p < src->len && s[p] != '\n') p++;
+    size_t le = p;
+    if (p < src->len) p++;
+    /* a line that is "// -----" (surrounding blanks allowed) */
+    size_t a = ls, b = le;
+    while (a < b && (s[a] == ' ' || s[a] == '\t')) a++;
+    while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) b--;
+    if (b - a == 8 && memcmp(s + a, "// -----", 8) == 0) {
+      *next = p;
+      return ls;
+    }
+  }
+  *next = src->len;
+  return src->len;
+}
+
+static int parse_module_body(parser *p) {
+  scanner *sc = &p->sc;
+  hlo_module *m = p->m;
+  sc_skip(sc);
+  if (sc_accept_kw(sc, "HloModule")) {
+    m->has_header = true;
+    if (sc_name_dup(sc, &m->name, "the module name")) return HLO_ERR;
+    sc_accept(sc, ':'); /* older dumps write "HloModule name:" */
+    if (parse_attrs(p, &m->attrs, &m->nattrs, true)) return HLO_ERR;
+    for (int i = 0; i < m->nattrs; i++)
+      if (m->attrs[i].kind == HLO_AK_PROGRAM_SHAPE) {
+        hlo_program_shape *ps = &m->attrs[i].u.pshape;
+        for (int k = 0; k < ps->nparams; k++)
+          if (set_layouts(p, &ps->params[k])) return sc_errorf(sc, sc->pos, "out of memory");
+        if (set_layouts(p, &ps->result)) return sc_errorf(sc, sc->pos, "out of memory");
+      }
+  }
+  vec comps = {0};
+  hlo_strmap_init(&p->comps, sc->a);
+  int rc = HLO_OK;
+  while (!sc_at_end(sc)) {
+    hlo_computation *c = NULL;
+    if (parse_computation(p, &c)) {
+      rc = HLO_ERR;
+      break; /* structure is unreliable after a broken computation */
+    }
+    void *old;
+    if (hlo_strmap_put(&p->comps, c->name, c, &old) || vpush(sc, &comps, c))
+      return sc_errorf(sc, c->off, "out of memory");
+    if (old) {
+      rc = sc_errorf(sc, c->off, "computation '%s' is defined twice", c->name);
+      hlo_notef(sc->d, sc->src, ((hlo_computation *)old)->off, "previous definition is here");
+    }
+    if (c->is_entry) {
+      if (m->entry) {
+        rc = sc_errorf(sc, c->off, "more than one ENTRY computation");
+        hlo_notef(sc->d, sc->src, m->entry->off, "first ENTRY is '%s'", m->entry->name);
+      }
+      m->entry = c;
+    }
+  }
+  if (rc) return HLO_ERR;
+  if (!comps.n) return sc_errorf(sc, sc->pos, "no computation found");
+  m->ncomps = comps.n;
+  m->comps = (hlo_computation **)comps.v;
+  if (!m->entry) {
+    m->entry = m->comps[m->ncomps - 1];
+    m->entry->is_entry = true;
+  }
+  if (resolve_comps(p)) return HLO_ERR;
+  if (hlo_module_link(m)) return sc_errorf(sc, 0, "out of memory");
+  return HLO_OK;
+}
+
+hlo_module *hlo_parse_module(const hlo_src *src, size_t begin, size_t end,
+                             const hlo_allocator *alloc, hlo_diags *d,
+                             const hlo_parse_options *opts) {
+  hlo_module *m = hlo_module_new(alloc);
+  if (!m) {
+    hlo_errorf(d, src, begin, "out of memory");
+    return NULL;
+  }
+  if (end > src->len) end = src->len;
+  parser p = {0};
+  p.m = m;
+  p.opts = opts;
+  p.sc = (scanner){.src = src, .s = src->text, .pos = begin, .end = end, .d = d, .a = &m->arena,
+                   .max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 256};
+  /* NUL bytes cannot appear in HLO text; report the first instead of
+   * letting it end a name or number silently */
+  const char *nul = memchr(src->text + begin, 0, end - begin);
+  if (nul) {
+    hlo_errorf(d, src, (size_t)(nul - src->text), "NUL byte in HLO text");
+    hlo_module_free(m);
+    return NULL;
+  }
+  if (parse_module_body(&p) || p.sc.nerrors) {
+    hlo_module_free(m);
+    return NULL;
+  }
+  return m;
+}

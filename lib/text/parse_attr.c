@@ -1,0 +1,533 @@
+/* parse_attr.c - attribute values, one parser per hlo_attr_kind.
+ * References to computations and instructions are parsed into placeholder
+ * objects holding only the name and offset; parse.c resolves them once all
+ * names are known. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan.h"
+
+enum { MAX_LIST = 1 << 20 };
+
+/* A growable int64 list in a scratch arena-free stack buffer. */
+typedef struct ilist {
+  int64_t *v;
+  int n, cap;
+  hlo_arena *a;
+} ilist;
+
+static int ipush(scanner *sc, ilist *l, int64_t x) {
+  if (l->n == l->cap) {
+    if (l->cap >= MAX_LIST) return sc_errorf(sc, sc->pos, "list too long");
+    int cap = l->cap ? l->cap * 2 : 8;
+    int64_t *nv = hlo_arena_array(l->a, (size_t)cap, sizeof *nv);
+    if (!nv) return sc_errorf(sc, sc->pos, "out of memory");
+    if (l->n) memcpy(nv, l->v, (size_t)l->n * sizeof *nv);
+    l->v = nv;
+    l->cap = cap;
+  }
+  l->v[l->n++] = x;
+  return HLO_OK;
+}
+
+/* '{' [INT {',' INT}] '}' */
+static int parse_ints(scanner *sc, ilist *l) {
+  l->a = sc->a;
+  if (sc_expect(sc, '{', "to start an integer list")) return HLO_ERR;
+  if (sc_accept(sc, '}')) return HLO_OK;
+  do {
+    int64_t v;
+    if (sc_int(sc, &v) || ipush(sc, l, v)) return HLO_ERR;
+  } while (sc_accept(sc, ','));
+  return sc_expect(sc, '}', "to close the integer list");
+}
+
+/* INT {'x' INT} as in window sizes "3x3"; pairs "lo_hi" when pair_sep. */
+static int parse_xlist(scanner *sc, ilist *l, int per, const char *what) {
+  l->a = sc->a;
+  do {
+    for (int k = 0; k < per; k++) {
+      int64_t v;
+      if (k && !sc_accept(sc, '_')) {
+        if (per == 3 && k == 2) { /* interior padding is optional */
+          if (ipush(sc, l, INT64_MIN)) return HLO_ERR;
+          break;
+        }
+        return sc_errorf(sc, sc->pos, "expected '_' in %s", what);
+      }
+      if (sc_int(sc, &v) || ipush(sc, l, v)) return HLO_ERR;
+    }
+  } while (sc->pos < sc->end && sc->s[sc->pos] == 'x' && ++sc->pos);
+  return HLO_OK;
+}
+
+static int parse_window(scanner *sc, hlo_window *w) {
+  size_t st = sc->pos;
+  if (sc_expect(sc, '{', "to start a window")) return HLO_ERR;
+  ilist f[6] = {{0}};
+  static const char *const names[6] = {"size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal"};
+  while (!sc_accept(sc, '}')) {
+    const char *nm;
+    size_t at = (sc_skip(sc), sc->pos);
+    size_t n = sc_name(sc, &nm, NULL);
+    int k = -1;
+    for (int i = 0; i < 6; i++)
+      if (n == strlen(names[i]) && memcmp(nm, names[i], n) == 0) k = i;
+    if (k < 0) return sc_errorf(sc, at, "unknown window field '%.*s'", (int)n, n ? nm : "");
+    if (f[k].n) return sc_errorf(sc, at, "window field '%s' given twice", names[k]);
+    if (sc_expect(sc, '=', "after a window field")) return HLO_ERR;
+    if (parse_xlist(sc, &f[k], k == 2 ? 2 : 1, names[k])) return HLO_ERR;
+    if (sc->pos >= sc->end) return sc_errorf(sc, st, "unterminated window");
+  }
+  int n = f[0].n;
+  if (!n) return sc_errorf(sc, st, "window has no size");
+  for (int k = 1; k < 6; k++)
+    if (f[k].n && f[k].n != (k == 2 ? 2 * n : n))
+      return sc_errorf(sc, st, "window field '%s' has %d dimensions, size has %d", names[k],
+                       k == 2 ? f[k].n / 2 : f[k].n, n);
+  w->n = n;
+  w->dims = hlo_arena_array(sc->a, (size_t)n, sizeof *w->dims);
+  if (!w->dims) return sc_errorf(sc, st, "out of memory");
+  for (int i = 0; i < n; i++) {
+    hlo_window_dim *d = &w->dims[i];
+    d->size = f[0].v[i];
+    d->stride = f[1].n ? f[1].v[i] : 1;
+    d->pad_lo = f[2].n ? f[2].v[2 * i] : 0;
+    d->pad_hi = f[2].n ? f[2].v[2 * i + 1] : 0;
+    d->lhs_dilate = f[3].n ? f[3].v[i] : 1;
+    d->rhs_dilate = f[4].n ? f[4].v[i] : 1;
+    d->reversal = f[5].n ? f[5].v[i] != 0 : false;
+  }
+  return HLO_OK;
+}
+
+/* One side of dim_labels: b/f (or i/o) and spatial digits. */
+static int parse_labels(scanner *sc, const char *s, size_t n, char a, char b, int64_t *pa,
+                        int64_t *pb, int64_t *spatial, int *nsp, size_t at) {
+  *pa = *pb = -1;
+  int count = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (c == a) {
+      if (*pa >= 0) return sc_errorf(sc, at, "dim_labels repeat '%c'", c);
+      *pa = (int64_t)i;
+    } else if (c == b) {
+      if (*pb >= 0) return sc_errorf(sc, at, "dim_labels repeat '%c'", c);
+      *pb = (int64_t)i;
+    } else if (c >= '0' && c <= '9') {
+      int k = c - '0';
+      if (spatial[k] >= 0) return sc_errorf(sc, at, "dim_labels repeat '%c'", c);
+      spatial[k] = (int64_t)i;
+      count++;
+    } else {
+      return sc_errorf(sc, at, "unexpected '%c' in dim_labels", c);
+    }
+  }
+  if (*pa < 0 || *pb < 0) return sc_errorf(sc, at, "dim_labels need '%c' and '%c' on each side", a, b);
+  for (int k = 0; k < count; k++)
+    if (spatial[k] < 0) return sc_errorf(sc, at, "dim_labels spatial dimensions must be 0..%d", count - 1);
+  *nsp = count;
+  return HLO_OK;
+}
+
+static int parse_conv_dnums(scanner *sc, hlo_conv_dnums *c) {
+  sc_skip(sc);
+  size_t st = sc->pos, p = st;
+  while (p < sc->end && (sc_is_name_char(sc->s[p]) || sc->s[p] == '>')) p++;
+  const char *s = sc->s + st;
+  size_t n = p - st;
+  const char *us = memchr(s, '_', n), *ar = NULL;
+  for (size_t i = 0; i + 1 < n; i++)
+    if (s[i] == '-' && s[i + 1] == '>') ar = s + i;
+  if (!us || !ar || ar < us) return sc_errorf(sc, st, "malformed dim_labels (expected like b01f_01io->b01f)");
+  int64_t in_sp[10], k_sp[10], out_sp[10];
+  for (int i = 0; i < 10; i++) in_sp[i] = k_sp[i] = out_sp[i] = -1;
+  int n1, n2, n3;
+  if (parse_labels(sc, s, (size_t)(us - s), 'b', 'f', &c->in_batch, &c->in_feature, in_sp, &n1, st) ||
+      parse_labels(sc, us + 1, (size_t)(ar - us - 1), 'i', 'o', &c->kernel_in, &c->kernel_out, k_sp, &n2, st) ||
+      parse_labels(sc, ar + 2, (size_t)(s + n - ar - 2), 'b', 'f', &c->out_batch, &c->out_feature, out_sp, &n3, st))
+    return HLO_ERR;
+  if (n1 != n2 || n1 != n3) return sc_errorf(sc, st, "dim_labels sides have different numbers of spatial dimensions");
+  c->nspatial = n1;
+  c->in_spatial = hlo_arena_array(sc->a, (size_t)n1 + 1, sizeof(int64_t));
+  c->kernel_spatial = hlo_arena_array(sc->a, (size_t)n1 + 1, sizeof(int64_t));
+  c->out_spatial = hlo_arena_array(sc->a, (size_t)n1 + 1, sizeof(int64_t));
+  if (!c->in_spatial || !c->kernel_spatial || !c->out_spatial) return sc_errorf(sc, st, "out of memory");
+  for (int i = 0; i < n1; i++) {
+    c->in_spatial[i] = in_sp[i];
+    c->kernel_spatial[i] = k_sp[i];
+    c->out_spatial[i] = out_sp[i];
+  }
+  sc->pos = p;
+  return HLO_OK;
+}
+
+static int parse_slices(scanner *sc, hlo_attr *a) {
+  if (sc_expect(sc, '{', "to start slice bounds")) return HLO_ERR;
+  ilist l = {0};
+  l.a = sc->a;
+  if (!sc_peek(sc, '}')) {
+    do {
+      int64_t st, li, str = 1;
+      if (sc_expect(sc, '[', "to start a slice bound") || sc_int(sc, &st) ||
+          sc_expect(sc, ':', "in a slice bound") || sc_int(sc, &li))
+        return HLO_ERR;
+      if (sc_accept(sc, ':') && sc_int(sc, &str)) return HLO_ERR;
+      if (sc_expect(sc, ']', "to close a slice bound")) return HLO_ERR;
+      if (ipush(sc, &l, st) || ipush(sc, &l, li) || ipush(sc, &l, str)) return HLO_ERR;
+    } while (sc_accept(sc, ','));
+  }
+  if (sc_expect(sc, '}', "to close slice bounds")) return HLO_ERR;
+  a->u.slices.n = l.n / 3;
+  a->u.slices.v = hlo_arena_array(sc->a, (size_t)l.n / 3 + 1, sizeof(hlo_slice_dim));
+  if (!a->u.slices.v) return sc_errorf(sc, sc->pos, "out of memory");
+  for (int i = 0; i < l.n / 3; i++)
+    a->u.slices.v[i] = (hlo_slice_dim){l.v[3 * i], l.v[3 * i + 1], l.v[3 * i + 2]};
+  return HLO_OK;
+}
+
+static int parse_padding(scanner *sc, hlo_padding *p) {
+  ilist l = {0};
+  size_t st = (sc_skip(sc), sc->pos);
+  if (parse_xlist(sc, &l, 3, "padding")) return HLO_ERR;
+  p->n = l.n / 3;
+  p->dims = hlo_arena_array(sc->a, (size_t)p->n + 1, sizeof *p->dims);
+  if (!p->dims) return sc_errorf(sc, st, "out of memory");
+  bool any_int = false, all_int = true;
+  for (int i = 0; i < p->n; i++) {
+    int64_t in = l.v[3 * i + 2];
+    bool has = in != INT64_MIN;
+    any_int |= has;
+    all_int &= has;
+    p->dims[i] = (hlo_pad_dim){l.v[3 * i], l.v[3 * i + 1], has ? in : 0};
+  }
+  if (any_int && !all_int) return sc_errorf(sc, st, "padding gives interior padding for some dimensions only");
+  p->has_interior = any_int;
+  return HLO_OK;
+}
+
+/* {{0,1},{2,3}} | {} | [G,S]<=[dims] [T(perm)] */
+static int parse_groups(scanner *sc, hlo_replica_groups *g, bool pairs, hlo_attr *a) {
+  sc_skip(sc);
+  size_t st = sc->pos;
+  if (!pairs && sc_peek(sc, '[')) {
+    ilist s1 = {0}, s2 = {0}, s3 = {0};
+    s1.a = s2.a = s3.a = sc->a;
+    sc->pos++;
+    do {
+      int64_t v;
+      if (sc_int(sc, &v) || ipush(sc, &s1, v)) return HLO_ERR;
+    } while (sc_accept(sc, ','));
+    if (sc_expect(sc, ']', "in iota replica groups")) return HLO_ERR;
+    sc_skip(sc);
+    if (!(sc->pos + 1 < sc->end && sc->s[sc->pos] == '<' && sc->s[sc->pos + 1] == '='))
+      return sc_errorf(sc, sc->pos, "expected '<=' in iota replica groups");
+    sc->pos += 2;
+    if (sc_expect(sc, '[', "in iota replica groups")) return HLO_ERR;
+    do {
+      int64_t v;
+      if (sc_int(sc, &v) || ipush(sc, &s2, v)) return HLO_ERR;
+    } while (sc_accept(sc, ','));
+    if (sc_expect(sc, ']', "in iota replica groups")) return HLO_ERR;
+    if (sc->pos + 1 < sc->end && sc->s[sc->pos] == 'T' && sc->s[sc->pos + 1] == '(') {
+      sc->pos++;
+      sc->pos++;
+      do {
+        int64_t v;
+        if (sc_int(sc, &v) || ipush(sc, &s3, v)) return HLO_ERR;
+      } while (sc_accept(sc, ','));
+      if (sc_expect(sc, ')', "in iota replica groups")) return HLO_ERR;
+    }
+    if (s1.n != 2) return sc_errorf(sc, st, "iota replica groups need [groups,size]");
+    g->iota = true;
+    g->niota_shape = s1.n; g->iota_shape = s1.v;
+    g->niota_reshape = s2.n; g->iota_reshape = s2.v;
+    g->niota_perm = s3.n; g->iota_perm = s3.v;
+    return HLO_OK;
+  }
+  if (sc_expect(sc, '{', "to start a list of groups")) return HLO_ERR;
+  int cap = 0, n = 0;
+  int64_t **groups = NULL;
+  int *sizes = NULL;
+  if (!sc_peek(sc, '}')) {
+    do {
+      ilist l = {0};
+      if (parse_ints(sc, &l)) return HLO_ERR;
+      if (pairs && l.n != 2) return sc_errorf(sc, st, "source_target_pairs need pairs {source,target}");
+      if (n == cap) {
+        cap = cap ? cap * 2 : 8;
+        int64_t **ng = hlo_arena_array(sc->a, (size_t)cap, sizeof *ng);
+        int *ns = hlo_arena_array(sc->a, (size_t)cap, sizeof *ns);
+        if (!ng || !ns) return sc_errorf(sc, st, "out of memory");
+        if (n) {
+          memcpy(ng, groups, (size_t)n * sizeof *ng);
+          memcpy(ns, sizes, (size_t)n * sizeof *ns);
+        }
+        groups = ng;
+        sizes = ns;
+      }
+      groups[n] = l.v;
+      sizes[n] = l.n;
+      n++;
+    } while (sc_accept(sc, ','));
+  }
+  if (sc_expect(sc, '}', "to close the list of groups")) return HLO_ERR;
+  if (pairs) {
+    a->u.pairs.n = n;
+    a->u.pairs.v = hlo_arena_array(sc->a, (size_t)n + 1, sizeof *a->u.pairs.v);
+    if (!a->u.pairs.v) return sc_errorf(sc, st, "out of memory");
+    for (int i = 0; i < n; i++) {
+      a->u.pairs.v[i][0] = groups[i][0];
+      a->u.pairs.v[i][1] = groups[i][1];
+    }
+    return HLO_OK;
+  }
+  g->ngroups = n;
+  g->groups = groups;
+  g->group_sizes = sizes;
+  return HLO_OK;
+}
+
+static hlo_computation *comp_ref(scanner *sc) {
+  const char *nm;
+  size_t at = (sc_skip(sc), sc->pos);
+  size_t n = sc_name(sc, &nm, NULL);
+  if (!n) {
+    sc_errorf(sc, at, "expected a computation name");
+    return NULL;
+  }
+  hlo_computation *c = hlo_arena_alloc(sc->a, sizeof *c);
+  if (!c || !(c->name = hlo_arena_strndup(sc->a, nm, n))) {
+    sc_errorf(sc, at, "out of memory");
+    return NULL;
+  }
+  c->off = at;
+  c->id = -1; /* placeholder */
+  return c;
+}
+
+static hlo_instruction *instr_ref(scanner *sc) {
+  const char *nm;
+  size_t at = (sc_skip(sc), sc->pos);
+  size_t n = sc_name(sc, &nm, NULL);
+  if (!n) {
+    sc_errorf(sc, at, "expected an instruction name");
+    return NULL;
+  }
+  hlo_instruction *i = hlo_arena_alloc(sc->a, sizeof *i);
+  if (!i || !(i->name = hlo_arena_strndup(sc->a, nm, n))) {
+    sc_errorf(sc, at, "out of memory");
+    return NULL;
+  }
+  i->off = at;
+  i->id = -1;
+  return i;
+}
+
+/* '{' item {',' item} '}' of pointers produced by fn. */
+static int parse_refs(scanner *sc, void ***out, int *nout, void *(*fn)(scanner *)) {
+  if (sc_expect(sc, '{', "to start a list of names")) return HLO_ERR;
+  int n = 0, cap = 0;
+  void **v = NULL;
+  if (!sc_peek(sc, '}')) {
+    do {
+      void *p = fn(sc);
+      if (!p) return HLO_ERR;
+      if (n == cap) {
+        cap = cap ? cap * 2 : 4;
+        if (cap > MAX_LIST) return sc_errorf(sc, sc->pos, "list too long");
+        void **nv = hlo_arena_array(sc->a, (size_t)cap, sizeof *nv);
+        if (!nv) return sc_errorf(sc, sc->pos, "out of memory");
+        if (n) memcpy(nv, v, (size_t)n * sizeof *nv);
+        v = nv;
+      }
+      v[n++] = p;
+    } while (sc_accept(sc, ','));
+  }
+  if (sc_expect(sc, '}', "to close the list of names")) return HLO_ERR;
+  *out = v;
+  *nout = n;
+  return HLO_OK;
+}
+
+static void *comp_ref_v(scanner *sc) { return comp_ref(sc); }
+static void *instr_ref_v(scanner *sc) { return instr_ref(sc); }
+
+static int parse_shapes(scanner *sc, hlo_attr *a) {
+  if (sc_expect(sc, '{', "to start a list of shapes")) return HLO_ERR;
+  int n = 0, cap = 0;
+  hlo_shape *v = NULL;
+  if (!sc_peek(sc, '}')) {
+    do {
+      if (n == cap) {
+        cap = cap ? cap * 2 : 4;
+        hlo_shape *nv = hlo_arena_array(sc->a, (size_t)cap, sizeof *nv);
+        if (!nv) return sc_errorf(sc, sc->pos, "out of memory");
+        if (n) memcpy(nv, v, (size_t)n * sizeof *nv);
+        v = nv;
+      }
+      if (sc_shape(sc, &v[n])) return HLO_ERR;
+      n++;
+    } while (sc_accept(sc, ','));
+  }
+  if (sc_expect(sc, '}', "to close the list of shapes")) return HLO_ERR;
+  a->u.shapes.n = n;
+  a->u.shapes.v = v;
+  return HLO_OK;
+}
+
+/* {(shape, ...)->shape} */
+static int parse_program_shape(scanner *sc, hlo_program_shape *ps) {
+  if (sc_expect(sc, '{', "to start a program shape") || sc_expect(sc, '(', "to start the parameter shapes"))
+    return HLO_ERR;
+  hlo_shape tup;
+  sc->pos--; /* reuse the tuple parser for the parameter list */
+  if (sc_shape(sc, &tup)) return HLO_ERR;
+  ps->nparams = tup.ntuple;
+  ps->params = tup.tuple;
+  sc_skip(sc);
+  if (!(sc->pos + 1 < sc->end && sc->s[sc->pos] == '-' && sc->s[sc->pos + 1] == '>'))
+    return sc_errorf(sc, sc->pos, "expected '->' in a program shape");
+  sc->pos += 2;
+  if (sc_shape(sc, &ps->result)) return HLO_ERR;
+  return sc_expect(sc, '}', "to close the program shape");
+}
+
+/* Structured view of a sharding; the verbatim text is what prints. */
+static void classify_sharding(hlo_sharding *s) {
+  const char *t = s->text;
+  if (strncmp(t, "{{", 2) == 0) s->kind = HLO_SHARD_TUPLE;
+  else if (strstr(t, "replicated") && !strstr(t, "devices=")) s->kind = HLO_SHARD_REPLICATED;
+  else if (strstr(t, "maximal")) {
+    s->kind = HLO_SHARD_MAXIMAL;
+    const char *d = strstr(t, "device=");
+    s->device = d ? strtoll(d + 7, NULL, 10) : 0;
+  } else if (strstr(t, "manual") && !strstr(t, "devices=")) s->kind = HLO_SHARD_MANUAL;
+  else if (strstr(t, "unknown") && !strstr(t, "devices=")) s->kind = HLO_SHARD_UNKNOWN;
+  else if (strstr(t, "devices=")) s->kind = HLO_SHARD_TILED;
+  else s->kind = HLO_SHARD_OTHER;
+  s->last_tile_dim_replicate = strstr(t, "last_tile_dim_replicate") != NULL;
+}
+
+int sc_attr_value(scanner *sc, hlo_attr *a) {
+  sc_skip(sc);
+  size_t st = sc->pos;
+  switch (a->kind) {
+  case HLO_AK_INT:
+    return sc_int(sc, &a->u.i);
+  case HLO_AK_BOOL:
+    if (sc_accept_kw(sc, "true")) a->u.b = true;
+    else if (sc_accept_kw(sc, "false")) a->u.b = false;
+    else return sc_errorf(sc, st, "expected true or false for '%s'", a->name);
+    return HLO_OK;
+  case HLO_AK_FLOAT: {
+    const char *raw;
+    if (sc_raw_value(sc, &raw)) return HLO_ERR;
+    char *end;
+    a->u.f = strtod(raw, &end);
+    if (*end || end == raw) return sc_errorf(sc, st, "expected a number for '%s'", a->name);
+    return HLO_OK;
+  }
+  case HLO_AK_STRING:
+    return sc_string(sc, &a->u.s);
+  case HLO_AK_WORD: {
+    const char *w;
+    size_t n = sc_name(sc, &w, NULL);
+    if (!n) return sc_errorf(sc, st, "expected a word for '%s'", a->name);
+    a->u.s = hlo_arena_strndup(sc->a, w, n);
+    return a->u.s ? HLO_OK : sc_errorf(sc, st, "out of memory");
+  }
+  case HLO_AK_INTS: {
+    ilist l = {0};
+    if (parse_ints(sc, &l)) return HLO_ERR;
+    a->u.ints.n = l.n;
+    a->u.ints.v = l.v;
+    return HLO_OK;
+  }
+  case HLO_AK_BOOLS:
+  case HLO_AK_WORDS: {
+    if (sc_expect(sc, '{', "to start a list")) return HLO_ERR;
+    int n = 0, cap = 0;
+    const char **v = NULL;
+    if (!sc_peek(sc, '}')) {
+      do {
+        const char *w;
+        size_t at = (sc_skip(sc), sc->pos);
+        size_t wn = sc_name(sc, &w, NULL);
+        if (!wn) return sc_errorf(sc, at, "expected a word in '%s'", a->name);
+        if (n == cap) {
+          cap = cap ? cap * 2 : 4;
+          const char **nv = hlo_arena_array(sc->a, (size_t)cap, sizeof *nv);
+          if (!nv) return sc_errorf(sc, at, "out of memory");
+          if (n) memcpy(nv, v, (size_t)n * sizeof *nv);
+          v = nv;
+        }
+        if (!(v[n++] = hlo_arena_strndup(sc->a, w, wn))) return sc_errorf(sc, at, "out of memory");
+        if (a->kind == HLO_AK_BOOLS && strcmp(v[n - 1], "true") && strcmp(v[n - 1], "false"))
+          return sc_errorf(sc, at, "expected true or false in '%s'", a->name);
+      } while (sc_accept(sc, ','));
+    }
+    if (sc_expect(sc, '}', "to close the list")) return HLO_ERR;
+    if (a->kind == HLO_AK_WORDS) {
+      a->u.words.n = n;
+      a->u.words.v = v;
+    } else {
+      a->u.bools.n = n;
+      a->u.bools.v = hlo_arena_array(sc->a, (size_t)n + 1, sizeof(bool));
+      if (!a->u.bools.v) return sc_errorf(sc, st, "out of memory");
+      for (int i = 0; i < n; i++) a->u.bools.v[i] = strcmp(v[i], "true") == 0;
+    }
+    return HLO_OK;
+  }
+  case HLO_AK_COMP:
+    return (a->u.comp = comp_ref(sc)) ? HLO_OK : HLO_ERR;
+  case HLO_AK_COMPS:
+    if (!sc_peek(sc, '{')) {
+      hlo_computation *c = comp_ref(sc);
+      if (!c) return HLO_ERR;
+      a->u.comps.v = hlo_arena_alloc(sc->a, sizeof(hlo_computation *));
+      if (!a->u.comps.v) return sc_errorf(sc, st, "out of memory");
+      a->u.comps.v[0] = c;
+      a->u.comps.n = 1;
+      a->u.comps.braced = false;
+      return HLO_OK;
+    }
+    a->u.comps.braced = true;
+    return parse_refs(sc, (void ***)&a->u.comps.v, &a->u.comps.n, comp_ref_v);
+  case HLO_AK_INSTRS:
+    return parse_refs(sc, (void ***)&a->u.instrs.v, &a->u.instrs.n, instr_ref_v);
+  case HLO_AK_WINDOW:
+    return parse_window(sc, &a->u.window);
+  case HLO_AK_CONV_DNUMS:
+    return parse_conv_dnums(sc, &a->u.conv);
+  case HLO_AK_SLICES:
+    return parse_slices(sc, a);
+  case HLO_AK_PADDING:
+    return parse_padding(sc, &a->u.padding);
+  case HLO_AK_REPLICA_GROUPS:
+    return parse_groups(sc, &a->u.groups, false, a);
+  case HLO_AK_PAIRS:
+    return parse_groups(sc, NULL, true, a);
+  case HLO_AK_SHAPE:
+    return sc_shape(sc, &a->u.shape);
+  case HLO_AK_SHAPES:
+    return parse_shapes(sc, a);
+  case HLO_AK_SHARDING:
+    if (!sc_peek(sc, '{')) return sc_errorf(sc, st, "expected '{' to start a sharding");
+    if (sc_raw_value(sc, &a->u.sharding.text)) return HLO_ERR;
+    classify_sharding(&a->u.sharding);
+    return HLO_OK;
+  case HLO_AK_PROGRAM_SHAPE:
+    return parse_program_shape(sc, &a->u.pshape);
+  case HLO_AK_LITERAL: {
+    hlo_shape ls;
+    if (sc_shape(sc, &ls) || hlo_shape_set_default_layouts(sc->a, &ls)) return HLO_ERR;
+    a->u.literal = hlo_arena_alloc(sc->a, sizeof *a->u.literal);
+    if (!a->u.literal) return sc_errorf(sc, st, "out of memory");
+    return sc_literal(sc, &ls, a->u.literal);
+  }
+  case HLO_AK_RAW:
+    return sc_raw_value(sc, &a->u.s);
+  }
+  return sc_errorf(sc, st, "internal: unknown attribute kind");
+}

@@ -1,0 +1,284 @@
+/* print.c - HLO text output in XLA's printer style: modules, computations,
+ * instructions, shapes and literals (attribute values are in
+ * print_attr.c). */
+#include <inttypes.h>
+#include <string.h>
+
+#include "hlo/hlo_fp.h"
+#include "hlo/hlo_text.h"
+
+static const hlo_print_options DEFAULTS = {0};
+
+/* ---- shapes --------------------------------------------------------------- */
+
+static void print_layout(hlo_buf *b, const hlo_layout *l) {
+  hlo_buf_putc(b, '{');
+  for (int i = 0; i < l->n; i++) hlo_buf_printf(b, i ? ",%" PRId64 : "%" PRId64, l->minor_to_major[i]);
+  if (l->ext) {
+    hlo_buf_putc(b, ':');
+    hlo_buf_puts(b, l->ext);
+  }
+  hlo_buf_putc(b, '}');
+}
+
+static void print_shape_ex(hlo_buf *b, const hlo_shape *s, bool with_layout) {
+  if (s->type == HLO_TUPLE) {
+    hlo_buf_putc(b, '(');
+    for (int i = 0; i < s->ntuple; i++) {
+      if (i) {
+        hlo_buf_puts(b, ", ");
+        if (i % 5 == 0) hlo_buf_printf(b, "/*index=%d*/", i);
+      }
+      print_shape_ex(b, &s->tuple[i], with_layout);
+    }
+    hlo_buf_putc(b, ')');
+    return;
+  }
+  hlo_buf_puts(b, hlo_type_name(s->type));
+  hlo_buf_putc(b, '[');
+  for (int i = 0; i < s->rank; i++) {
+    if (i) hlo_buf_putc(b, ',');
+    if (s->dims[i] == HLO_DIM_UNBOUNDED) {
+      hlo_buf_putc(b, '?');
+      continue;
+    }
+    if (s->dynamic && s->dynamic[i]) hlo_buf_puts(b, "<=");
+    hlo_buf_printf(b, "%" PRId64, s->dims[i]);
+  }
+  hlo_buf_putc(b, ']');
+  if (with_layout && s->layout && (s->rank > 0 || s->layout->ext)) print_layout(b, s->layout);
+}
+
+int hlo_print_shape(hlo_buf *b, const hlo_shape *s, bool with_layout) {
+  print_shape_ex(b, s, with_layout);
+  return b->failed ? HLO_ERR : HLO_OK;
+}
+
+/* ---- literals -------------------------------------------------------------- */
+
+static uint64_t load_bits(const unsigned char *p, int bytes) {
+  uint8_t u8;
+  uint16_t u16;
+  uint32_t u32;
+  uint64_t u64;
+  switch (bytes) {
+  case 1: memcpy(&u8, p, 1); return u8;
+  case 2: memcpy(&u16, p, 2); return u16;
+  case 4: memcpy(&u32, p, 4); return u32;
+  default: memcpy(&u64, p, 8); return u64;
+  }
+}
+
+static void print_float(hlo_buf *b, hlo_type t, uint64_t bits, const hlo_print_options *o) {
+  char tmp[HLO_FP_FMT_MAX];
+  if (hlo_fp_format(tmp, sizeof tmp, t, bits, o->shortest_floats) < 0) {
+    hlo_buf_puts(b, "nan");
+    return;
+  }
+  hlo_buf_puts(b, tmp);
+}
+
+static void print_element(hlo_buf *b, hlo_type t, const unsigned char *p, bool pred_as_digit,
+                          const hlo_print_options *o) {
+  int bytes = hlo_type_bytes(t);
+  uint64_t v = load_bits(p, bytes);
+  switch (hlo_type_kind_of(t)) {
+  case HLO_KIND_PRED:
+    hlo_buf_puts(b, pred_as_digit ? (v ? "1" : "0") : (v ? "true" : "false"));
+    return;
+  case HLO_KIND_SINT: {
+    int bits = hlo_type_bits(t);
+    int64_t s = bits == 64 ? (int64_t)v : (int64_t)(v << (64 - bits)) >> (64 - bits);
+    hlo_buf_printf(b, "%" PRId64, s);
+    return;
+  }
+  case HLO_KIND_UINT: {
+    int bits = hlo_type_bits(t);
+    hlo_buf_printf(b, "%" PRIu64, bits == 64 ? v : v & (((uint64_t)1 << bits) - 1));
+    return;
+  }
+  case HLO_KIND_FLOAT:
+    print_float(b, t, v, o);
+    return;
+  case HLO_KIND_COMPLEX: {
+    hlo_type part = t == HLO_C64 ? HLO_F32 : HLO_F64;
+    int pb = bytes / 2;
+    hlo_buf_putc(b, '(');
+    print_float(b, part, load_bits(p, pb), o);
+    hlo_buf_puts(b, ", ");
+    print_float(b, part, load_bits(p + pb, pb), o);
+    hlo_buf_putc(b, ')');
+    return;
+  }
+  case HLO_KIND_TOKEN:
+  case HLO_KIND_OPAQUE:
+  case HLO_KIND_TUPLE:
+    break;
+  }
+  hlo_buf_puts(b, "?");
+}
+
+typedef struct lit_print {
+  hlo_buf *b;
+  const hlo_literal *l;
+  const hlo_print_options *o;
+  int64_t next;
+  int bytes;
+} lit_print;
+
+/* XLA's one-line dense array form: rank 1 "{1, 2}"; higher ranks
+ * "{ { 1, 2 }, { 3, 4 } }", with index markers (i0=V) above rank 3. */
+static void print_dims(lit_print *c, int dim, int64_t index_at_parent) {
+  const hlo_shape *s = &c->l->shape;
+  int rank = s->rank;
+  hlo_buf *b = c->b;
+  if (dim == rank) {
+    print_element(b, s->type, (const unsigned char *)c->l->data + c->next * c->bytes, rank > 0, c->o);
+    c->next++;
+    return;
+  }
+  int64_t n = s->dims[dim];
+  int remaining = rank - dim;
+  if (rank == 1) hlo_buf_putc(b, '{');
+  else if (remaining == 1) hlo_buf_puts(b, n <= 1 ? "{" : "{ ");
+  else if (rank > 3 && dim > 0) hlo_buf_printf(b, "{ /*i%d=%" PRId64 "*/%s", dim - 1, index_at_parent, n > 0 ? " " : "");
+  else hlo_buf_puts(b, "{ ");
+  for (int64_t i = 0; i < n; i++) {
+    print_dims(c, dim + 1, i);
+    if (i < n - 1) hlo_buf_puts(b, ", ");
+  }
+  if (rank == 1) hlo_buf_putc(b, '}');
+  else if (remaining == 1) hlo_buf_puts(b, n <= 1 ? "}" : " }");
+  else hlo_buf_puts(b, " }");
+}
+
+static void print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o) {
+  if (l->shape.type == HLO_TUPLE) {
+    hlo_buf_puts(b, "( ");
+    for (int i = 0; i < l->ntuple; i++) {
+      if (i) hlo_buf_puts(b, ", ");
+      print_literal(b, &l->tuple[i], o);
+    }
+    hlo_buf_puts(b, " )");
+    return;
+  }
+  if (l->elided || !l->data) {
+    hlo_buf_puts(b, "{...}");
+    return;
+  }
+  if (o->elide_constants && l->nelems > 10) {
+    hlo_buf_puts(b, "{...}");
+    return;
+  }
+  lit_print c = {b, l, o, 0, hlo_type_bytes(l->shape.type)};
+  print_dims(&c, 0, 0);
+}
+
+int hlo_print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o) {
+  print_literal(b, l, o ? o : &DEFAULTS);
+  return b->failed ? HLO_ERR : HLO_OK;
+}
+
+/* ---- instructions ---------------------------------------------------------- */
+
+static void print_name(hlo_buf *b, const char *name, const hlo_print_options *o) {
+  if (!o->short_form) hlo_buf_putc(b, '%');
+  hlo_buf_puts(b, name);
+}
+
+static bool skip_attr(const hlo_attr *a, const hlo_print_options *o) {
+  return o->short_form && a->key == HLO_A_METADATA;
+}
+
+int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print_options *o) {
+  if (!o) o = &DEFAULTS;
+  print_name(b, in->name, o);
+  hlo_buf_puts(b, " = ");
+  if (!in->shape_omitted) {
+    print_shape_ex(b, &in->shape, !o->no_layouts);
+    hlo_buf_putc(b, ' ');
+  }
+  hlo_buf_puts(b, hlo_opcode_name(in->op));
+  hlo_buf_putc(b, '(');
+  if (in->op == HLO_OP_CONSTANT && in->literal) {
+    print_literal(b, in->literal, o);
+  } else if (in->op == HLO_OP_PARAMETER) {
+    hlo_buf_printf(b, "%" PRId64, in->param_number);
+  } else {
+    for (int i = 0; i < in->noperands; i++) {
+      const hlo_instruction *op = in->operands[i];
+      if (i) {
+        hlo_buf_puts(b, ", ");
+        /* XLA's short parsable form has no operand index annotations */
+        if (i % 5 == 0 && !o->short_form) hlo_buf_printf(b, "/*index=%d*/", i);
+      }
+      if (o->operand_shapes && !op->shape_omitted) {
+        print_shape_ex(b, &op->shape, !o->no_layouts);
+        hlo_buf_putc(b, ' ');
+      }
+      print_name(b, op->name, o);
+    }
+  }
+  hlo_buf_putc(b, ')');
+  for (int i = 0; i < in->nattrs; i++) {
+    const hlo_attr *a = &in->attrs[i];
+    if (skip_attr(a, o)) continue;
+    hlo_buf_printf(b, ", %s=", a->name);
+    hlo_print_attr_value(b, a, o);
+  }
+  return b->failed ? HLO_ERR : HLO_OK;
+}
+
+/* ---- computations and modules ------------------------------------------------ */
+
+int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_options *o) {
+  if (!o) o = &DEFAULTS;
+  if (c->is_entry) hlo_buf_puts(b, "ENTRY ");
+  print_name(b, c->name, o);
+  if (!o->short_form) {
+    hlo_buf_puts(b, " (");
+    for (int i = 0; i < c->nparams; i++) {
+      if (i) hlo_buf_puts(b, ", ");
+      const hlo_instruction *p = c->params[i];
+      if (!p) {
+        hlo_buf_printf(b, "missing.%d: ?", i);
+        continue;
+      }
+      hlo_buf_printf(b, "%s: ", p->name);
+      print_shape_ex(b, &p->shape, false);
+    }
+    hlo_buf_puts(b, ") -> ");
+    if (c->root && !c->root->shape_omitted) print_shape_ex(b, &c->root->shape, false);
+    else hlo_buf_puts(b, "?");
+  }
+  hlo_buf_puts(b, " {\n");
+  for (int i = 0; i < c->ninstrs; i++) {
+    const hlo_instruction *in = c->instrs[i];
+    hlo_buf_puts(b, in == c->root ? "  ROOT " : "  ");
+    hlo_print_instruction(b, in, o);
+    hlo_buf_putc(b, '\n');
+  }
+  hlo_buf_putc(b, '}');
+  for (int i = 0; i < c->nattrs; i++) {
+    hlo_buf_printf(b, ", %s=", c->attrs[i].name);
+    hlo_print_attr_value(b, &c->attrs[i], o);
+  }
+  return b->failed ? HLO_ERR : HLO_OK;
+}
+
+int hlo_print_module(hlo_buf *b, const hlo_module *m, const hlo_print_options *o) {
+  if (!o) o = &DEFAULTS;
+  if (m->has_header) {
+    hlo_buf_printf(b, "HloModule %s", m->name);
+    for (int i = 0; i < m->nattrs; i++) {
+      hlo_buf_printf(b, ", %s=", m->attrs[i].name);
+      hlo_print_attr_value(b, &m->attrs[i], o);
+    }
+    hlo_buf_puts(b, "\n\n");
+  }
+  for (int i = 0; i < m->ncomps; i++) {
+    hlo_print_computation(b, m->comps[i], o);
+    hlo_buf_puts(b, "\n\n");
+  }
+  return b->failed ? HLO_ERR : HLO_OK;
+}

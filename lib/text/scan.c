@@ -1,0 +1,232 @@
+/* scan.c - character-level scanning primitives for HLO text. */
+#include "scan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int sc_errorf(scanner *sc, size_t off, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  hlo_vdiagf(sc->d, HLO_SEV_ERROR, sc->src, off, fmt, ap);
+  va_end(ap);
+  sc->nerrors++;
+  return HLO_ERR;
+}
+
+void sc_skip(scanner *sc) {
+  const char *s = sc->s;
+  size_t p = sc->pos, e = sc->end;
+  for (;;) {
+    while (p < e && (s[p] == ' ' || s[p] == '\n' || s[p] == '\t' || s[p] == '\r')) p++;
+    if (p + 1 < e && s[p] == '/' && s[p + 1] == '/') {
+      while (p < e && s[p] != '\n') p++;
+      continue;
+    }
+    if (p + 1 < e && s[p] == '/' && s[p + 1] == '*') {
+      size_t q = p + 2;
+      while (q + 1 < e && !(s[q] == '*' && s[q + 1] == '/')) q++;
+      if (q + 1 >= e) { /* unterminated comment: leave it for the caller's error */
+        break;
+      }
+      p = q + 2;
+      continue;
+    }
+    break;
+  }
+  sc->pos = p;
+}
+
+bool sc_at_end(scanner *sc) {
+  sc_skip(sc);
+  return sc->pos >= sc->end;
+}
+
+bool sc_peek(scanner *sc, char c) {
+  sc_skip(sc);
+  return sc->pos < sc->end && sc->s[sc->pos] == c;
+}
+
+bool sc_accept(scanner *sc, char c) {
+  if (!sc_peek(sc, c)) return false;
+  sc->pos++;
+  return true;
+}
+
+static const char *describe_next(scanner *sc, char *buf, size_t cap) {
+  if (sc->pos >= sc->end) return "end of input";
+  unsigned char c = (unsigned char)sc->s[sc->pos];
+  if (c >= 0x21 && c < 0x7f) {
+    size_t n = 0;
+    while (sc->pos + n < sc->end && n < 20 &&
+           (sc_is_name_char(sc->s[sc->pos + n]) || (n == 0 && sc->s[sc->pos] == '%')))
+      n++;
+    if (n <= 1) snprintf(buf, cap, "'%c'", c);
+    else snprintf(buf, cap, "'%.*s'", (int)n, sc->s + sc->pos);
+  } else {
+    snprintf(buf, cap, "byte 0x%02x", c);
+  }
+  return buf;
+}
+
+int sc_expect(scanner *sc, char c, const char *context) {
+  if (sc_accept(sc, c)) return HLO_OK;
+  char buf[40];
+  return sc_errorf(sc, sc->pos, "expected '%c' %s, found %s", c, context,
+                   describe_next(sc, buf, sizeof buf));
+}
+
+bool sc_is_name_char(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '.' || c == '-';
+}
+
+bool sc_accept_kw(scanner *sc, const char *kw) {
+  sc_skip(sc);
+  size_t n = strlen(kw);
+  if (sc->pos + n > sc->end || memcmp(sc->s + sc->pos, kw, n) != 0) return false;
+  if (sc->pos + n < sc->end && sc_is_name_char(sc->s[sc->pos + n])) return false;
+  sc->pos += n;
+  return true;
+}
+
+size_t sc_name(scanner *sc, const char **start, bool *had_percent) {
+  sc_skip(sc);
+  size_t p = sc->pos;
+  bool pct = false;
+  if (p < sc->end && sc->s[p] == '%') {
+    pct = true;
+    p++;
+  }
+  size_t b = p;
+  while (p < sc->end && sc_is_name_char(sc->s[p])) {
+    if (sc->s[p] == '-' && p + 1 < sc->end && sc->s[p + 1] == '>') break; /* "->" */
+    p++;
+  }
+  if (p == b || sc->s[b] == '-') return 0;
+  *start = sc->s + b;
+  if (had_percent) *had_percent = pct;
+  sc->pos = p;
+  return p - b;
+}
+
+int sc_name_dup(scanner *sc, const char **out, const char *what) {
+  const char *st;
+  size_t n = sc_name(sc, &st, NULL);
+  if (!n) {
+    char buf[40];
+    return sc_errorf(sc, sc->pos, "expected %s, found %s", what, describe_next(sc, buf, sizeof buf));
+  }
+  *out = hlo_arena_strndup(sc->a, st, n);
+  if (!*out) return sc_errorf(sc, sc->pos, "out of memory");
+  return HLO_OK;
+}
+
+int sc_int(scanner *sc, int64_t *out) {
+  sc_skip(sc);
+  size_t p = sc->pos, st = p;
+  bool neg = false;
+  if (p < sc->end && (sc->s[p] == '-' || sc->s[p] == '+')) neg = sc->s[p++] == '-';
+  if (p >= sc->end || sc->s[p] < '0' || sc->s[p] > '9') {
+    char buf[40];
+    return sc_errorf(sc, st, "expected an integer, found %s", describe_next(sc, buf, sizeof buf));
+  }
+  uint64_t v = 0;
+  while (p < sc->end && sc->s[p] >= '0' && sc->s[p] <= '9') {
+    unsigned d = (unsigned)(sc->s[p] - '0');
+    if (v > (UINT64_MAX - d) / 10) return sc_errorf(sc, st, "integer out of range");
+    v = v * 10 + d;
+    p++;
+  }
+  if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
+    return sc_errorf(sc, st, "integer out of range");
+  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+  sc->pos = p;
+  return HLO_OK;
+}
+
+int sc_string(scanner *sc, const char **out) {
+  sc_skip(sc);
+  size_t st = sc->pos;
+  if (st >= sc->end || sc->s[st] != '"') return sc_errorf(sc, st, "expected a quoted string");
+  size_t p = st + 1;
+  size_t len = 0;
+  while (p < sc->end && sc->s[p] != '"') {
+    if (sc->s[p] == '\\' && p + 1 < sc->end) p++;
+    p++;
+    len++;
+  }
+  if (p >= sc->end) return sc_errorf(sc, st, "unterminated string");
+  char *r = hlo_arena_alloc(sc->a, len + 1);
+  if (!r) return sc_errorf(sc, st, "out of memory");
+  size_t o = 0;
+  for (size_t q = st + 1; q < p; q++) {
+    char c = sc->s[q];
+    if (c == '\\' && q + 1 < p) {
+      c = sc->s[++q];
+      switch (c) {
+      case 'n': c = '\n'; break;
+      case 't': c = '\t'; break;
+      case 'r': c = '\r'; break;
+      case '0': case '1': case '2': case '3': {
+        int v = c - '0', k = 0;
+        while (k < 2 && q + 1 < p && sc->s[q + 1] >= '0' && sc->s[q + 1] <= '7') {
+          v = v * 8 + (sc->s[++q] - '0');
+          k++;
+        }
+        c = (char)v;
+        break;
+      }
+      default: break; /* \" \\ \' and unknown escapes stand for themselves */
+      }
+    }
+    r[o++] = c;
+  }
+  r[o] = 0;
+  sc->pos = p + 1;
+  *out = r;
+  return HLO_OK;
+}
+
+int sc_raw_value(scanner *sc, const char **out) {
+  sc_skip(sc);
+  size_t st = sc->pos, p = st;
+  int depth = 0;
+  while (p < sc->end) {
+    char c = sc->s[p];
+    if (c == '"') {
+      p++;
+      while (p < sc->end && sc->s[p] != '"') p += sc->s[p] == '\\' ? 2 : 1;
+      if (p >= sc->end) return sc_errorf(sc, st, "unterminated string");
+      p++;
+      if (depth == 0) break;
+      continue;
+    }
+    if (c == '{' || c == '(' || c == '[') depth++;
+    else if (c == '}' || c == ')' || c == ']') {
+      if (depth == 0) break;
+      if (--depth == 0) {
+        p++;
+        break;
+      }
+    } else if (depth == 0 && (c == ',' || c == '\n' || c == ' ' || c == '\r' || c == '\t')) {
+      break;
+    }
+    p++;
+  }
+  if (depth > 0) return sc_errorf(sc, st, "unbalanced brackets in attribute value");
+  if (p == st) return sc_errorf(sc, st, "expected an attribute value");
+  *out = hlo_arena_strndup(sc->a, sc->s + st, p - st);
+  if (!*out) return sc_errorf(sc, st, "out of memory");
+  sc->pos = p;
+  return HLO_OK;
+}
+
+int sc_enter(scanner *sc) {
+  if (++sc->depth > sc->max_depth) {
+    sc->depth--;
+    return sc_errorf(sc, sc->pos, "nesting deeper than %d levels", sc->max_depth);
+  }
+  return HLO_OK;
+}
+
+void sc_leave(scanner *sc) { sc->depth--; }
