@@ -148,6 +148,17 @@ DECL_KERN(hlo_kern_concatenate) {
   const int64_t *dims = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
   if (n != 1 || dims[0] < 0 || dims[0] >= os->rank) return hlo_run_errorf(r, s->in, "bad dimensions=");
   int cd = (int)dims[0];
+  int64_t total = 0;
+  for (int a = 0; a < s->nargs; a++) {
+    const hlo_shape *is = args[a]->shape;
+    bool ok = is->rank == os->rank;
+    for (int d = 0; ok && d < os->rank; d++) ok = d == cd || is->dims[d] == os->dims[d];
+    if (!ok) return hlo_run_errorf(r, s->in, "operand %d does not match the result outside "
+                                   "dimension %d", a, cd);
+    total += is->dims[cd];
+  }
+  if (total != os->dims[cd])
+    return hlo_run_errorf(r, s->in, "operand sizes along dimension %d do not add up", cd);
   hlo_val *o = hlo_run_new(r, os);
   if (!o) return OOM(r, s);
   int64_t ost[MAXR], off = 0;

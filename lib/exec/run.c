@@ -29,8 +29,17 @@ int hlo_run_comp(hlo_run *r, const plan_comp *pc, hlo_val **args, int nargs, hlo
   }
   memset(slots, 0, sizeof(hlo_val *) * (size_t)pc->nslots);
   memcpy(uses, pc->nuses, sizeof(int) * (size_t)pc->nslots);
-  for (int i = 0; i < pc->nparams; i++)
+  for (int i = 0; i < pc->nparams; i++) {
+    const hlo_instruction *p = c->params[i];
+    if (p && !hlo_shape_compatible(&p->shape, args[i]->shape)) {
+      if (slots != small) { hlo_free(r->alloc, slots); hlo_free(r->alloc, uses); }
+      for (int j = 0; j < i; j++)
+        if (pc->param_slot[j] >= 0) hlo_run_release(r, slots[pc->param_slot[j]]);
+      return hlo_errorf(r->d, NULL, 0, "computation %s: argument %d does not have the shape of "
+                        "parameter %%%s", c->name, i, p->name);
+    }
     if (pc->param_slot[i] >= 0) slots[pc->param_slot[i]] = hlo_val_ref(args[i]);
+  }
   int rc = HLO_OK;
   r->depth++;
   for (int k = 0; k < pc->nsteps && rc == HLO_OK; k++) {

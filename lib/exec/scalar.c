@@ -28,7 +28,7 @@ double hlo_sc_round(hlo_type t, double v) {
   case HLO_F32: case HLO_C64: return (double)(float)v;
   default:
     if (hlo_type_is_narrow_float(t))
-      return hlo_fp_to_double(t, hlo_fp_from_double(t, (double)(float)v));
+      return hlo_fp_to_double(t, hlo_fp_from_double(t, v));
     return v;
   }
 }
@@ -88,7 +88,7 @@ void hlo_sc_store(hlo_type t, void *data, int64_t k, hlo_sc v) {
     if (t == HLO_F32) { float x = (float)v.f; memcpy(p, &x, 4); }
     else if (t == HLO_F64) memcpy(p, &v.f, 8);
     else {
-      uint64_t bits = hlo_fp_from_double(t, (double)(float)v.f);
+      uint64_t bits = hlo_fp_from_double(t, v.f);
       p[0] = (unsigned char)bits;
       if (hlo_type_bytes(t) == 2) p[1] = (unsigned char)(bits >> 8);
     }
