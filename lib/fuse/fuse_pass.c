@@ -425,6 +425,117 @@ static int siblings(fstate *s) {
   return HLO_OK;
 }
 
+/* ---- cycles between fusions -------------------------------------------------------------
+ * Multi-output fusions can make two groups depend on each other even when
+ * each decision was locally sound.  Contract every live group to one node,
+ * look for a cycle, and dissolve the group on it with the most outputs
+ * until the contracted graph is acyclic (dissolving only removes edges of
+ * the contracted graph, and the original graph is acyclic). */
+static int node_of(const fstate *s, const hlo_instruction *in) {
+  int gi = s->owner[in->id];
+  return gi >= 0 && !s->g[gi].dead ? s->n + gi : in->id;
+}
+
+static int find_cycle_group(fstate *s, int *victim) {
+  int nn = s->n + s->ng;
+  *victim = -1;
+  /* edges in CSR form: count, then fill */
+  int *deg = hlo_arena_array(&s->tmp, (size_t)nn + 1, sizeof *deg);
+  if (!deg) return HLO_ERR;
+  for (int pass = 0; pass < 2; pass++) {
+    int *fill = NULL, *adj = NULL;
+    if (pass == 1) {
+      for (int i = 1; i <= nn; i++) deg[i] += deg[i - 1];
+      fill = hlo_arena_array(&s->tmp, (size_t)nn + 1, sizeof *fill);
+      adj = hlo_arena_array(&s->tmp, (size_t)deg[nn] + 1, sizeof *adj);
+      if (!fill || !adj) return HLO_ERR;
+      memcpy(fill, deg, (size_t)nn * sizeof *fill);
+    }
+#define EDGE(a, b)                                          \
+  do {                                                      \
+    if ((a) != (b)) {                                       \
+      if (pass == 0) deg[(a) + 1]++;                        \
+      else adj[fill[a]++] = (b);                            \
+    }                                                       \
+  } while (0)
+    for (int i = 0; i < s->n; i++) {
+      hlo_instruction *in = s->comp->instrs[i];
+      int to = node_of(s, in);
+      for (int k = 0; k < in->noperands; k++)
+        if (local(s, in->operands[k])) EDGE(node_of(s, in->operands[k]), to);
+      for (int k = 0; k < in->ncontrol; k++)
+        if (local(s, in->control_preds[k])) EDGE(node_of(s, in->control_preds[k]), to);
+    }
+    for (int gi = 0; gi < s->ng; gi++) {
+      fuse_group *g = &s->g[gi];
+      if (g->dead) continue;
+      for (int i = 0; i < g->nmem; i++) {
+        if (!g->mem[i].dup) continue;
+        hlo_instruction *x = g->mem[i].in;
+        for (int k = 0; k < x->noperands; k++)
+          if (local(s, x->operands[k])) EDGE(node_of(s, x->operands[k]), s->n + gi);
+      }
+    }
+#undef EDGE
+    if (pass == 1) {
+      /* iterative DFS with colours; a grey target closes a cycle */
+      unsigned char *col = hlo_arena_array(&s->tmp, (size_t)nn + 1, 1);
+      int *stack = hlo_arena_array(&s->tmp, (size_t)nn + 1, sizeof *stack);
+      int *it = hlo_arena_array(&s->tmp, (size_t)nn + 1, sizeof *it);
+      if (!col || !stack || !it) return HLO_ERR;
+      for (int r = 0; r < nn; r++) {
+        if (col[r]) continue;
+        int sp = 0;
+        stack[sp++] = r;
+        col[r] = 1;
+        it[r] = deg[r];
+        while (sp) {
+          int v = stack[sp - 1];
+          int end = fill[v]; /* = deg[v + 1] once filled */
+          if (it[v] < end) {
+            int w = adj[it[v]++];
+            if (col[w] == 0) {
+              col[w] = 1;
+              it[w] = deg[w];
+              stack[sp++] = w;
+            } else if (col[w] == 1) {
+              int best = -1, bestout = -1;
+              for (int q = sp - 1; q >= 0; q--) {
+                int u = stack[q];
+                if (u >= s->n && s->g[u - s->n].nout > bestout) {
+                  best = u - s->n;
+                  bestout = s->g[best].nout;
+                }
+                if (u == w) break;
+              }
+              *victim = best;
+              return HLO_OK;
+            }
+          } else {
+            col[v] = 2;
+            sp--;
+          }
+        }
+      }
+    }
+  }
+  return HLO_OK;
+}
+
+static int break_cycles(fstate *s) {
+  for (;;) {
+    int victim;
+    if (find_cycle_group(s, &victim)) return HLO_ERR;
+    if (victim < 0) return HLO_OK;
+    fuse_group *g = &s->g[victim];
+    for (int i = 0; i < g->nmem; i++)
+      if (!g->mem[i].dup && s->owner[g->mem[i].in->id] == victim) s->owner[g->mem[i].in->id] = -1;
+    g->dead = true;
+    g->into = -1;
+    if (event(s, HLO_FUSE_REJ_CYCLE, g->root, g->root, -1)) return HLO_ERR;
+  }
+}
+
 /* ---- driver --------------------------------------------------------------------------- */
 static int fuse_computation(hlo_module *m, int ci, const hlo_fuse_options *o, fuse_names *nm,
                             hlo_fuse_report *r, hlo_diags *d) {
@@ -469,6 +580,7 @@ static int fuse_computation(hlo_module *m, int ci, const hlo_fuse_options *o, fu
     if (grow(&s, comp->instrs[i])) goto oom;
   if (s.o.kinds & HLO_FUSE_MULTI)
     if (siblings(&s)) goto oom;
+  if (break_cycles(&s)) goto oom;
   int live = 0;
   for (int i = 0; i < s.ng; i++) live += !s.g[i].dead;
   rc = 0;
