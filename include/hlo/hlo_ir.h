@@ -190,9 +190,10 @@ typedef struct hlo_replica_groups {
 } hlo_replica_groups;
 
 /* Sharding: {replicated}, {maximal device=N}, {manual}, {unknown},
- * {devices=[..]ids or <=[..]T(..) last_tile_dim_replicate ...}, or a tuple of
- * those.  `text` always holds the verbatim form used for printing; the
- * parsed fields serve analyses. */
+ * {devices=[tile dims]ids} or {devices=[tile dims]<=[reshape]T(perm)} with
+ * optional last_tile_dim_replicate / last_tile_dims={...}, or a tuple
+ * {{...}, {...}}.  Parsed into the fields below; `text` holds the verbatim
+ * form (including braces), which is what prints. */
 typedef enum hlo_sharding_kind {
   HLO_SHARD_REPLICATED, HLO_SHARD_MAXIMAL, HLO_SHARD_MANUAL, HLO_SHARD_UNKNOWN,
   HLO_SHARD_TILED, HLO_SHARD_TUPLE, HLO_SHARD_OTHER
@@ -206,7 +207,12 @@ struct hlo_sharding {
   int64_t *tile;
   int ndevices;                  /* explicit device list, or 0 for iota */
   int64_t *devices;
+  bool iota;                     /* devices written <=[reshape]T(perm) */
+  int niota_reshape, niota_perm;
+  int64_t *iota_reshape, *iota_perm;
   bool last_tile_dim_replicate;
+  int nlast_tile_dims;           /* last_tile_dims={manual, replicated, ...} */
+  const char **last_tile_dims;
   int ntuple;
   hlo_sharding *tuple;
   const char *text;              /* verbatim, including braces */
