@@ -76,7 +76,7 @@ static void print_report(const hlo_fuse_report *r, const char *mname) {
     bool made = e->verdict <= HLO_FUSE_SIBLING;
     fprintf(stderr, "%s: %s: %s %s %s %s", mname, e->computation ? e->computation : "?",
             made ? "fuse" : "reject", e->producer ? e->producer : "?",
-            e->verdict == HLO_FUSE_SIBLING ? "with" : "into", e->consumer ? e->consumer : "?");
+            e->sibling ? "with" : "into", e->consumer ? e->consumer : "?");
     if (made) fprintf(stderr, " (%s", hlo_fuse_verdict_name(e->verdict));
     else fprintf(stderr, ": %s", hlo_fuse_verdict_name(e->verdict));
     if (e->utilization >= 0) fprintf(stderr, "%sutilization %.6g", made ? ", " : " (", e->utilization);
@@ -119,6 +119,9 @@ static int fuse_one(const cli_input *in, size_t begin, size_t end, const fuse_ar
     rc = CLI_INVALID;
     goto done;
   }
+  /* every shape is known now: print them all (fused computations need them) */
+  for (int i = 0; i < m->ncomps; i++)
+    for (int j = 0; j < m->comps[i]->ninstrs; j++) m->comps[i]->instrs[j]->shape_omitted = false;
   const char *mname = m->name ? m->name : (in->src.name ? in->src.name : "<module>");
   hlo_fuse_report r;
   hlo_fuse_report_init(&r, NULL);

@@ -47,6 +47,7 @@ typedef struct hlo_fuse_event {
   const char *consumer;   /* the fusion root it was offered to */
   const char *fusion;     /* name of the fusion made (NULL for rejections) */
   double utilization;     /* producer elements computed per element, < 0 unknown */
+  bool sibling;           /* a sibling merge: producer and consumer are both fusion roots */
 } hlo_fuse_event;
 
 /* Counts over the computations that are not fused computations. */

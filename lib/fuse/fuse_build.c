@@ -309,7 +309,7 @@ int fuse_materialize(hlo_module *m, hlo_computation *comp, int comp_pos, fuse_gr
   rc = HLO_OK;
   goto done;
 oom:
-  hlo_errorf(d, NULL, 0, "%s: out of memory (or inconsistent IR) while building fusions",
+  hlo_errorf(d, NULL, 0, "%s: cannot build fusions: out of memory, or the computation is malformed (an operand cycle)",
              comp->name ? comp->name : "?");
 done:
   hlo_arena_release(&b.tmp);

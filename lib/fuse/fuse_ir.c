@@ -54,6 +54,7 @@ hlo_instruction *fuse_clone_instr(hlo_arena *a, const hlo_instruction *src, cons
   if (!in) return NULL;
   *in = *src; /* shares attributes, shape and literal: all read-only */
   in->name = name;
+  in->shape_omitted = false; /* the shape is known by now and printed */
   in->users = NULL;
   in->nusers = 0;
   in->parent = NULL;

@@ -369,6 +369,14 @@ static int depends(fstate *s, const fuse_group *a, const fuse_group *b, bool *de
   return HLO_OK;
 }
 
+static int sibling_event(fstate *s, hlo_fuse_verdict v, const hlo_instruction *b,
+                         const hlo_instruction *a) {
+  if (!s->r) return HLO_OK;
+  if (event(s, v, b, a, -1)) return HLO_ERR;
+  s->r->events[s->r->nevents - 1].sibling = true;
+  return HLO_OK;
+}
+
 static int merge(fstate *s, int ai, int bi) {
   fuse_group *a = &s->g[ai], *b = &s->g[bi];
   stamp_group(s, a);
@@ -408,18 +416,18 @@ static int siblings(fstate *s) {
       fuse_group *a = &s->g[first];
       if (!compatible(a, g)) continue;
       if (a->size + g->size > s->o.max_size || a->nout + g->nout > s->o.max_outputs) {
-        if (event(s, HLO_FUSE_REJ_SIZE, g->root, a->root, -1)) return HLO_ERR;
+        if (sibling_event(s, HLO_FUSE_REJ_SIZE, g->root, a->root)) return HLO_ERR;
         continue;
       }
       bool dep = false;
       if (depends(s, a, g, &dep)) return HLO_ERR;
       if (dep) {
-        if (event(s, HLO_FUSE_REJ_CYCLE, g->root, a->root, -1)) return HLO_ERR;
+        if (sibling_event(s, HLO_FUSE_REJ_CYCLE, g->root, a->root)) return HLO_ERR;
         continue;
       }
       if (merge(s, first, gi)) return HLO_ERR;
       if (s->r) s->r->bytes_not_read += bytes_of(x);
-      if (event(s, HLO_FUSE_SIBLING, g->root, s->g[first].root, -1)) return HLO_ERR;
+      if (sibling_event(s, HLO_FUSE_SIBLING, g->root, s->g[first].root)) return HLO_ERR;
     }
   }
   return HLO_OK;

@@ -31,6 +31,7 @@ int fuse_report_add(hlo_fuse_report *r, hlo_fuse_verdict v, const char *comp, co
   e->consumer = consumer;
   e->fusion = fusion;
   e->utilization = util;
+  e->sibling = false;
   return HLO_OK;
 }
 
