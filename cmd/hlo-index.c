@@ -14,12 +14,8 @@ enum { OPT_INSTRUCTION, OPT_OPERAND, OPT_OUTPUT, OPT_I2O, OPT_PHYSICAL, OPT_SIMP
 
 static const cli_opt OPTS[] = {
     [OPT_INSTRUCTION] = {"instruction", 'i', 1, "NAME", "index instruction NAME instead of the entry ROOT"},
-    [OPT_OPERAND] = {"operand", 0, 1, "N",
-                     "output->input: print only operand N's maps; input->output: map from operand N "
-                     "(default 0)"},
-    [OPT_OUTPUT] = {"output", 0, 1, "N",
-                    "output->input: start from output N of a multi-output op (default 0); "
-                    "input->output: print only the maps to output N"},
+    [OPT_OPERAND] = {"operand", 0, 1, "N", "only operand N's maps; with --input-to-output: from operand N"},
+    [OPT_OUTPUT] = {"output", 0, 1, "N", "from output N of a multi-output op; with --input-to-output: only to output N"},
     [OPT_I2O] = {"input-to-output", 0, 0, NULL, "print input->output maps instead of output->input"},
     [OPT_PHYSICAL] = {"physical-layout", 0, 0, NULL,
                       "index physical positions (dims in each shape's major-to-minor layout order)"},

@@ -526,6 +526,14 @@ int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int outpu
   if (imap_indexing_init(c, x, in->noperands)) goto oom;
   const hlo_shape *os = imap_out_shape(in, output);
   rule r = op_rule(in->op);
+  hlo_shape ds_shape;
+  if (in->shape_omitted && r == R_DYNAMIC_SLICE && in->noperands > 0 && in->operands[0]) {
+    /* result shape not written: it is the slice sizes */
+    int cnt;
+    const int64_t *v = hlo_instr_ints(in, HLO_A_DYNAMIC_SLICE_SIZES, &cnt);
+    if (!v || hlo_shape_make_array(&c->arena, &ds_shape, in->operands[0]->shape.type, cnt, v)) r = R_NONE;
+    else os = &ds_shape;
+  }
   if (r == R_FUSION) {
     if (imap_fusion_output_to_input(c, in, output, x, d, depth)) return HLO_ERR;
     return HLO_OK;
