@@ -130,6 +130,25 @@ static void test_parse_forms(void) {
                        "(d0) -> (d0), domain: d0 in [0, ]", "(d0) -> (d0)", "(d0) -> (d0 mod 0), domain: d0 in [0, 1]",
                        "(d0) -> (d0 floordiv 0), domain: d0 in [0, 1]", "(d0, d0) -> (d0), domain: d0 in [0, 1]",
                        "(d0) -> (d0 + 99999999999999999999), domain: d0 in [0, 1]", "", "(d0"};
+  /* deep nesting is an error, not a stack overflow */
+  static char deep[200000];
+  size_t o = 0;
+  o += (size_t)snprintf(deep, sizeof deep, "(d0) -> (");
+  for (int i = 0; i < 50000; i++) deep[o++] = '(';
+  memcpy(deep + o, "d0", 2);
+  o += 2;
+  for (int i = 0; i < 50000; i++) deep[o++] = ')';
+  o += (size_t)snprintf(deep + o, sizeof deep - o, "), domain: d0 in [0, 1]");
+  pos = 0;
+  CHECK(imap_parse_map(&C, deep, o, &pos, err, sizeof err) == NULL);
+  CHECK_STR(err, "expression nested too deeply");
+  o = (size_t)snprintf(deep, sizeof deep, "(d0) -> (");
+  memset(deep + o, '-', 100000);
+  o += 100000;
+  o += (size_t)snprintf(deep + o, sizeof deep - o, "d0), domain: d0 in [0, 1]");
+  pos = 0;
+  CHECK(imap_parse_map(&C, deep, o, &pos, err, sizeof err) == NULL);
+  CHECK_STR(err, "expression nested too deeply");
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     pos = 0;
     CHECK(imap_parse_map(&C, bad[i], strlen(bad[i]), &pos, err, sizeof err) == NULL);
