@@ -190,9 +190,10 @@ typedef struct hlo_replica_groups {
 } hlo_replica_groups;
 
 /* Sharding: {replicated}, {maximal device=N}, {manual}, {unknown},
- * {devices=[..]ids or <=[..]T(..) last_tile_dim_replicate ...}, or a tuple of
- * those.  `text` always holds the verbatim form used for printing; the
- * parsed fields serve analyses. */
+ * {devices=[tile dims]ids} or {devices=[tile dims]<=[reshape]T(perm)} with
+ * optional last_tile_dim_replicate / last_tile_dims={...}, or a tuple
+ * {{...}, {...}}.  Parsed into the fields below; `text` holds the verbatim
+ * form (including braces), which is what prints. */
 typedef enum hlo_sharding_kind {
   HLO_SHARD_REPLICATED, HLO_SHARD_MAXIMAL, HLO_SHARD_MANUAL, HLO_SHARD_UNKNOWN,
   HLO_SHARD_TILED, HLO_SHARD_TUPLE, HLO_SHARD_OTHER
@@ -206,7 +207,12 @@ struct hlo_sharding {
   int64_t *tile;
   int ndevices;                  /* explicit device list, or 0 for iota */
   int64_t *devices;
+  bool iota;                     /* devices written <=[reshape]T(perm) */
+  int niota_reshape, niota_perm;
+  int64_t *iota_reshape, *iota_perm;
   bool last_tile_dim_replicate;
+  int nlast_tile_dims;           /* last_tile_dims={manual, replicated, ...} */
+  const char **last_tile_dims;
   int ntuple;
   hlo_sharding *tuple;
   const char *text;              /* verbatim, including braces */
@@ -255,30 +261,23 @@ typedef struct hlo_attr {
 /* ---- instructions, computations, modules ---------------------------------- */
 struct hlo_instruction {
   hlo_opcode op;
+  int id;                  /* position in parent->instrs */
+  int noperands;
+  int nusers;              /* filled by hlo_module_link() */
+  int ncontrol;            /* control predecessors (control-predecessors=) */
+  int ncalled;             /* every computation the attributes name, in order */
+  int nattrs;
+  bool shape_omitted;      /* result shape not written; to be inferred */
   const char *name;
   hlo_shape shape;
-  bool shape_omitted;      /* result shape not written; to be inferred */
   hlo_computation *parent;
   size_t off;              /* source offset of the name (0 if built) */
   size_t op_off;           /* source offset of the opcode */
-  int id;                  /* position in parent->instrs */
-
-  int noperands;
   hlo_instruction **operands;
-  size_t *operand_offs;    /* source offsets of operand names, may be NULL */
-
-  int nusers;              /* filled by hlo_module_link() */
   hlo_instruction **users;
-
-  int ncontrol;            /* control predecessors (control-predecessors=) */
   hlo_instruction **control_preds;
-
-  int ncalled;             /* every computation the attributes name, in order */
   hlo_computation **called;
-
-  int nattrs;
   hlo_attr *attrs;         /* in source order (= XLA's printing order) */
-
   hlo_literal *literal;    /* constant */
   int64_t param_number;    /* parameter */
   const char *custom_text; /* verbatim operand text of ops whose operand
