@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes a large synthetic HLO module (default ~100 MB) for the parser
-benchmark: many computations of elementwise chains, reductions and
-dot/convolution-like ops with metadata, as XLA dumps look.  Not committed:
-make bench generates it under the build directory.
+benchmark, shaped like a real framework dump (the corpus's mobilenet_v2:
+XLA's long form with operand shapes, metadata on nearly every
+instruction): chains of broadcast/multiply/tanh/reduce/add.  Not
+committed: make bench generates it under the build directory.
 Usage: gen_big_module.py OUT [MEGABYTES]"""
 import sys
 
@@ -18,15 +19,17 @@ with open(out, "w") as f:
     prev = "p0"
     while size < target:
         k += 1
-        meta = ' metadata={op_type="Mul" op_name="model/layer_%d/mul" source_file="model.py" source_line=%d}' % (k, k % 997)
+        def meta(op):
+            return (', metadata={op_type="%s" op_name="model/layer_%d/%s" source_file="model.py" source_line=%d}'
+                    % (op, k, op.lower(), k % 997))
         lines = [
-            "  %%c.%d = f32[] constant(%g)\n" % (k, 0.5 + k % 7),
-            "  %%b.%d = f32[128,256]{1,0} broadcast(f32[] %%c.%d), dimensions={}\n" % (k, k),
-            "  %%m.%d = f32[128,256]{1,0} multiply(f32[128,256]{1,0} %%%s, f32[128,256]{1,0} %%b.%d),%s\n" % (k, prev, k, meta),
-            "  %%t.%d = f32[128,256]{1,0} tanh(f32[128,256]{1,0} %%m.%d)\n" % (k, k),
-            "  %%r.%d = f32[128]{0} reduce(f32[128,256]{1,0} %%t.%d, f32[] %%c.%d), dimensions={1}, to_apply=%%add\n" % (k, k, k),
-            "  %%rb.%d = f32[128,256]{1,0} broadcast(f32[128]{0} %%r.%d), dimensions={0}\n" % (k, k),
-            "  %%a.%d = f32[128,256]{1,0} add(f32[128,256]{1,0} %%t.%d, f32[128,256]{1,0} %%rb.%d)\n" % (k, k, k),
+            "  %%c.%d = f32[] constant(%g)%s\n" % (k, 0.5 + k % 7, meta("Const")),
+            "  %%b.%d = f32[128,256]{1,0} broadcast(f32[] %%c.%d), dimensions={}%s\n" % (k, k, meta("BroadcastTo")),
+            "  %%m.%d = f32[128,256]{1,0} multiply(f32[128,256]{1,0} %%%s, f32[128,256]{1,0} %%b.%d)%s\n" % (k, prev, k, meta("Mul")),
+            "  %%t.%d = f32[128,256]{1,0} tanh(f32[128,256]{1,0} %%m.%d)%s\n" % (k, k, meta("Tanh")),
+            "  %%r.%d = f32[128]{0} reduce(f32[128,256]{1,0} %%t.%d, f32[] %%c.%d), dimensions={1}, to_apply=%%add%s\n" % (k, k, k, meta("Sum")),
+            "  %%rb.%d = f32[128,256]{1,0} broadcast(f32[128]{0} %%r.%d), dimensions={0}%s\n" % (k, k, meta("BroadcastTo")),
+            "  %%a.%d = f32[128,256]{1,0} add(f32[128,256]{1,0} %%t.%d, f32[128,256]{1,0} %%rb.%d)%s\n" % (k, k, k, meta("AddV2")),
         ]
         for l in lines:
             f.write(l)

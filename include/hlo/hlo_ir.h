@@ -255,30 +255,23 @@ typedef struct hlo_attr {
 /* ---- instructions, computations, modules ---------------------------------- */
 struct hlo_instruction {
   hlo_opcode op;
+  int id;                  /* position in parent->instrs */
+  int noperands;
+  int nusers;              /* filled by hlo_module_link() */
+  int ncontrol;            /* control predecessors (control-predecessors=) */
+  int ncalled;             /* every computation the attributes name, in order */
+  int nattrs;
+  bool shape_omitted;      /* result shape not written; to be inferred */
   const char *name;
   hlo_shape shape;
-  bool shape_omitted;      /* result shape not written; to be inferred */
   hlo_computation *parent;
   size_t off;              /* source offset of the name (0 if built) */
   size_t op_off;           /* source offset of the opcode */
-  int id;                  /* position in parent->instrs */
-
-  int noperands;
   hlo_instruction **operands;
-  size_t *operand_offs;    /* source offsets of operand names, may be NULL */
-
-  int nusers;              /* filled by hlo_module_link() */
   hlo_instruction **users;
-
-  int ncontrol;            /* control predecessors (control-predecessors=) */
   hlo_instruction **control_preds;
-
-  int ncalled;             /* every computation the attributes name, in order */
   hlo_computation **called;
-
-  int nattrs;
   hlo_attr *attrs;         /* in source order (= XLA's printing order) */
-
   hlo_literal *literal;    /* constant */
   int64_t param_number;    /* parameter */
   const char *custom_text; /* verbatim operand text of ops whose operand

@@ -54,10 +54,32 @@ typedef struct parser {
   int nested_counter;
   hlo_arena scratch;  /* placeholders and growing lists; freed after parsing */
   hlo_strmap layouts; /* layout text -> shared hlo_layout (in the module arena) */
-  hlo_layout *default_layouts[9]; /* shared default layouts by rank */
+  hlo_strmap opcodes; /* spelling -> opcode + 1, built per parse from the table */
+  hlo_strmap attrs;   /* spelling -> attribute key + 1 */
 } parser;
 
 static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level);
+
+/* Hash lookups of opcode and attribute spellings, built from the .def
+ * tables once per parse (faster than scanning the tables per name). */
+static int build_name_maps(parser *p) {
+  hlo_strmap_init(&p->opcodes, &p->scratch);
+  hlo_strmap_init(&p->attrs, &p->scratch);
+  for (int i = 0; i < HLO_OP_COUNT; i++)
+    if (hlo_strmap_put(&p->opcodes, hlo_opcode_name((hlo_opcode)i), (void *)(uintptr_t)(i + 1), NULL))
+      return HLO_ERR;
+  for (int i = 0; i < HLO_ATTR_COUNT; i++)
+    if (hlo_strmap_put(&p->attrs, hlo_attr_name((hlo_attr_key)i), (void *)(uintptr_t)(i + 1), NULL))
+      return HLO_ERR;
+  return HLO_OK;
+}
+
+static bool lookup_opcode(parser *p, const char *s, size_t n, hlo_opcode *out) {
+  void *v = hlo_strmap_getn(&p->opcodes, s, n);
+  if (!v) return false;
+  *out = (hlo_opcode)((uintptr_t)v - 1);
+  return true;
+}
 
 /* Placeholder operand: an instruction holding only a name, an offset and
  * maybe a declared shape; id == -1 marks it. */
@@ -103,7 +125,7 @@ static int parse_operands(parser *p, hlo_instruction *in) {
       size_t n = sc_name(sc, &nm, NULL);
       if (!n) return sc_errorf(sc, at, "expected an operand name");
       hlo_opcode op;
-      if (sc_peek(sc, '(') && hlo_opcode_lookup(nm, n, &op) && nm[-1] != '%') {
+      if (sc_peek(sc, '(') && lookup_opcode(p, nm, n, &op) && nm[-1] != '%') {
         /* nested operand: an anonymous instruction defined in place */
         hlo_instruction *nin = hlo_arena_alloc(sc->a, sizeof *nin);
         if (!nin) return sc_errorf(sc, at, "out of memory");
@@ -185,10 +207,19 @@ static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) 
     size_t n = sc_name(sc, &nm, NULL);
     if (!n) return sc_errorf(sc, at, "expected an attribute name after ','");
     if (sc_expect(sc, '=', "after the attribute name")) return HLO_ERR;
+    {
+      /* a value never starts on the next line: point at the gap */
+      size_t q = sc->pos;
+      while (q < sc->end && (sc->s[q] == ' ' || sc->s[q] == '\t' || sc->s[q] == '\r')) q++;
+      if (q >= sc->end || sc->s[q] == '\n')
+        return sc_errorf(sc, sc->pos, "expected a value for attribute '%.*s'", (int)n, nm);
+    }
     hlo_attr *a = hlo_arena_alloc(&p->scratch, sizeof *a);
     if (!a) return sc_errorf(sc, at, "out of memory");
     a->off = at;
-    if (!hlo_attr_lookup(nm, n, &a->key)) {
+    void *key = hlo_strmap_getn(&p->attrs, nm, n);
+    if (key) a->key = (hlo_attr_key)((uintptr_t)key - 1);
+    if (!key) {
       a->key = HLO_A_UNKNOWN;
       a->kind = HLO_AK_RAW;
     } else {
@@ -221,14 +252,8 @@ static int set_layouts(parser *p, hlo_shape *s) {
   }
   if (!hlo_type_is_array(s->type) || s->layout) return HLO_OK;
   if (s->rank >= 9) return hlo_shape_set_default_layouts(p->sc.a, s);
-  if (!p->default_layouts[s->rank]) {
-    hlo_shape tmp = *s;
-    tmp.layout = NULL;
-    if (hlo_shape_set_default_layouts(p->sc.a, &tmp)) return HLO_ERR;
-    p->default_layouts[s->rank] = tmp.layout;
-  }
-  s->layout = p->default_layouts[s->rank];
-  return HLO_OK;
+  s->layout = sc_default_layout(&p->sc, s->rank);
+  return s->layout ? HLO_OK : HLO_ERR;
 }
 
 /* instruction -> ['ROOT'] name '=' [shape] opcode '(' ... */
@@ -252,8 +277,11 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   in->op_off = sc->pos;
   size_t n = sc_name(sc, &opn, NULL);
   if (!n) return sc_errorf(sc, in->op_off, "expected a shape or an opcode");
-  if (!hlo_opcode_lookup(opn, n, &in->op)) {
+  if (!lookup_opcode(p, opn, n, &in->op)) {
     hlo_type t;
+    /* "f31[2]": a shape whose element type is misspelt, not an opcode */
+    if (in->shape_omitted && sc->pos < sc->end && sc->s[sc->pos] == '[')
+      return sc_errorf(sc, in->op_off, "unknown element type '%.*s'", (int)n, opn);
     if (!in->shape_omitted || !hlo_type_lookup(opn, n, &t))
       return sc_errorf(sc, in->op_off, "unknown opcode '%.*s'", (int)n, opn);
     return sc_errorf(sc, in->op_off, "malformed shape: expected '[' after element type '%.*s'", (int)n, opn);
@@ -279,7 +307,17 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   return HLO_OK;
 }
 
+/* Error recovery: skip the rest of the line, unless the parser already
+ * stands on a '}' that starts its line (the end of the computation). */
 static void sync_line(scanner *sc) {
+  size_t ls = sc->pos, q;
+  while (ls > 0 && sc->s[ls - 1] != '\n') ls--;
+  for (q = ls; q < sc->end && (sc->s[q] == ' ' || sc->s[q] == '\t'); q++) {
+  }
+  if (q < sc->end && sc->s[q] == '}' && q >= sc->pos) {
+    sc->pos = q;
+    return;
+  }
   while (sc->pos < sc->end && sc->s[sc->pos] != '\n') sc->pos++;
 }
 
@@ -372,7 +410,10 @@ static int parse_computation(parser *p, hlo_computation **out) {
   hlo_instruction *root = NULL;
   int start_errors = sc->nerrors;
   while (!sc_peek(sc, '}')) {
-    if (sc_at_end(sc)) return sc_errorf(sc, c->off, "computation '%s' is not closed with '}'", c->name);
+    if (sc_at_end(sc)) {
+      if (sc->nerrors > start_errors) return HLO_ERR; /* the input ended inside a broken instruction */
+      return sc_errorf(sc, c->off, "computation '%s' is not closed with '}'", c->name);
+    }
     if (parse_instruction(p, c, &root)) {
       if (sc->nerrors >= MAX_ERRORS_PER_MODULE || sc->d->oom) return HLO_ERR;
       sync_line(sc);
@@ -383,7 +424,11 @@ static int parse_computation(parser *p, hlo_computation **out) {
   c->ninstrs = p->cur.n;
   c->instrs = (hlo_instruction **)vfinal(sc, &p->cur);
   if (p->cur.n && !c->instrs) return HLO_ERR;
-  if (!c->ninstrs) return sc_errorf(sc, c->off, "computation '%s' has no instructions", c->name);
+  if (!c->ninstrs) {
+    /* every instruction failed: that was reported already */
+    if (sc->nerrors > start_errors) return HLO_ERR;
+    return sc_errorf(sc, c->off, "computation '%s' has no instructions", c->name);
+  }
   c->root = root ? root : c->instrs[c->ninstrs - 1];
   c->root_explicit = root != NULL;
   if (sc->nerrors > start_errors) return HLO_ERR;
@@ -531,7 +576,7 @@ hlo_module *hlo_parse_module(const hlo_src *src, size_t begin, size_t end,
     hlo_arena_release(&p.scratch);
     return NULL;
   }
-  int rc = parse_module_body(&p);
+  int rc = build_name_maps(&p) ? hlo_errorf(d, src, begin, "out of memory") : parse_module_body(&p);
   hlo_arena_release(&p.scratch);
   if (rc || p.sc.nerrors) {
     hlo_module_free(m);

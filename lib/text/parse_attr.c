@@ -48,16 +48,22 @@ static int parse_xlist(scanner *sc, ilist *l, int per, const char *what) {
   do {
     for (int k = 0; k < per; k++) {
       int64_t v;
-      if (k && !sc_accept(sc, '_')) {
+      /* "1_2x3_4" is one token: no blanks around '_' (nor skipped here,
+       * so an error points just after the last number) */
+      if (k && !(sc->pos < sc->end && sc->s[sc->pos] == '_')) {
         if (per == 3 && k == 2) { /* interior padding is optional */
           if (ipush(sc, l, INT64_MIN)) return HLO_ERR;
           break;
         }
-        return sc_errorf(sc, sc->pos, "expected '_' in %s", what);
+        return sc_errorf(sc, sc->pos, "expected '_' in %s: each dimension is low_high%s", what,
+                         per == 3 ? " or low_high_interior" : "");
       }
+      if (k) sc->pos++;
       if (sc_int(sc, &v) || ipush(sc, l, v)) return HLO_ERR;
     }
   } while (sc->pos < sc->end && sc->s[sc->pos] == 'x' && ++sc->pos);
+  if (sc->pos < sc->end && sc_is_name_char(sc->s[sc->pos]))
+    return sc_errorf(sc, sc->pos, "unexpected '%c' in %s", sc->s[sc->pos], what);
   return HLO_OK;
 }
 
@@ -81,10 +87,12 @@ static int parse_window(scanner *sc, hlo_window *w) {
   }
   int n = f[0].n;
   if (!n) return sc_errorf(sc, st, "window has no size");
-  for (int k = 1; k < 6; k++)
-    if (f[k].n && f[k].n != (k == 2 ? 2 * n : n))
-      return sc_errorf(sc, st, "window field '%s' has %d dimensions, size has %d", names[k],
-                       k == 2 ? f[k].n / 2 : f[k].n, n);
+  for (int k = 1; k < 6; k++) {
+    int got = k == 2 ? f[k].n / 2 : f[k].n;
+    if (f[k].n && got != n)
+      return sc_errorf(sc, st, "window field '%s' covers %d dimension%s but size covers %d", names[k], got,
+                       got == 1 ? "" : "s", n);
+  }
   w->n = n;
   w->dims = hlo_arena_array(sc->a, (size_t)n, sizeof *w->dims);
   if (!w->dims) return sc_errorf(sc, st, "out of memory");

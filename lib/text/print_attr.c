@@ -8,7 +8,10 @@
 #include "hlo/hlo_text.h"
 
 static void ints(hlo_buf *b, const int64_t *v, int n, const char *sep) {
-  for (int i = 0; i < n; i++) hlo_buf_printf(b, i ? "%s%" PRId64 : "%.0s%" PRId64, sep, v[i]);
+  for (int i = 0; i < n; i++) {
+    if (i) hlo_buf_puts(b, sep);
+    hlo_buf_put_i64(b, v[i]);
+  }
 }
 
 static void braced_ints(hlo_buf *b, const int64_t *v, int n) {
@@ -128,7 +131,7 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
   if (!o) o = &dflt;
   switch (a->kind) {
   case HLO_AK_INT:
-    hlo_buf_printf(b, "%" PRId64, a->u.i);
+    hlo_buf_put_i64(b, a->u.i);
     break;
   case HLO_AK_BOOL:
     hlo_buf_puts(b, a->u.b ? "true" : "false");
