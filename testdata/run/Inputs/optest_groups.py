@@ -498,6 +498,12 @@ CONV_CASES = [
      "pad": [(1, 1), (1, 1)], "lhs": [1, 1], "rhs": [1, 1]}, "bf01_oi01->bf01", 2, 1),
     ([4, 2, 5], [4, 2, 3], {"text": "window={size=3 stride=2}", "size": [3], "stride": [2],
      "pad": [(0, 0)], "lhs": [1], "rhs": [1]}, "bf0_oi0->bf0", 1, 2),
+    ([1, 2, 4, 5], [3, 2, 2, 3], {"text": "window={size=2x3 pad=1_0x2_1 lhs_dilate=1x2}", "size": [2, 3], "stride": [1, 1],
+     "pad": [(1, 0), (2, 1)], "lhs": [1, 2], "rhs": [1, 1]}, "bf01_oi01->bf01", 1, 1),
+    ([2, 6, 6, 3], [5, 4, 3, 2], {"text": "window={size=5x4 stride=1x2 pad=0_0x1_1 rhs_dilate=1x1}", "size": [5, 4], "stride": [1, 2],
+     "pad": [(0, 0), (1, 1)], "lhs": [1, 1], "rhs": [1, 1]}, "b01f_01io->b01f", 1, 1),
+    ([2, 6, 7, 3], [5, 4, 3, 2], {"text": "window={size=5x4 lhs_dilate=1x2 rhs_dilate=1x2}", "size": [5, 4], "stride": [1, 1],
+     "pad": [(0, 0), (0, 0)], "lhs": [1, 2], "rhs": [1, 2]}, "b01f_01io->b01f", 1, 1),
 ]
 
 
