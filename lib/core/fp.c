@@ -393,6 +393,18 @@ int hlo_fp_parse_ex(const char *s, size_t n, hlo_type t, uint64_t *bits, const c
   buf[n] = 0;
   char *end;
   errno = 0;
+  if (t == HLO_F32) { /* strtof rounds correctly in one step */
+    int saved = fegetround();
+    fesetround(FE_TONEAREST);
+    float fv = strtof(buf, &end);
+    fesetround(saved);
+    if (end != buf + n) return fail(why, "malformed floating-point number");
+    if (isinf(fv)) return fail(why, "value out of range for the type");
+    uint32_t u;
+    memcpy(&u, &fv, sizeof u);
+    *bits = u;
+    return HLO_OK;
+  }
   double v;
   if (!decimal_to_double(buf, t != HLO_F64, &v, &end) || end != buf + n)
     return fail(why, "malformed floating-point number");

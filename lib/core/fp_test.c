@@ -362,6 +362,28 @@ static void test_numpy_f16(void) {
   CHECK_INT(bad, 0);
 }
 
+/* Random texts: parsing never crashes, and whatever parses formats back
+ * to text that parses to the same bits. */
+static void test_fuzz(void) {
+  static const char alpha[] = "0123456789.eE+-infatx()ABCF";
+  uint64_t st = 0x243f6a8885a308d3ull;
+  int ok = 0, bad = 0;
+  for (int it = 0; it < 30000; it++) {
+    char text[32];
+    int n = (int)(rng(&st) % 24);
+    for (int i = 0; i < n; i++) text[i] = alpha[rng(&st) % (sizeof alpha - 1)];
+    hlo_type t = FLOATS[it % NFLOATS];
+    uint64_t b, back;
+    if (hlo_fp_parse(text, (size_t)n, t, &b) != HLO_OK) continue;
+    ok++;
+    char buf[HLO_FP_FMT_MAX];
+    int len = hlo_fp_format(buf, sizeof buf, t, b, true);
+    if (len < 0 || hlo_fp_parse(buf, (size_t)len, t, &back) != HLO_OK || back != b) bad++;
+  }
+  CHECK(ok > 100);
+  CHECK_INT(bad, 0);
+}
+
 int main(void) {
   test_spot_encode();
   test_format_xla();
@@ -371,5 +393,6 @@ int main(void) {
   test_wide_roundtrip();
   test_fast_helpers();
   test_numpy_f16();
+  test_fuzz();
   TEST_MAIN_END("fp");
 }
