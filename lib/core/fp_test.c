@@ -151,6 +151,13 @@ static void test_format_xla(void) {
   CHECK_STR(fmt(HLO_F8E8M0FNU, 0xfe, false), "1.7e+38");
   CHECK_STR(fmt(HLO_F4E2M1FN, 0xf, false), "-6");
   CHECK_STR(fmt(HLO_F4E2M1FN, 0x8, false), "-0");
+  char cbuf[2 * HLO_FP_FMT_MAX + 4];
+  CHECK_INT(hlo_fp_format_complex(cbuf, sizeof cbuf, HLO_C64, 0x3f800000, 0xc0000000, false), 7);
+  CHECK_STR(cbuf, "(1, -2)"); /* literal.cc: StrCat("(", re, ", ", im, ")") */
+  CHECK_INT(hlo_fp_format_complex(cbuf, sizeof cbuf, HLO_C128, 0x3fb999999999999aull,
+                                  0x7ff8000000000000ull, true), 10);
+  CHECK_STR(cbuf, "(0.1, nan)");
+  CHECK_INT(hlo_fp_format_complex(cbuf, sizeof cbuf, HLO_F32, 0, 0, true), HLO_ERR);
   char small[4];
   CHECK_INT(hlo_fp_format(small, sizeof small, HLO_F32, 0x3eaaaaab, false), HLO_ERR);
   CHECK_STR(small, "");
