@@ -391,6 +391,39 @@ static void test_fuzz(void) {
   CHECK_INT(bad, 0);
 }
 
+/* XLA's own printed text: every float constant in the shared corpus of
+ * XLA-printed HLO (../shared/corpus, relative to the repo root where make
+ * check runs us) must parse and re-print identically in XLA mode.  The
+ * hlo_to_mhlo import tests are hand-written input ("1.0"), not XLA output. */
+static void test_corpus(void) {
+  const char *prog =
+      PY " -c 'import re, glob\n"
+      "for f in sorted(glob.glob(\"../shared/corpus/*.hlo\")):\n"
+      "  if \"hlo_to_mhlo\" in f: continue\n"
+      "  for m in re.finditer(r\"\\b(f16|bf16|f32|f64|f8\\w*)\\[[0-9,]*\\](?:\\{[^}]*\\})?"
+      " constant\\(([^)]*)\\)\", open(f).read()):\n"
+      "    for v in re.findall(r\"-?(?:nan(?:\\(0x[0-9a-f]+\\))?|inf|[0-9.]+(?:e[-+]?[0-9]+)?)\","
+      " m.group(2)): print(m.group(1), v)\n'";
+  FILE *p = popen(prog, "r");
+  CHECK(p != NULL);
+  if (!p) return;
+  char ty[32], v[128];
+  int n = 0, bad = 0;
+  while (fscanf(p, "%31s %127s", ty, v) == 2) {
+    hlo_type t;
+    uint64_t b;
+    char out[HLO_FP_FMT_MAX] = "";
+    n++;
+    if (!hlo_type_lookup(ty, strlen(ty), &t) || hlo_fp_parse(v, strlen(v), t, &b) != HLO_OK ||
+        hlo_fp_format(out, sizeof out, t, b, false) < 0 || strcmp(out, v) != 0) {
+      if (bad++ < 5) printf("corpus %s %s re-printed as %s\n", ty, v, out);
+    }
+  }
+  CHECK_INT(pclose(p), 0);
+  CHECK(n > 500);
+  CHECK_INT(bad, 0);
+}
+
 int main(void) {
   test_spot_encode();
   test_format_xla();
@@ -401,5 +434,6 @@ int main(void) {
   test_fast_helpers();
   test_numpy_f16();
   test_fuzz();
+  test_corpus();
   TEST_MAIN_END("fp");
 }
