@@ -143,6 +143,7 @@ static bool split_complex(const char *s, size_t n, size_t *ro, size_t *rn, size_
     *rn = n - b;
     return true;
   }
+  if (n - 1 <= b) return false; /* "j" alone */
   /* the sign that starts the imaginary part (not an exponent's sign) */
   size_t k = b;
   for (size_t i = n - 2; i > b; i--) {
@@ -187,8 +188,13 @@ static int int_value(lit_parser *P, size_t off, size_t n, hlo_type t, unsigned c
         snprintf(msg, sizeof msg, "expected an integer for %s", hlo_type_name(t));
         return err(P, off + i, msg);
       }
-      if (mag > (UINT64_MAX - 9) / 10) return err(P, off, "integer out of range");
-      mag = mag * 10 + (uint64_t)(s[i] - '0');
+      uint64_t dg = (uint64_t)(s[i] - '0');
+      if (mag > (UINT64_MAX - dg) / 10) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "integer out of range for %s", hlo_type_name(t));
+        return err(P, off, msg);
+      }
+      mag = mag * 10 + dg;
     }
   }
   uint64_t max_pos = sign ? ((uint64_t)1 << (bits - 1)) - 1
