@@ -149,6 +149,12 @@ static inline int64_t in_off(const conv_geom *g, int d, int64_t o, int64_t w) {
               int64_t koff = kbase;                                        \
               for (int d = 0; d < ns; d++) koff += wi[d] * G.kss[d];       \
               double wv = (double)Kp[koff];                                \
+              if (flat) { /* 1x1 window over a contiguous plane: axpy */   \
+                const T *xp = X + lbase;                                   \
+                for (int64_t q = 0; q < P; q++) acc[q] += wv * (double)xp[q]; \
+                hlo_index_next(ns, G.wsz, wi);                             \
+                continue;                                                  \
+              }                                                            \
               int64_t lo, hi;                                              \
               bool simple = G.wld[L] == 1;                                 \
               if (simple) valid_range(G.wst[L], wi[L] * G.wrd[L], G.wpl[L], G.idim[L], G.osz[L], &lo, &hi); \
@@ -266,6 +272,11 @@ DECL_KERN(hlo_kern_convolution) {
   }
   int L = ns - 1;
   bool window_inner = G.wsz[L] > G.osz[L];
+  bool flat = WN == 1 && G.lss[L] == 1;
+  for (int d = 0; d < ns; d++) {
+    if (G.wst[d] != 1 || G.wld[d] != 1 || G.wpl[d] != 0 || G.idim[d] != G.osz[d]) flat = false;
+    if (d < L && G.lss[d] != G.lss[d + 1] * G.idim[d + 1]) flat = false;
+  }
   hlo_val *o = hlo_run_new(r, os);
   if (!o) return OOM(r, s);
   if (o->nelems == 0 || WN == 0) { *out = o; return HLO_OK; }

@@ -490,6 +490,8 @@ def dot_conv(h):
 
 
 CONV_CASES = [
+    ([2, 6, 3, 4], [4, 3, 1, 1], {"text": "window={size=1x1}", "size": [1, 1], "stride": [1, 1],
+     "pad": [(0, 0), (0, 0)], "lhs": [1, 1], "rhs": [1, 1]}, "bf01_oi01->bf01", 2, 1),
     ([2, 3, 7, 6], [4, 3, 3, 2], {"text": "window={size=3x2 stride=2x1 pad=1_2x0_1}", "size": [3, 2], "stride": [2, 1],
      "pad": [(1, 2), (0, 1)], "lhs": [1, 1], "rhs": [1, 1]}, "bf01_oi01->bf01", 1, 1),
     ([2, 6, 5, 4], [2, 2, 4, 3], {"text": "window={size=2x2 pad=0_1x1_0 lhs_dilate=2x1 rhs_dilate=1x2}", "size": [2, 2], "stride": [1, 1],
