@@ -33,9 +33,11 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOLS     := $(CMD_SRCS:cmd/%.c=$(BUILD)/bin/%)
 UNIT_TESTS := $(TEST_SRCS:lib/%.c=$(BUILD)/test/%)
+MANPAGES  := $(wildcard man/man1/*.1)
 HEADERS   := $(wildcard include/hlo/*.h include/hlo/*.def lib/*/*.h cmd/common/*.h)
 
 .PHONY: all check unit bench demo install deps clean fuzz
+.SECONDARY:
 all: $(BUILD)/lib/libhlo.a $(BUILD)/lib/libhlo.so $(TOOLS) $(UNIT_TESTS)
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
@@ -90,7 +92,7 @@ install: all
 	install -m 755 $(BUILD)/lib/libhlo.so $(DESTDIR)$(PREFIX)/lib/libhlo.so.0
 	ln -sf libhlo.so.0 $(DESTDIR)$(PREFIX)/lib/libhlo.so
 	install -m 644 include/hlo/*.h include/hlo/*.def $(DESTDIR)$(PREFIX)/include/hlo
-	install -m 644 man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1
+	$(if $(MANPAGES),install -m 644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man1)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hlo.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hlo.pc
 
 clean:
