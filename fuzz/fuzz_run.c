@@ -1,9 +1,10 @@
 /* fuzz_run.c - fuzz target: the interpreter on small modules, the way
- * hlo-run uses it: parse, plan, run on pseudo-random inputs.  Caps keep each
+ * hlo-run uses it: parse, fill omitted shapes, plan (which verifies), run on pseudo-random inputs.  Caps keep each
  * input cheap: every array shape at most 4096 elements, while loops at most
  * 32 iterations, and an allocator that refuses more than 64 MiB live. */
 #include "fuzz.h"
 #include "hlo/hlo_exec.h"
+#include "hlo/hlo_shape_infer.h"
 #include "hlo/hlo_text.h"
 
 enum { MAX_ELEMS = 4096, MAX_INSTRS = 200 };
@@ -78,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   hlo_diags d;
   hlo_diags_init(&d, NULL);
   hlo_module *m = hlo_parse_module(&src, 0, end, NULL, &d, NULL);
-  if (!m || !small_module(m)) goto out;
+  if (!m || hlo_shape_fill_omitted(m, &d, &src) != HLO_OK || !small_module(m)) goto out;
   counting cnt = {0};
   hlo_allocator al = {c_alloc, c_realloc, c_free, &cnt};
   hlo_exec_options eo = {0};
