@@ -38,6 +38,7 @@ typedef struct fuse_group {
   bool dead;         /* merged into another group (into) */
   int into;
   bool sibling;      /* made multi-output by a sibling merge */
+  bool single;       /* nothing fused: only a candidate for a sibling merge */
   bool grown;        /* the root is an existing fusion */
   hlo_instruction *fusion;
 } fuse_group;

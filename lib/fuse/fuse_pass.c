@@ -29,6 +29,7 @@ typedef struct fstate {
   int *dfs;
   fuse_group *g;
   int ng, capg;
+  hlo_strmap pairs; /* sibling rejections already reported */
 } fstate;
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -306,10 +307,12 @@ static int grow(fstate *s, hlo_instruction *c) {
     if (consider(s, gi, s->comp->instrs[id])) return HLO_ERR;
   }
   fuse_group *g = &s->g[gi];
+  (void)first_event;
   if (g->nmem == 1) {
-    /* nothing joined: no fusion (its rejections stay in the report) */
-    s->ng--;
-    (void)first_event;
+    /* nothing joined: kept only as a candidate for a sibling merge (no
+     * later group can take c: their producers all come before c) */
+    if (!(s->o.kinds & HLO_FUSE_MULTI) || g->grown) s->ng--;
+    else g->single = true;
     return HLO_OK;
   }
   s->owner[c->id] = gi;
@@ -372,6 +375,13 @@ static int depends(fstate *s, const fuse_group *a, const fuse_group *b, bool *de
 static int sibling_event(fstate *s, hlo_fuse_verdict v, const hlo_instruction *b,
                          const hlo_instruction *a) {
   if (!s->r) return HLO_OK;
+  if (v != HLO_FUSE_SIBLING) {
+    /* a pair is offered once per shared operand: report its rejection once */
+    char *key = hlo_arena_printf(&s->tmp, "%d %d %d", a->id, b->id, (int)v);
+    if (!key) return HLO_ERR;
+    if (hlo_strmap_get(&s->pairs, key)) return HLO_OK;
+    if (hlo_strmap_put(&s->pairs, key, key, NULL)) return HLO_ERR;
+  }
   if (event(s, v, b, a, -1)) return HLO_ERR;
   s->r->events[s->r->nevents - 1].sibling = true;
   return HLO_OK;
@@ -394,6 +404,8 @@ static int merge(fstate *s, int ai, int bi) {
   }
   for (int i = 0; i < b->nout; i++)
     if (add_output(s, a, b->out[i])) return HLO_ERR;
+  if (a->single) s->owner[a->root->id] = ai;
+  a->single = b->single = false;
   a->size += b->size;
   a->sibling = true;
   b->dead = true;
@@ -402,32 +414,37 @@ static int merge(fstate *s, int ai, int bi) {
 }
 
 static int siblings(fstate *s) {
+  int *readers = hlo_arena_array(&s->tmp, (size_t)s->ng + 1, sizeof *readers);
+  if (!readers) return HLO_ERR;
   for (int xi = 0; xi < s->n; xi++) {
     hlo_instruction *x = s->comp->instrs[xi];
     if (!hlo_shape_is_array(&x->shape) || elems_of(x) <= 1 || x->nusers < 2) continue;
-    int first = -1;
+    int nr = 0;
     for (int gi = 0; gi < s->ng; gi++) {
       fuse_group *g = &s->g[gi];
       if (g->dead || !group_reads(g, x)) continue;
-      if (first < 0) {
-        first = gi;
-        continue;
+      /* merge g into the first earlier reader it is compatible with */
+      bool merged = false;
+      for (int j = 0; j < nr && !merged; j++) {
+        int ai = readers[j];
+        fuse_group *a = &s->g[ai];
+        if (a->dead || !compatible(a, g)) continue;
+        if (a->size + g->size > s->o.max_size || a->nout + g->nout > s->o.max_outputs) {
+          if (sibling_event(s, HLO_FUSE_REJ_SIZE, g->root, a->root)) return HLO_ERR;
+          continue;
+        }
+        bool dep = false;
+        if (depends(s, a, g, &dep)) return HLO_ERR;
+        if (dep) {
+          if (sibling_event(s, HLO_FUSE_REJ_CYCLE, g->root, a->root)) return HLO_ERR;
+          continue;
+        }
+        if (merge(s, ai, gi)) return HLO_ERR;
+        if (s->r) s->r->bytes_not_read += bytes_of(x);
+        if (sibling_event(s, HLO_FUSE_SIBLING, g->root, s->g[ai].root)) return HLO_ERR;
+        merged = true;
       }
-      fuse_group *a = &s->g[first];
-      if (!compatible(a, g)) continue;
-      if (a->size + g->size > s->o.max_size || a->nout + g->nout > s->o.max_outputs) {
-        if (sibling_event(s, HLO_FUSE_REJ_SIZE, g->root, a->root)) return HLO_ERR;
-        continue;
-      }
-      bool dep = false;
-      if (depends(s, a, g, &dep)) return HLO_ERR;
-      if (dep) {
-        if (sibling_event(s, HLO_FUSE_REJ_CYCLE, g->root, a->root)) return HLO_ERR;
-        continue;
-      }
-      if (merge(s, first, gi)) return HLO_ERR;
-      if (s->r) s->r->bytes_not_read += bytes_of(x);
-      if (sibling_event(s, HLO_FUSE_SIBLING, g->root, s->g[first].root)) return HLO_ERR;
+      if (!merged) readers[nr++] = gi;
     }
   }
   return HLO_OK;
@@ -560,6 +577,7 @@ static int fuse_computation(hlo_module *m, int ci, const hlo_fuse_options *o, fu
   hlo_arena_init(&s.tmp, m->arena.alloc);
   imap_ctx_init(&s.ic, m->arena.alloc);
   hlo_diags_init(&s.scratch, m->arena.alloc);
+  hlo_strmap_init(&s.pairs, &s.tmp);
   int rc = -1;
   int first_event = r ? r->nevents : 0;
   size_t n = (size_t)s.n + 1;
@@ -588,6 +606,8 @@ static int fuse_computation(hlo_module *m, int ci, const hlo_fuse_options *o, fu
     if (grow(&s, comp->instrs[i])) goto oom;
   if (s.o.kinds & HLO_FUSE_MULTI)
     if (siblings(&s)) goto oom;
+  for (int i = 0; i < s.ng; i++)
+    if (s.g[i].single) s.g[i].dead = true; /* no sibling: no fusion */
   if (break_cycles(&s)) goto oom;
   int live = 0;
   for (int i = 0; i < s.ng; i++) live += !s.g[i].dead;
