@@ -317,6 +317,11 @@ static void test_compose(void) {
   /* unused symbols are dropped, used ones renumbered */
   imap_map *u = parse("(d0)[s0, s1] -> (d0 + s1), domain: d0 in [0, 3], s0 in [0, 0], s1 in [0, 4]");
   CHECK_STR(str_map(imap_remove_unused_symbols(&C, u)), "(d0)[s0] -> (d0 + s0),\ndomain:\nd0 in [0, 3],\ns0 in [0, 4]");
+  /* unused dims go too with imap_remove_unused_vars */
+  imap_map *v = parse("(d0, d1, d2)[s0] -> (d2 + s0), domain: d0 in [0, 3], d1 in [0, 5], d2 in [0, 7], "
+                      "s0 in [0, 1], d1 + s0 in [0, 5]");
+  CHECK_STR(str_map(imap_remove_unused_vars(&C, v)),
+            "(d0, d1)[s0] -> (d1 + s0),\ndomain:\nd0 in [0, 5],\nd1 in [0, 7],\ns0 in [0, 1],\nd0 + s0 in [0, 5]");
 }
 
 static void test_equal_meaning(void) {
