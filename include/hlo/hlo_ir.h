@@ -131,7 +131,7 @@ typedef enum hlo_attr_kind {
   HLO_AK_INTS, HLO_AK_BOOLS, HLO_AK_WORDS, HLO_AK_COMP, HLO_AK_COMPS,
   HLO_AK_INSTRS, HLO_AK_WINDOW, HLO_AK_CONV_DNUMS, HLO_AK_SLICES,
   HLO_AK_PADDING, HLO_AK_REPLICA_GROUPS, HLO_AK_PAIRS, HLO_AK_SHAPE,
-  HLO_AK_SHAPES, HLO_AK_SHARDING, HLO_AK_PROGRAM_SHAPE, HLO_AK_LITERAL, HLO_AK_RAW
+  HLO_AK_SHAPES, HLO_AK_SHARDING, HLO_AK_PROGRAM_SHAPE, HLO_AK_LITERAL, HLO_AK_ALIASING, HLO_AK_RAW
 } hlo_attr_kind;
 
 typedef enum hlo_attr_key {
@@ -218,6 +218,24 @@ struct hlo_sharding {
   const char *text;              /* verbatim, including braces */
 };
 
+/* Aliasing lists: output_to_operand_aliasing={{0}: (1, {})},
+ * input_output_alias={ {0}: (0, {}, may-alias) }, buffer_donor={ (0, {}) }.
+ * `text` is the verbatim value, which is what prints. */
+typedef struct hlo_alias_entry {
+  int noutput;
+  int64_t *output_index;   /* shape index of the output (empty for buffer_donor) */
+  int64_t operand;         /* operand or parameter number */
+  int noperand_index;
+  int64_t *operand_index;  /* shape index within that operand */
+  const char *kind;        /* "may-alias", "must-alias" or NULL */
+} hlo_alias_entry;
+
+typedef struct hlo_aliasing {
+  int n;
+  hlo_alias_entry *v;
+  const char *text;
+} hlo_aliasing;
+
 typedef struct hlo_program_shape {
   int nparams;
   hlo_shape *params;
@@ -255,6 +273,7 @@ typedef struct hlo_attr {
     hlo_sharding sharding;
     hlo_program_shape pshape;
     hlo_literal *literal; /* LITERAL: "shape value" */
+    hlo_aliasing aliasing;
   } u;
 } hlo_attr;
 

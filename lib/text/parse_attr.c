@@ -400,6 +400,52 @@ static int parse_program_shape(scanner *sc, hlo_program_shape *ps) {
   return sc_expect(sc, '}', "to close the program shape");
 }
 
+/* aliasing -> '{' [entry {',' entry}] '}'
+ * entry    -> '{' [INT {',' INT}] '}' ':' '(' INT ',' ints [',' word] ')'
+ *           | '(' INT ',' ints ')'                      (buffer_donor) */
+static int parse_aliasing(scanner *sc, hlo_aliasing *al) {
+  sc_skip(sc);
+  size_t st = sc->pos;
+  if (sc_expect(sc, '{', "to start an aliasing list")) return HLO_ERR;
+  int cap = 0;
+  while (!sc_peek(sc, '}')) {
+    if (al->n && sc_expect(sc, ',', "between aliasing entries")) return HLO_ERR;
+    if (al->n == cap) {
+      cap = cap ? cap * 2 : 4;
+      hlo_alias_entry *nv = hlo_arena_array(sc->a, (size_t)cap, sizeof *nv);
+      if (!nv) return sc_errorf(sc, st, "out of memory");
+      if (al->n) memcpy(nv, al->v, (size_t)al->n * sizeof *nv);
+      al->v = nv;
+    }
+    hlo_alias_entry *e = &al->v[al->n];
+    memset(e, 0, sizeof *e);
+    if (sc_peek(sc, '{')) {
+      ilist out = {0};
+      if (parse_ints(sc, &out) || sc_expect(sc, ':', "after the output index")) return HLO_ERR;
+      e->output_index = out.v;
+      e->noutput = out.n;
+    }
+    ilist idx = {0};
+    if (sc_expect(sc, '(', "to start an aliased operand") || sc_int(sc, &e->operand) ||
+        sc_expect(sc, ',', "after the operand number") || parse_ints(sc, &idx))
+      return HLO_ERR;
+    e->operand_index = idx.v;
+    e->noperand_index = idx.n;
+    if (sc_accept(sc, ',')) {
+      const char *w;
+      size_t at = (sc_skip(sc), sc->pos);
+      size_t n = sc_name(sc, &w, NULL);
+      if (!n) return sc_errorf(sc, at, "expected may-alias or must-alias");
+      if (!(e->kind = hlo_arena_strndup(sc->a, w, n))) return sc_errorf(sc, at, "out of memory");
+    }
+    if (sc_expect(sc, ')', "to close an aliased operand")) return HLO_ERR;
+    al->n++;
+  }
+  sc->pos++; /* '}' */
+  al->text = hlo_arena_strndup(sc->a, sc->s + st, sc->pos - st);
+  return al->text ? HLO_OK : sc_errorf(sc, st, "out of memory");
+}
+
 /* '[' INT {',' INT} ']' */
 static int bracket_ints(scanner *sc, int64_t **v, int *n) {
   ilist l = {0};
@@ -628,6 +674,8 @@ int sc_attr_value(scanner *sc, hlo_attr *a) {
     if (!a->u.literal) return sc_errorf(sc, st, "out of memory");
     return sc_literal(sc, &ls, a->u.literal);
   }
+  case HLO_AK_ALIASING:
+    return parse_aliasing(sc, &a->u.aliasing);
   case HLO_AK_RAW:
     return sc_raw_value(sc, &a->u.s);
   }
