@@ -4,13 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/cli.h"
 #include "hlo/hlo_json.h"
 #include "hlo/hlo_text.h"
 
 enum { OPT_OUTPUT, OPT_OPERAND_SHAPES, OPT_SHORT, OPT_ELIDE, OPT_SHORTEST, OPT_NO_LAYOUTS, OPT_CHECK,
-       OPT_MAX_ERRORS, OPT_FROM_JSON };
+       OPT_MAX_ERRORS, OPT_STATS, OPT_FROM_JSON };
 
 static const cli_opt OPTS[] = {
     [OPT_OUTPUT] = {"output", 'o', 1, "FILE", "write to FILE instead of standard output"},
@@ -21,6 +22,7 @@ static const cli_opt OPTS[] = {
     [OPT_NO_LAYOUTS] = {"no-layouts", 0, 0, NULL, "omit layouts from shapes"},
     [OPT_CHECK] = {"check", 0, 0, NULL, "print nothing; exit 1 if the output would differ from the input"},
     [OPT_MAX_ERRORS] = {"max-errors", 0, 1, "N", "report at most N errors per file (default 20)"},
+    [OPT_STATS] = {"stats", 0, 0, NULL, "report parse/print time and IR memory on standard error"},
     [OPT_FROM_JSON] = {"from-json", 0, 0, NULL, "read hlo-json (as written by hlo-json) instead of HLO text"},
     {0},
 };
@@ -33,8 +35,7 @@ static const cli_tool TOOL = {
 typedef struct fmt_args {
   hlo_print_options po;
   const char *output;
-  bool check;
-  bool from_json;
+  bool check, stats, from_json;
   int max_errors;
 } fmt_args;
 
@@ -49,9 +50,16 @@ static int on_opt(int idx, const char *arg, void *ud) {
   case OPT_NO_LAYOUTS: a->po.no_layouts = true; break;
   case OPT_CHECK: a->check = true; break;
   case OPT_MAX_ERRORS: a->max_errors = (int)cli_int_arg(&TOOL, "--max-errors", arg); break;
+  case OPT_STATS: a->stats = true; break;
   case OPT_FROM_JSON: a->from_json = true; break;
   }
   return 0;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* --from-json: print the modules of an hlo-json document (lib/export). */
@@ -97,13 +105,20 @@ static int format_file(const cli_input *in, const fmt_args *a, hlo_buf *out) {
       hlo_diags d;
       hlo_diags_init(&d, NULL);
       d.max_errors = a->max_errors;
+      double t0 = now();
       hlo_module *m = hlo_parse_module(&in->src, begin, end, NULL, &d, NULL);
+      double t1 = now();
       if (!m) {
         cli_print_diags(&d);
         rc = CLI_INVALID;
       } else {
         if (!first) hlo_buf_puts(out, "// -----\n\n");
+        size_t before = out->len;
         hlo_print_module(out, m, &a->po);
+        if (a->stats)
+          fprintf(stderr, "stats: text %zu bytes, parse %.6f s, print %.6f s, ir %zu bytes reserved (%zu used), output %zu bytes\n",
+                  end - begin, t1 - t0, now() - t1, m->arena.bytes_reserved, m->arena.bytes_used,
+                  out->len - before);
         hlo_module_free(m);
       }
       hlo_diags_release(&d);
@@ -148,10 +163,8 @@ int main(int argc, char **argv) {
     cli_errorf(&TOOL, "out of memory");
     rc = CLI_USAGE;
   } else if (!a.check && rc == CLI_OK) {
+    /* all or nothing: output is written only when every input formatted */
     if (cli_write(&TOOL, a.output, out.data ? out.data : "", out.len)) rc = CLI_USAGE;
-  } else if (!a.check && !a.output && out.len) {
-    /* print what could be formatted even when another module failed */
-    fwrite(out.data, 1, out.len, stdout);
   }
   hlo_buf_release(&out);
   return rc;

@@ -170,7 +170,8 @@ void cli_print_diags(const hlo_diags *d) {
   hlo_buf_init(&b, NULL);
   for (int i = 0; i < d->n; i++) hlo_diag_render(&b, &d->v[i]);
   if (d->max_errors && d->nerrors > d->max_errors)
-    hlo_buf_printf(&b, "(%d more errors not shown)\n", d->nerrors - d->max_errors);
+    hlo_buf_printf(&b, "(%d more error%s not shown)\n", d->nerrors - d->max_errors,
+                   d->nerrors - d->max_errors == 1 ? "" : "s");
   if (d->oom) hlo_buf_puts(&b, "error: out of memory while recording diagnostics\n");
   if (b.len) fwrite(b.data, 1, b.len, stderr);
   hlo_buf_release(&b);

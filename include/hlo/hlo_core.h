@@ -29,6 +29,7 @@ typedef struct hlo_strmap {
   size_t cap, n; /* cap is a power of two or 0 */
   const char **keys;
   void **vals;
+  uint64_t *hashes;
 } hlo_strmap;
 
 void hlo_strmap_init(hlo_strmap *m, hlo_arena *arena);
@@ -55,8 +56,12 @@ void *hlo_realloc(const hlo_allocator *a, void *p, size_t n);
 void hlo_free(const hlo_allocator *a, void *p);
 
 /* Checked size arithmetic: return false (and leave *out untouched) on overflow. */
-bool hlo_mul_overflow(size_t a, size_t b, size_t *out);
-bool hlo_add_overflow(size_t a, size_t b, size_t *out);
+static inline bool hlo_mul_overflow(size_t a, size_t b, size_t *out) {
+  return __builtin_mul_overflow(a, b, out);
+}
+static inline bool hlo_add_overflow(size_t a, size_t b, size_t *out) {
+  return __builtin_add_overflow(a, b, out);
+}
 
 /* ---- arena ---------------------------------------------------------------
  * A bump allocator: many allocations, one release.  Memory is 16-byte
@@ -93,6 +98,9 @@ void hlo_buf_put(hlo_buf *b, const char *s, size_t n);
 void hlo_buf_puts(hlo_buf *b, const char *s);
 void hlo_buf_putc(hlo_buf *b, char c);
 void hlo_buf_printf(hlo_buf *b, const char *fmt, ...) HLO_PRINTF(2, 3);
+/* Decimal text of v (faster than hlo_buf_printf for the printers' hot paths). */
+void hlo_buf_put_i64(hlo_buf *b, int64_t v);
+void hlo_buf_put_u64(hlo_buf *b, uint64_t v);
 void hlo_buf_vprintf(hlo_buf *b, const char *fmt, va_list ap);
 /* Detach the NUL-terminated contents (caller frees with hlo_free). */
 char *hlo_buf_take(hlo_buf *b);
@@ -156,6 +164,7 @@ typedef struct hlo_strmap {
   size_t cap, n; /* cap is a power of two or 0 */
   const char **keys;
   void **vals;
+  uint64_t *hashes;
 } hlo_strmap;
 
 void hlo_strmap_init(hlo_strmap *m, hlo_arena *arena);

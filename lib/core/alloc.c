@@ -20,17 +20,3 @@ void hlo_free(const hlo_allocator *a, void *p) {
   else
     free(p);
 }
-
-bool hlo_mul_overflow(size_t a, size_t b, size_t *out) {
-  size_t r;
-  if (__builtin_mul_overflow(a, b, &r)) return true;
-  *out = r;
-  return false;
-}
-
-bool hlo_add_overflow(size_t a, size_t b, size_t *out) {
-  size_t r;
-  if (__builtin_add_overflow(a, b, &r)) return true;
-  *out = r;
-  return false;
-}

@@ -34,6 +34,13 @@ void *hlo_arena_alloc(hlo_arena *a, size_t n) {
   need &= ~(size_t)15;
   if (need == 0) need = 16;
   hlo_arena_block *b = a->head;
+  if (b) { /* realign after byte-granular string allocations */
+    size_t pad = (16 - (b->used & 15)) & 15;
+    if (b->size - b->used >= pad) {
+      b->used += pad;
+      a->bytes_used += pad;
+    }
+  }
   if (!b || b->size - b->used < need) {
     size_t size = need > ARENA_MIN_BLOCK ? need : ARENA_MIN_BLOCK;
     /* grow blocks with the arena so big modules need few mallocs */
@@ -70,10 +77,23 @@ void *hlo_arena_array(hlo_arena *a, size_t n, size_t sz) {
   return hlo_arena_alloc(a, total);
 }
 
+/* Strings need no alignment: take them byte-granular from the head block
+ * (the next aligned allocation rounds the block's fill up again). */
+static char *alloc_bytes(hlo_arena *a, size_t n) {
+  hlo_arena_block *b = a->head;
+  if (b && b->size - b->used >= n) {
+    char *p = (char *)b->data + b->used;
+    b->used += n;
+    a->bytes_used += n;
+    return p;
+  }
+  return hlo_arena_alloc(a, n);
+}
+
 char *hlo_arena_strndup(hlo_arena *a, const char *s, size_t n) {
   size_t total;
   if (hlo_add_overflow(n, 1, &total)) return NULL;
-  char *p = hlo_arena_alloc(a, total);
+  char *p = alloc_bytes(a, total);
   if (!p) return NULL;
   memcpy(p, s, n);
   p[n] = 0;

@@ -89,3 +89,22 @@ char *hlo_buf_take(hlo_buf *b) {
   b->len = b->cap = 0;
   return p;
 }
+
+void hlo_buf_put_u64(hlo_buf *b, uint64_t v) {
+  char tmp[24];
+  int n = 0;
+  do {
+    tmp[sizeof tmp - 1 - n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  hlo_buf_put(b, tmp + sizeof tmp - n, (size_t)n);
+}
+
+void hlo_buf_put_i64(hlo_buf *b, int64_t v) {
+  if (v < 0) {
+    hlo_buf_putc(b, '-');
+    hlo_buf_put_u64(b, (uint64_t)0 - (uint64_t)v);
+  } else {
+    hlo_buf_put_u64(b, (uint64_t)v);
+  }
+}

@@ -50,8 +50,23 @@ const char *hlo_type_name(hlo_type t) {
 }
 
 bool hlo_type_lookup(const char *s, size_t n, hlo_type *out) {
-  for (int i = 0; i < HLO_TYPE_COUNT; i++) {
-    if (TYPES[i].len == n && memcmp(TYPES[i].name, s, n) == 0 && i != HLO_TUPLE) {
+  if (n < 2) return false;
+  /* the candidates sharing the first letter (enum order groups them) */
+  int lo = 0, hi = HLO_TYPE_COUNT;
+  switch (s[0]) {
+  case 'p': lo = HLO_PRED; hi = HLO_PRED + 1; break;
+  case 's': lo = HLO_S1; hi = HLO_S64 + 1; break;
+  case 'u': lo = HLO_U1; hi = HLO_U64 + 1; break;
+  case 'b': lo = HLO_BF16; hi = HLO_BF16 + 1; break;
+  case 'c': lo = HLO_C64; hi = HLO_C128 + 1; break;
+  case 'f': lo = HLO_F16; hi = HLO_F4E2M1FN + 1; break;
+  default: break;
+  }
+  for (int i = lo; i < hi; i++) {
+    if (TYPES[i].len != n || i == HLO_TUPLE) continue;
+    size_t k = 1;
+    while (k < n && TYPES[i].name[k] == s[k]) k++;
+    if (k == n && TYPES[i].name[0] == s[0]) {
       *out = (hlo_type)i;
       return true;
     }

@@ -20,11 +20,11 @@ typedef struct vec {
   int n, cap;
 } vec;
 
-static int vpush(scanner *sc, vec *v, void *p) {
+static int vpush_in(scanner *sc, hlo_arena *a, vec *v, void *p) {
   if (v->n == v->cap) {
     int cap = v->cap ? v->cap * 2 : 16;
     if (cap <= v->cap) return sc_errorf(sc, sc->pos, "too many items");
-    void **nv = hlo_arena_array(sc->a, (size_t)cap, sizeof *nv);
+    void **nv = hlo_arena_array(a, (size_t)cap, sizeof *nv);
     if (!nv) return sc_errorf(sc, sc->pos, "out of memory");
     if (v->n) memcpy(nv, v->v, (size_t)v->n * sizeof *nv);
     v->v = nv;
@@ -32,6 +32,16 @@ static int vpush(scanner *sc, vec *v, void *p) {
   }
   v->v[v->n++] = p;
   return HLO_OK;
+}
+
+
+/* Copy a finished list from scratch into the module arena, exactly sized. */
+static void **vfinal(scanner *sc, const vec *v) {
+  if (!v->n) return NULL;
+  void **r = hlo_arena_array(sc->a, (size_t)v->n, sizeof *r);
+  if (r) memcpy(r, v->v, (size_t)v->n * sizeof *r);
+  else sc_errorf(sc, sc->pos, "out of memory");
+  return r;
 }
 
 typedef struct parser {
@@ -42,17 +52,42 @@ typedef struct parser {
   hlo_strmap instrs;  /* name -> instruction, current computation */
   vec cur;            /* instructions of the current computation */
   int nested_counter;
+  hlo_arena scratch;  /* placeholders and growing lists; freed after parsing */
+  hlo_strmap layouts; /* layout text -> shared hlo_layout (in the module arena) */
+  hlo_strmap opcodes; /* spelling -> opcode + 1, built per parse from the table */
+  hlo_strmap attrs;   /* spelling -> attribute key + 1 */
 } parser;
 
 static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level);
+
+/* Hash lookups of opcode and attribute spellings, built from the .def
+ * tables once per parse (faster than scanning the tables per name). */
+static int build_name_maps(parser *p) {
+  hlo_strmap_init(&p->opcodes, &p->scratch);
+  hlo_strmap_init(&p->attrs, &p->scratch);
+  for (int i = 0; i < HLO_OP_COUNT; i++)
+    if (hlo_strmap_put(&p->opcodes, hlo_opcode_name((hlo_opcode)i), (void *)(uintptr_t)(i + 1), NULL))
+      return HLO_ERR;
+  for (int i = 0; i < HLO_ATTR_COUNT; i++)
+    if (hlo_strmap_put(&p->attrs, hlo_attr_name((hlo_attr_key)i), (void *)(uintptr_t)(i + 1), NULL))
+      return HLO_ERR;
+  return HLO_OK;
+}
+
+static bool lookup_opcode(parser *p, const char *s, size_t n, hlo_opcode *out) {
+  void *v = hlo_strmap_getn(&p->opcodes, s, n);
+  if (!v) return false;
+  *out = (hlo_opcode)((uintptr_t)v - 1);
+  return true;
+}
 
 /* Placeholder operand: an instruction holding only a name, an offset and
  * maybe a declared shape; id == -1 marks it. */
 static hlo_instruction *operand_ref(parser *p, const char *nm, size_t n, size_t at,
                                     const hlo_shape *declared) {
   scanner *sc = &p->sc;
-  hlo_instruction *i = hlo_arena_alloc(sc->a, sizeof *i);
-  if (!i || !(i->name = hlo_arena_strndup(sc->a, nm, n))) {
+  hlo_instruction *i = hlo_arena_alloc(&p->scratch, sizeof *i);
+  if (!i || !(i->name = hlo_arena_strndup(&p->scratch, nm, n))) {
     sc_errorf(sc, at, "out of memory");
     return NULL;
   }
@@ -65,6 +100,8 @@ static hlo_instruction *operand_ref(parser *p, const char *nm, size_t n, size_t 
 
 static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested);
 
+static int set_layouts(parser *p, hlo_shape *s);
+
 /* operands -> [operand {',' operand}] ')'  ('(' already consumed) */
 static int parse_operands(parser *p, hlo_instruction *in) {
   scanner *sc = &p->sc;
@@ -75,7 +112,12 @@ static int parse_operands(parser *p, hlo_instruction *in) {
       hlo_shape decl;
       bool has_shape = false;
       if (sc_at_shape(sc)) {
-        if (sc_shape(sc, &decl)) return HLO_ERR;
+        /* declared operand shapes are only checked: keep them in scratch */
+        hlo_arena *keep = sc->a;
+        sc->a = &p->scratch;
+        int rc = sc_shape(sc, &decl);
+        sc->a = keep;
+        if (rc) return HLO_ERR;
         has_shape = true;
       }
       const char *nm;
@@ -83,15 +125,21 @@ static int parse_operands(parser *p, hlo_instruction *in) {
       size_t n = sc_name(sc, &nm, NULL);
       if (!n) return sc_errorf(sc, at, "expected an operand name");
       hlo_opcode op;
-      if (sc_peek(sc, '(') && hlo_opcode_lookup(nm, n, &op) && nm[-1] != '%') {
+      if (sc_peek(sc, '(') && lookup_opcode(p, nm, n, &op) && nm[-1] != '%') {
         /* nested operand: an anonymous instruction defined in place */
         hlo_instruction *nin = hlo_arena_alloc(sc->a, sizeof *nin);
         if (!nin) return sc_errorf(sc, at, "out of memory");
         nin->off = at;
         nin->op_off = at;
         nin->op = op;
-        if (has_shape) nin->shape = decl;
-        else nin->shape_omitted = true;
+        /* its shape is the instruction's own: copy it out of scratch and
+         * give it the default layout like any result shape */
+        if (has_shape) {
+          if (hlo_shape_copy(sc->a, &nin->shape, &decl)) return sc_errorf(sc, at, "out of memory");
+          if (set_layouts(p, &nin->shape)) return sc_errorf(sc, at, "out of memory");
+        } else {
+          nin->shape_omitted = true;
+        }
         if (sc_enter(sc)) return HLO_ERR;
         int rc = parse_instruction_rhs(p, nin, true);
         sc_leave(sc);
@@ -100,18 +148,19 @@ static int parse_operands(parser *p, hlo_instruction *in) {
         do snprintf(name, sizeof name, "%s.nested.%d", hlo_opcode_name(op), ++p->nested_counter);
         while (hlo_strmap_get(&p->instrs, name));
         if (!(nin->name = hlo_arena_strdup(sc->a, name))) return sc_errorf(sc, at, "out of memory");
-        if (hlo_strmap_put(&p->instrs, nin->name, nin, NULL) || vpush(sc, &p->cur, nin))
+        if (hlo_strmap_put(&p->instrs, nin->name, nin, NULL) || vpush_in(sc, &p->scratch, &p->cur, nin))
           return sc_errorf(sc, at, "out of memory");
-        if (vpush(sc, &ops, nin)) return HLO_ERR;
+        if (vpush_in(sc, &p->scratch, &ops, nin)) return HLO_ERR;
         continue;
       }
       hlo_instruction *ref = operand_ref(p, nm, n, at, has_shape ? &decl : NULL);
-      if (!ref || vpush(sc, &ops, ref)) return HLO_ERR;
+      if (!ref || vpush_in(sc, &p->scratch, &ops, ref)) return HLO_ERR;
     } while (sc_accept(sc, ','));
   }
   if (sc_expect(sc, ')', "to close the operand list")) return HLO_ERR;
   in->noperands = ops.n;
-  in->operands = (hlo_instruction **)ops.v;
+  in->operands = (hlo_instruction **)vfinal(sc, &ops);
+  if (ops.n && !in->operands) return HLO_ERR;
   return HLO_OK;
 }
 
@@ -158,10 +207,19 @@ static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) 
     size_t n = sc_name(sc, &nm, NULL);
     if (!n) return sc_errorf(sc, at, "expected an attribute name after ','");
     if (sc_expect(sc, '=', "after the attribute name")) return HLO_ERR;
-    hlo_attr *a = hlo_arena_alloc(sc->a, sizeof *a);
+    {
+      /* a value never starts on the next line: point at the gap */
+      size_t q = sc->pos;
+      while (q < sc->end && (sc->s[q] == ' ' || sc->s[q] == '\t' || sc->s[q] == '\r')) q++;
+      if (q >= sc->end || sc->s[q] == '\n')
+        return sc_errorf(sc, sc->pos, "expected a value for attribute '%.*s'", (int)n, nm);
+    }
+    hlo_attr *a = hlo_arena_alloc(&p->scratch, sizeof *a);
     if (!a) return sc_errorf(sc, at, "out of memory");
     a->off = at;
-    if (!hlo_attr_lookup(nm, n, &a->key)) {
+    void *key = hlo_strmap_getn(&p->attrs, nm, n);
+    if (key) a->key = (hlo_attr_key)((uintptr_t)key - 1);
+    if (!key) {
       a->key = HLO_A_UNKNOWN;
       a->kind = HLO_AK_RAW;
     } else {
@@ -172,7 +230,7 @@ static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) 
       if (strcmp(((hlo_attr *)v.v[i])->name, a->name) == 0)
         return sc_errorf(sc, at, "attribute '%s' given twice", a->name);
     if (sc_attr_value(sc, a)) return HLO_ERR;
-    if (vpush(sc, &v, a)) return HLO_ERR;
+    if (vpush_in(sc, &p->scratch, &v, a)) return HLO_ERR;
   }
   (void)module_level;
   if (!v.n) return HLO_OK;
@@ -183,9 +241,19 @@ static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) 
   return HLO_OK;
 }
 
+/* Fill missing layouts with the default {rank-1,...,0}; one shared layout
+ * object per rank (layouts in the IR are read-only, see hlo_ir.h). */
 static int set_layouts(parser *p, hlo_shape *s) {
   if (p->opts && p->opts->keep_layouts) return HLO_OK;
-  return hlo_shape_set_default_layouts(p->sc.a, s);
+  if (s->type == HLO_TUPLE) {
+    for (int i = 0; i < s->ntuple; i++)
+      if (set_layouts(p, &s->tuple[i])) return HLO_ERR;
+    return HLO_OK;
+  }
+  if (!hlo_type_is_array(s->type) || s->layout) return HLO_OK;
+  if (s->rank >= 9) return hlo_shape_set_default_layouts(p->sc.a, s);
+  s->layout = sc_default_layout(&p->sc, s->rank);
+  return s->layout ? HLO_OK : HLO_ERR;
 }
 
 /* instruction -> ['ROOT'] name '=' [shape] opcode '(' ... */
@@ -209,8 +277,11 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   in->op_off = sc->pos;
   size_t n = sc_name(sc, &opn, NULL);
   if (!n) return sc_errorf(sc, in->op_off, "expected a shape or an opcode");
-  if (!hlo_opcode_lookup(opn, n, &in->op)) {
+  if (!lookup_opcode(p, opn, n, &in->op)) {
     hlo_type t;
+    /* "f31[2]": a shape whose element type is misspelt, not an opcode */
+    if (in->shape_omitted && sc->pos < sc->end && sc->s[sc->pos] == '[')
+      return sc_errorf(sc, in->op_off, "unknown element type '%.*s'", (int)n, opn);
     if (!in->shape_omitted || !hlo_type_lookup(opn, n, &t))
       return sc_errorf(sc, in->op_off, "unknown opcode '%.*s'", (int)n, opn);
     return sc_errorf(sc, in->op_off, "malformed shape: expected '[' after element type '%.*s'", (int)n, opn);
@@ -223,7 +294,7 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
     hlo_notef(sc->d, sc->src, ((hlo_instruction *)old)->off, "previous definition of '%s' is here", in->name);
     return HLO_ERR;
   }
-  if (vpush(sc, &p->cur, in)) return HLO_ERR;
+  if (vpush_in(sc, &p->scratch, &p->cur, in)) return HLO_ERR;
   in->parent = c;
   if (is_root) {
     if (*root) {
@@ -236,7 +307,17 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   return HLO_OK;
 }
 
+/* Error recovery: skip the rest of the line, unless the parser already
+ * stands on a '}' that starts its line (the end of the computation). */
 static void sync_line(scanner *sc) {
+  size_t ls = sc->pos, q;
+  while (ls > 0 && sc->s[ls - 1] != '\n') ls--;
+  for (q = ls; q < sc->end && (sc->s[q] == ' ' || sc->s[q] == '\t'); q++) {
+  }
+  if (q < sc->end && sc->s[q] == '}' && q >= sc->pos) {
+    sc->pos = q;
+    return;
+  }
   while (sc->pos < sc->end && sc->s[sc->pos] != '\n') sc->pos++;
 }
 
@@ -325,11 +406,14 @@ static int parse_computation(parser *p, hlo_computation **out) {
   }
   if (sc_expect(sc, '{', "to start the computation body")) return HLO_ERR;
   p->cur = (vec){0};
-  hlo_strmap_init(&p->instrs, sc->a);
+  hlo_strmap_init(&p->instrs, &p->scratch);
   hlo_instruction *root = NULL;
   int start_errors = sc->nerrors;
   while (!sc_peek(sc, '}')) {
-    if (sc_at_end(sc)) return sc_errorf(sc, c->off, "computation '%s' is not closed with '}'", c->name);
+    if (sc_at_end(sc)) {
+      if (sc->nerrors > start_errors) return HLO_ERR; /* the input ended inside a broken instruction */
+      return sc_errorf(sc, c->off, "computation '%s' is not closed with '}'", c->name);
+    }
     if (parse_instruction(p, c, &root)) {
       if (sc->nerrors >= MAX_ERRORS_PER_MODULE || sc->d->oom) return HLO_ERR;
       sync_line(sc);
@@ -338,8 +422,13 @@ static int parse_computation(parser *p, hlo_computation **out) {
   sc->pos++; /* '}' */
   if (parse_attrs(p, &c->attrs, &c->nattrs, false)) return HLO_ERR;
   c->ninstrs = p->cur.n;
-  c->instrs = (hlo_instruction **)p->cur.v;
-  if (!c->ninstrs) return sc_errorf(sc, c->off, "computation '%s' has no instructions", c->name);
+  c->instrs = (hlo_instruction **)vfinal(sc, &p->cur);
+  if (p->cur.n && !c->instrs) return HLO_ERR;
+  if (!c->ninstrs) {
+    /* every instruction failed: that was reported already */
+    if (sc->nerrors > start_errors) return HLO_ERR;
+    return sc_errorf(sc, c->off, "computation '%s' has no instructions", c->name);
+  }
   c->root = root ? root : c->instrs[c->ninstrs - 1];
   c->root_explicit = root != NULL;
   if (sc->nerrors > start_errors) return HLO_ERR;
@@ -390,18 +479,17 @@ size_t hlo_module_chunk_end(const hlo_src *src, size_t begin, size_t *next) {
   const char *s = src->text;
   size_t p = begin;
   while (p < src->len) {
-    size_t ls = p;
-    while (p < src->len && s[p] != '\n') p++;
-    size_t le = p;
-    if (p < src->len) p++;
-    /* a line that is "// -----" (surrounding blanks allowed) */
-    size_t a = ls, b = le;
-    while (a < b && (s[a] == ' ' || s[a] == '\t')) a++;
-    while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) b--;
-    if (b - a == 8 && memcmp(s + a, "// -----", 8) == 0) {
-      *next = p;
+    /* find the next "// -----" and check that it is alone on its line */
+    const char *hit = memmem(s + p, src->len - p, "// -----", 8);
+    if (!hit) break;
+    size_t h = (size_t)(hit - s), ls = h, le = h + 8;
+    while (ls > begin && (s[ls - 1] == ' ' || s[ls - 1] == '\t')) ls--;
+    while (le < src->len && (s[le] == ' ' || s[le] == '\t' || s[le] == '\r')) le++;
+    if ((ls == 0 || s[ls - 1] == '\n') && (le == src->len || s[le] == '\n')) {
+      *next = le < src->len ? le + 1 : le;
       return ls;
     }
+    p = h + 8;
   }
   *next = src->len;
   return src->len;
@@ -425,7 +513,7 @@ static int parse_module_body(parser *p) {
       }
   }
   vec comps = {0};
-  hlo_strmap_init(&p->comps, sc->a);
+  hlo_strmap_init(&p->comps, &p->scratch);
   int rc = HLO_OK;
   while (!sc_at_end(sc)) {
     hlo_computation *c = NULL;
@@ -434,7 +522,7 @@ static int parse_module_body(parser *p) {
       break; /* structure is unreliable after a broken computation */
     }
     void *old;
-    if (hlo_strmap_put(&p->comps, c->name, c, &old) || vpush(sc, &comps, c))
+    if (hlo_strmap_put(&p->comps, c->name, c, &old) || vpush_in(sc, &p->scratch, &comps, c))
       return sc_errorf(sc, c->off, "out of memory");
     if (old) {
       rc = sc_errorf(sc, c->off, "computation '%s' is defined twice", c->name);
@@ -451,7 +539,8 @@ static int parse_module_body(parser *p) {
   if (rc) return HLO_ERR;
   if (!comps.n) return sc_errorf(sc, sc->pos, "no computation found");
   m->ncomps = comps.n;
-  m->comps = (hlo_computation **)comps.v;
+  m->comps = (hlo_computation **)vfinal(sc, &comps);
+  if (!m->comps) return HLO_ERR;
   if (!m->entry) {
     m->entry = m->comps[m->ncomps - 1];
     m->entry->is_entry = true;
@@ -473,17 +562,23 @@ hlo_module *hlo_parse_module(const hlo_src *src, size_t begin, size_t end,
   parser p = {0};
   p.m = m;
   p.opts = opts;
+  hlo_arena_init(&p.scratch, alloc);
+  hlo_strmap_init(&p.layouts, &p.scratch);
   p.sc = (scanner){.src = src, .s = src->text, .pos = begin, .end = end, .d = d, .a = &m->arena,
-                   .max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 256};
+                   .max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 256,
+                   .layouts = &p.layouts, .scratch = &p.scratch};
   /* NUL bytes cannot appear in HLO text; report the first instead of
    * letting it end a name or number silently */
   const char *nul = memchr(src->text + begin, 0, end - begin);
   if (nul) {
     hlo_errorf(d, src, (size_t)(nul - src->text), "NUL byte in HLO text");
     hlo_module_free(m);
+    hlo_arena_release(&p.scratch);
     return NULL;
   }
-  if (parse_module_body(&p) || p.sc.nerrors) {
+  int rc = build_name_maps(&p) ? hlo_errorf(d, src, begin, "out of memory") : parse_module_body(&p);
+  hlo_arena_release(&p.scratch);
+  if (rc || p.sc.nerrors) {
     hlo_module_free(m);
     return NULL;
   }

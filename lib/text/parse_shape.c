@@ -78,7 +78,60 @@ static int parse_layout_ext(scanner *sc, hlo_layout *l, size_t st, size_t en) {
   return HLO_OK;
 }
 
+static int parse_layout_new(scanner *sc, hlo_shape *sh);
+
+hlo_layout *sc_default_layout(scanner *sc, int rank) {
+  if (!sc->default_layouts[rank]) {
+    hlo_shape tmp = {.type = HLO_F32, .rank = rank};
+    if (hlo_shape_set_default_layouts(sc->a, &tmp)) return NULL;
+    sc->default_layouts[rank] = tmp.layout;
+  }
+  return sc->default_layouts[rank];
+}
+
+/* Is the text at p "{r-1,...,1,0}" (the default layout of rank r)? Returns
+ * its length or 0. */
+static size_t default_layout_text(const char *s, size_t p, size_t end, int rank) {
+  size_t q = p + 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    if (q >= end || s[q] != '0' + d) return 0;
+    q++;
+    if (d && (q >= end || s[q++] != ',')) return 0;
+  }
+  return q < end && s[q] == '}' ? q + 1 - p : 0;
+}
+
+/* Identical explicit layouts (same text, same rank) share one object. */
 static int parse_layout(scanner *sc, hlo_shape *sh) {
+  size_t st = sc->pos;
+  if (sh->rank < 9) {
+    size_t n = default_layout_text(sc->s, st, sc->end, sh->rank);
+    if (n) {
+      if (!(sh->layout = sc_default_layout(sc, sh->rank))) return sc_errorf(sc, st, "out of memory");
+      sc->pos = st + n;
+      return HLO_OK;
+    }
+  }
+  if (!sc->layouts) return parse_layout_new(sc, sh);
+  const char *close = memchr(sc->s + st, '}', sc->end - st);
+  if (close) {
+    size_t n = (size_t)(close - (sc->s + st)) + 1;
+    hlo_layout *l = hlo_strmap_getn(sc->layouts, sc->s + st, n);
+    if (l && l->n == sh->rank) {
+      sh->layout = l;
+      sc->pos = st + n;
+      return HLO_OK;
+    }
+  }
+  if (parse_layout_new(sc, sh)) return HLO_ERR;
+  if (close && sc->pos == (size_t)(close - sc->s) + 1) {
+    char *key = hlo_arena_strndup(sc->scratch, sc->s + st, sc->pos - st);
+    if (!key || hlo_strmap_put(sc->layouts, key, sh->layout, NULL)) return sc_errorf(sc, st, "out of memory");
+  }
+  return HLO_OK;
+}
+
+static int parse_layout_new(scanner *sc, hlo_shape *sh) {
   size_t st = sc->pos;
   sc->pos++; /* '{' */
   int64_t m2m[MAX_RANK];
@@ -113,8 +166,12 @@ static int parse_layout(scanner *sc, hlo_shape *sh) {
     return sc_errorf(sc, st, "layout has %d dimensions but the shape has rank %d", n, sh->rank);
   bool seen[MAX_RANK] = {false};
   for (int i = 0; i < n; i++) {
-    if (m2m[i] < 0 || m2m[i] >= sh->rank || seen[m2m[i]])
-      return sc_errorf(sc, st, "layout {%s} is not a permutation of the dimensions", "...");
+    if (m2m[i] < 0 || m2m[i] >= sh->rank)
+      return sc_errorf(sc, st, "layout names dimension %lld but the shape has rank %d", (long long)m2m[i],
+                       sh->rank);
+    if (seen[m2m[i]])
+      return sc_errorf(sc, st, "layout names dimension %lld twice: it must be a permutation of 0..%d",
+                       (long long)m2m[i], sh->rank - 1);
     seen[m2m[i]] = true;
   }
   l->n = n;
@@ -129,8 +186,8 @@ static int parse_layout(scanner *sc, hlo_shape *sh) {
 
 static int parse_tuple(scanner *sc, hlo_shape *out) {
   size_t st = sc->pos;
-  sc->pos++; /* '(' */
-  if (sc_enter(sc)) return HLO_ERR;
+  if (sc_enter(sc)) return HLO_ERR; /* points at the '(' one level too deep */
+  sc->pos++;                        /* '(' */
   int cap = 4, n = 0;
   hlo_shape *elems = hlo_arena_array(sc->a, (size_t)cap, sizeof *elems);
   int rc = HLO_OK;
@@ -179,6 +236,29 @@ int sc_shape(scanner *sc, hlo_shape *out) {
   bool dyn[MAX_RANK];
   bool any_dyn = false;
   int n = 0;
+  /* fast path: plain "d0,d1,...]" without blanks or dynamic markers */
+  {
+    const char *s = sc->s;
+    size_t q = sc->pos, end = sc->end;
+    bool ok = true;
+    while (q < end && s[q] != ']') {
+      if (s[q] < '0' || s[q] > '9' || n >= MAX_RANK) { ok = false; break; }
+      int64_t v = 0;
+      while (q < end && s[q] >= '0' && s[q] <= '9' && v < (INT64_MAX - 9) / 10) v = v * 10 + (s[q++] - '0');
+      if (q < end && s[q] >= '0' && s[q] <= '9') { ok = false; break; }
+      dyn[n] = false;
+      dims[n++] = v;
+      if (q < end && s[q] == ',') {
+        q++;
+        if (q < end && s[q] == ']') { ok = false; break; }
+      } else if (q >= end || s[q] != ']') { ok = false; break; }
+    }
+    if (ok && q < end) {
+      sc->pos = q + 1;
+      goto dims_done;
+    }
+    n = 0;
+  }
   if (!sc_peek(sc, ']')) {
     do {
       sc_skip(sc);
@@ -200,6 +280,7 @@ int sc_shape(scanner *sc, hlo_shape *out) {
     } while (sc_accept(sc, ','));
   }
   if (sc_expect(sc, ']', "to close the dimensions")) return HLO_ERR;
+dims_done:
   if (!hlo_type_is_array(t) && n) return sc_errorf(sc, st, "%s shapes have no dimensions", hlo_type_name(t));
   out->rank = n;
   if (n) {

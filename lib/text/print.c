@@ -13,7 +13,10 @@ static const hlo_print_options DEFAULTS = {0};
 
 static void print_layout(hlo_buf *b, const hlo_layout *l) {
   hlo_buf_putc(b, '{');
-  for (int i = 0; i < l->n; i++) hlo_buf_printf(b, i ? ",%" PRId64 : "%" PRId64, l->minor_to_major[i]);
+  for (int i = 0; i < l->n; i++) {
+    if (i) hlo_buf_putc(b, ',');
+    hlo_buf_put_i64(b, l->minor_to_major[i]);
+  }
   if (l->ext) {
     hlo_buf_putc(b, ':');
     hlo_buf_puts(b, l->ext);
@@ -43,7 +46,7 @@ static void print_shape_ex(hlo_buf *b, const hlo_shape *s, bool with_layout) {
       continue;
     }
     if (s->dynamic && s->dynamic[i]) hlo_buf_puts(b, "<=");
-    hlo_buf_printf(b, "%" PRId64, s->dims[i]);
+    hlo_buf_put_i64(b, s->dims[i]);
   }
   hlo_buf_putc(b, ']');
   if (with_layout && s->layout && (s->rank > 0 || s->layout->ext)) print_layout(b, s->layout);
@@ -89,12 +92,12 @@ static void print_element(hlo_buf *b, hlo_type t, const unsigned char *p, bool p
   case HLO_KIND_SINT: {
     int bits = hlo_type_bits(t);
     int64_t s = bits == 64 ? (int64_t)v : (int64_t)(v << (64 - bits)) >> (64 - bits);
-    hlo_buf_printf(b, "%" PRId64, s);
+    hlo_buf_put_i64(b, s);
     return;
   }
   case HLO_KIND_UINT: {
     int bits = hlo_type_bits(t);
-    hlo_buf_printf(b, "%" PRIu64, bits == 64 ? v : v & (((uint64_t)1 << bits) - 1));
+    hlo_buf_put_u64(b, bits == 64 ? v : v & (((uint64_t)1 << bits) - 1));
     return;
   }
   case HLO_KIND_FLOAT:
@@ -153,7 +156,7 @@ static void print_dims(lit_print *c, int dim, int64_t index_at_parent) {
 }
 
 static void print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o) {
-  if (l->shape.type == HLO_TUPLE) {
+  if (l->shape.type == HLO_TUPLE && !l->elided) {
     hlo_buf_puts(b, "( ");
     for (int i = 0; i < l->ntuple; i++) {
       if (i) hlo_buf_puts(b, ", ");
@@ -201,9 +204,11 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
   hlo_buf_puts(b, hlo_opcode_name(in->op));
   hlo_buf_putc(b, '(');
   if (in->op == HLO_OP_CONSTANT && in->literal) {
-    print_literal(b, in->literal, o);
+    /* as XLA without print_large_constants: tuple constants are elided too */
+    if (o->elide_constants && in->literal->shape.type == HLO_TUPLE) hlo_buf_puts(b, "{...}");
+    else print_literal(b, in->literal, o);
   } else if (in->op == HLO_OP_PARAMETER) {
-    hlo_buf_printf(b, "%" PRId64, in->param_number);
+    hlo_buf_put_i64(b, in->param_number);
   } else {
     for (int i = 0; i < in->noperands; i++) {
       const hlo_instruction *op = in->operands[i];
@@ -223,7 +228,9 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
   for (int i = 0; i < in->nattrs; i++) {
     const hlo_attr *a = &in->attrs[i];
     if (skip_attr(a, o)) continue;
-    hlo_buf_printf(b, ", %s=", a->name);
+    hlo_buf_puts(b, ", ");
+    hlo_buf_puts(b, a->name);
+    hlo_buf_putc(b, '=');
     hlo_print_attr_value(b, a, o);
   }
   return b->failed ? HLO_ERR : HLO_OK;
@@ -235,21 +242,21 @@ int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_
   if (!o) o = &DEFAULTS;
   if (c->is_entry) hlo_buf_puts(b, "ENTRY ");
   print_name(b, c->name, o);
-  if (!o->short_form) {
+  /* The signature is optional: leave it out when a part of it is unknown
+   * (a parameter number gap, a root shape still to be inferred) so that
+   * the text reads back. */
+  bool known = c->root && !c->root->shape_omitted;
+  for (int i = 0; known && i < c->nparams; i++) known = c->params[i] && !c->params[i]->shape_omitted;
+  if (!o->short_form && known) {
     hlo_buf_puts(b, " (");
     for (int i = 0; i < c->nparams; i++) {
       if (i) hlo_buf_puts(b, ", ");
       const hlo_instruction *p = c->params[i];
-      if (!p) {
-        hlo_buf_printf(b, "missing.%d: ?", i);
-        continue;
-      }
       hlo_buf_printf(b, "%s: ", p->name);
       print_shape_ex(b, &p->shape, false);
     }
     hlo_buf_puts(b, ") -> ");
-    if (c->root && !c->root->shape_omitted) print_shape_ex(b, &c->root->shape, false);
-    else hlo_buf_puts(b, "?");
+    print_shape_ex(b, &c->root->shape, false);
   }
   hlo_buf_puts(b, " {\n");
   for (int i = 0; i < c->ninstrs; i++) {

@@ -8,7 +8,10 @@
 #include "hlo/hlo_text.h"
 
 static void ints(hlo_buf *b, const int64_t *v, int n, const char *sep) {
-  for (int i = 0; i < n; i++) hlo_buf_printf(b, i ? "%s%" PRId64 : "%.0s%" PRId64, sep, v[i]);
+  for (int i = 0; i < n; i++) {
+    if (i) hlo_buf_puts(b, sep);
+    hlo_buf_put_i64(b, v[i]);
+  }
 }
 
 static void braced_ints(hlo_buf *b, const int64_t *v, int n) {
@@ -128,7 +131,7 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
   if (!o) o = &dflt;
   switch (a->kind) {
   case HLO_AK_INT:
-    hlo_buf_printf(b, "%" PRId64, a->u.i);
+    hlo_buf_put_i64(b, a->u.i);
     break;
   case HLO_AK_BOOL:
     hlo_buf_puts(b, a->u.b ? "true" : "false");
@@ -182,23 +185,31 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
   case HLO_AK_CONV_DNUMS:
     conv_dnums(b, &a->u.conv);
     break;
-  case HLO_AK_SLICES:
+  case HLO_AK_SLICES: {
+    /* XLA writes strides for every dimension or, when all are 1, for none */
+    bool strides = false;
+    for (int i = 0; i < a->u.slices.n; i++) strides |= a->u.slices.v[i].stride != 1;
     hlo_buf_putc(b, '{');
     for (int i = 0; i < a->u.slices.n; i++) {
       const hlo_slice_dim *s = &a->u.slices.v[i];
       hlo_buf_printf(b, "%s[%" PRId64 ":%" PRId64, i ? ", " : "", s->start, s->limit);
-      if (s->stride != 1) hlo_buf_printf(b, ":%" PRId64, s->stride);
+      if (strides) hlo_buf_printf(b, ":%" PRId64, s->stride);
       hlo_buf_putc(b, ']');
     }
     hlo_buf_putc(b, '}');
     break;
-  case HLO_AK_PADDING:
+  }
+  case HLO_AK_PADDING: {
+    /* likewise interior padding: for every dimension or, when all are 0, for none */
+    bool interior = false;
+    for (int i = 0; i < a->u.padding.n; i++) interior |= a->u.padding.dims[i].interior != 0;
     for (int i = 0; i < a->u.padding.n; i++) {
       const hlo_pad_dim *d = &a->u.padding.dims[i];
       hlo_buf_printf(b, "%s%" PRId64 "_%" PRId64, i ? "x" : "", d->lo, d->hi);
-      if (a->u.padding.has_interior) hlo_buf_printf(b, "_%" PRId64, d->interior);
+      if (interior) hlo_buf_printf(b, "_%" PRId64, d->interior);
     }
     break;
+  }
   case HLO_AK_REPLICA_GROUPS:
     groups(b, &a->u.groups);
     break;
@@ -221,6 +232,9 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
     break;
   case HLO_AK_SHARDING:
     hlo_buf_puts(b, a->u.sharding.text);
+    break;
+  case HLO_AK_ALIASING:
+    hlo_buf_puts(b, a->u.aliasing.text);
     break;
   case HLO_AK_LITERAL:
     hlo_print_shape(b, &a->u.literal->shape, false);

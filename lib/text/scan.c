@@ -54,6 +54,8 @@ bool sc_accept(scanner *sc, char c) {
 
 static const char *describe_next(scanner *sc, char *buf, size_t cap) {
   if (sc->pos >= sc->end) return "end of input";
+  if (sc->pos + 1 < sc->end && sc->s[sc->pos] == '/' && sc->s[sc->pos + 1] == '*')
+    return "a comment that is never closed"; /* sc_skip stops at one */
   unsigned char c = (unsigned char)sc->s[sc->pos];
   if (c >= 0x21 && c < 0x7f) {
     size_t n = 0;
@@ -75,10 +77,6 @@ int sc_expect(scanner *sc, char c, const char *context) {
                    describe_next(sc, buf, sizeof buf));
 }
 
-bool sc_is_name_char(int c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '.' || c == '-';
-}
 
 bool sc_accept_kw(scanner *sc, const char *kw) {
   sc_skip(sc);
@@ -190,20 +188,33 @@ int sc_string(scanner *sc, const char **out) {
 int sc_raw_value(scanner *sc, const char **out) {
   sc_skip(sc);
   size_t st = sc->pos, p = st;
+  enum { MAX_RAW_DEPTH = 256 };
+  size_t open[MAX_RAW_DEPTH]; /* offsets of the brackets still open */
   int depth = 0;
   while (p < sc->end) {
     char c = sc->s[p];
-    if (c == '"') {
-      p++;
-      while (p < sc->end && sc->s[p] != '"') p += sc->s[p] == '\\' ? 2 : 1;
-      if (p >= sc->end) return sc_errorf(sc, st, "unterminated string");
-      p++;
+    if (c == '"') { /* jump to the closing quote, skipping escaped ones */
+      size_t q = p++;
+      for (;;) {
+        const char *e = memchr(sc->s + p, '"', sc->end - p);
+        if (!e) return sc_errorf(sc, q, "unterminated string");
+        size_t ei = (size_t)(e - sc->s), nb = 0;
+        while (ei - nb > p && sc->s[ei - nb - 1] == '\\') nb++;
+        p = ei + 1;
+        if (nb % 2 == 0) break;
+      }
       if (depth == 0) break;
       continue;
     }
-    if (c == '{' || c == '(' || c == '[') depth++;
-    else if (c == '}' || c == ')' || c == ']') {
+    if (c == '{' || c == '(' || c == '[') {
+      if (depth == MAX_RAW_DEPTH)
+        return sc_errorf(sc, p, "attribute value nested deeper than %d levels", MAX_RAW_DEPTH);
+      open[depth++] = p;
+    } else if (c == '}' || c == ')' || c == ']') {
       if (depth == 0) break;
+      char o = sc->s[open[depth - 1]];
+      if ((o == '{' && c != '}') || (o == '(' && c != ')') || (o == '[' && c != ']'))
+        return sc_errorf(sc, open[depth - 1], "'%c' in attribute value is closed by '%c'", o, c);
       if (--depth == 0) {
         p++;
         break;
@@ -213,7 +224,7 @@ int sc_raw_value(scanner *sc, const char **out) {
     }
     p++;
   }
-  if (depth > 0) return sc_errorf(sc, st, "unbalanced brackets in attribute value");
+  if (depth > 0) return sc_errorf(sc, open[0], "'%c' in attribute value is never closed", sc->s[open[0]]);
   if (p == st) return sc_errorf(sc, st, "expected an attribute value");
   *out = hlo_arena_strndup(sc->a, sc->s + st, p - st);
   if (!*out) return sc_errorf(sc, st, "out of memory");

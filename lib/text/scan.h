@@ -15,7 +15,14 @@ typedef struct scanner {
   hlo_arena *a;    /* the module's arena */
   int depth, max_depth;
   int nerrors;
+  hlo_strmap *layouts; /* optional: explicit layouts shared by their text */
+  hlo_arena *scratch;  /* for the keys of that map */
+  hlo_layout *default_layouts[9]; /* shared {r-1,...,0} layouts by rank */
 } scanner;
+
+/* The shared default layout for rank r (< 9) in the module arena, or NULL
+ * on allocation failure. */
+hlo_layout *sc_default_layout(scanner *sc, int rank);
 
 void sc_skip(scanner *sc);
 /* True if the next non-blank character is c (nothing consumed). */
@@ -27,7 +34,10 @@ int sc_expect(scanner *sc, char c, const char *context);
 /* Consume the exact text kw if next and not followed by a name character. */
 bool sc_accept_kw(scanner *sc, const char *kw);
 bool sc_at_end(scanner *sc);
-bool sc_is_name_char(int c);
+static inline bool sc_is_name_char(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '-';
+}
 /* A name: optional '%' then name characters.  Returns its length (0 if
  * none; nothing consumed then); *start points into the source. */
 size_t sc_name(scanner *sc, const char **start, bool *had_percent);

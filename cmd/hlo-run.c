@@ -1,0 +1,478 @@
+/* hlo-run - run an HLO module on the CPU interpreter.  Inputs come from .npy
+ * files, numpy-style inline literals, an .npz archive or a random generator,
+ * matched to the entry parameters in order; results are printed numpy-style
+ * or written to .npy/.npz; --spec runs a RUN.yaml test and compares. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/cli.h"
+#include "common/run_spec.h"
+#include "hlo/hlo_exec.h"
+#include "hlo/hlo_npy.h"
+#include "hlo/hlo_text.h"
+
+enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
+       OPT_RNG_SEED, OPT_MAX_ITERS };
+
+static const cli_opt OPTS[] = {
+    [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
+    [OPT_RANDOM] = {"random", 0, 2, "SEED", "fill parameters without an input with random data (default seed 0)"},
+    [OPT_OUTPUT] = {"output", 'o', 1, "OUT", "write the result to OUT.npy (one array) or OUT.npz (any result)"},
+    [OPT_SPEC] = {"spec", 0, 1, "RUN.yaml", "run the test spec RUN.yaml; exit 1 if an output differs"},
+    [OPT_TIME] = {"time", 0, 0, NULL, "report planning and run time on standard error"},
+    [OPT_REFERENCE] = {"reference", 0, 0, NULL, "use the scalar reference implementation of every op"},
+    [OPT_ITER] = {"iterations", 0, 1, "N", "run N times (for --time); results of the last run are used"},
+    [OPT_RNG_SEED] = {"rng-seed", 0, 1, "N", "seed of the rng op (default 0)"},
+    [OPT_MAX_ITERS] = {"max-while-iterations", 0, 1, "N", "fail a while loop after N iterations (default: no limit)"},
+    {0},
+};
+
+static const cli_tool TOOL = {
+    "hlo-run", "[OPTION]... FILE [INPUT]...",
+    "Run the entry computation of the HLO module in FILE on the CPU interpreter.",
+    OPTS,
+    "Each INPUT is a .npy file or a numpy-style literal such as '[[1, 2], [3, 4]]';\n"
+    "its dtype must be the element type of the matching parameter.\n"
+    "Exit status: 0 success, 1 invalid module/input or --spec mismatch, 2 usage error.\n"};
+
+typedef struct run_args {
+  const char *npz, *output, *spec;
+  bool random, time, reference;
+  uint64_t seed, rng_seed;
+  long long iterations, max_iters;
+} run_args;
+
+static int on_opt(int idx, const char *arg, void *ud) {
+  run_args *a = ud;
+  switch (idx) {
+  case OPT_INPUTS: a->npz = arg; break;
+  case OPT_RANDOM:
+    a->random = true;
+    a->seed = arg ? (uint64_t)cli_int_arg(&TOOL, "--random", arg) : 0;
+    break;
+  case OPT_OUTPUT: a->output = arg; break;
+  case OPT_SPEC: a->spec = arg; break;
+  case OPT_TIME: a->time = true; break;
+  case OPT_REFERENCE: a->reference = true; break;
+  case OPT_ITER:
+    a->iterations = cli_int_arg(&TOOL, "--iterations", arg);
+    if (a->iterations < 1) cli_usage_error(&TOOL, "--iterations needs N >= 1");
+    break;
+  case OPT_RNG_SEED: a->rng_seed = (uint64_t)cli_int_arg(&TOOL, "--rng-seed", arg); break;
+  case OPT_MAX_ITERS: a->max_iters = cli_int_arg(&TOOL, "--max-while-iterations", arg); break;
+  }
+  return 0;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static bool ends_with(const char *s, const char *suf) {
+  size_t n = strlen(s), m = strlen(suf);
+  return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+static void shape_text(const hlo_shape *s, char *buf, size_t len) {
+  hlo_buf b;
+  hlo_buf_init(&b, NULL);
+  hlo_print_shape(&b, s, false);
+  snprintf(buf, len, "%s", b.data ? b.data : "?");
+  hlo_buf_release(&b);
+}
+
+/* Make the input value of parameter i from an array, checking its dtype and
+ * shape.  what names the input in messages. */
+static hlo_val *val_from_array(const hlo_shape *ps, const hlo_array *arr, int i, const char *what) {
+  char st[256];
+  shape_text(ps, st, sizeof st);
+  if (ps->type == HLO_TUPLE || !hlo_type_is_array(ps->type)) {
+    cli_errorf(&TOOL, "input %d (%s): parameter %d has shape %s, which an array cannot give "
+               "(use --random)", i, what, i, st);
+    return NULL;
+  }
+  if (arr->type != ps->type) {
+    cli_errorf(&TOOL, "input %d (%s): dtype %s does not match parameter %d of type %s", i, what,
+               hlo_npy_dtype_name(arr->type), i, hlo_type_name(ps->type));
+    return NULL;
+  }
+  bool same = arr->rank == ps->rank;
+  for (int d = 0; same && d < ps->rank; d++) same = arr->dims[d] == ps->dims[d];
+  if (!same) {
+    char got[256];
+    int n = snprintf(got, sizeof got, "(");
+    for (int d = 0; d < arr->rank && n < 200; d++)
+      n += snprintf(got + n, sizeof got - (size_t)n, "%s%lld", d ? ", " : "", (long long)arr->dims[d]);
+    snprintf(got + n, sizeof got - (size_t)n, "%s)", arr->rank == 1 ? "," : "");
+    cli_errorf(&TOOL, "input %d (%s): shape %s does not match parameter %d of shape %s", i, what,
+               got, i, st);
+    return NULL;
+  }
+  hlo_val *v = hlo_val_new(NULL, ps);
+  if (!v) {
+    cli_errorf(&TOOL, "out of memory");
+    return NULL;
+  }
+  if (v->nbytes) memcpy(v->data, arr->data, v->nbytes);
+  return v;
+}
+
+/* One input: a .npy path or an inline literal typed by the parameter. */
+static hlo_val *load_input(hlo_arena *A, const hlo_shape *ps, int i, const char *text, bool is_file) {
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_array arr;
+  int rc;
+  if (is_file) {
+    rc = hlo_npy_load(A, text, NULL, &arr, &d);
+  } else {
+    if (ps->type == HLO_TUPLE || !hlo_type_is_array(ps->type)) {
+      char st[256];
+      shape_text(ps, st, sizeof st);
+      cli_errorf(&TOOL, "input %d: parameter %d has shape %s, which a literal cannot give", i, i, st);
+      hlo_diags_release(&d);
+      return NULL;
+    }
+    hlo_src src = {"<input>", text, strlen(text)};
+    char name[32];
+    snprintf(name, sizeof name, "<input %d>", i);
+    src.name = name;
+    rc = hlo_nplit_parse(A, &src, ps->type, &arr, &d);
+    if (rc == HLO_OK && d.nerrors == 0) {
+      /* a scalar literal fills an array parameter only if it has one element */
+    }
+  }
+  if (rc != HLO_OK) {
+    cli_print_diags(&d);
+    hlo_diags_release(&d);
+    return NULL;
+  }
+  hlo_diags_release(&d);
+  return val_from_array(ps, &arr, i, is_file ? text : "literal");
+}
+
+static void val_to_array(const hlo_val *v, hlo_array *arr) {
+  arr->type = v->shape->type;
+  arr->rank = v->shape->rank;
+  arr->dims = v->shape->dims;
+  arr->nelems = v->nelems;
+  arr->data = v->data;
+}
+
+/* Flatten the leaves of a result (depth first). */
+static int leaves(const hlo_val *v, const hlo_val **out, int n, int cap) {
+  if (v->ntuple || v->shape->type == HLO_TUPLE) {
+    for (int i = 0; i < v->ntuple; i++) n = leaves(v->tuple[i], out, n, cap);
+    return n;
+  }
+  if (n < cap) out[n] = v;
+  return n + 1;
+}
+
+static void print_value(hlo_buf *b, const hlo_val *v, int depth) {
+  if (v->shape->type == HLO_TUPLE) {
+    hlo_buf_putc(b, '(');
+    for (int i = 0; i < v->ntuple; i++) {
+      if (i) hlo_buf_puts(b, ", ");
+      print_value(b, v->tuple[i], depth + 1);
+    }
+    if (v->ntuple == 1) hlo_buf_putc(b, ',');
+    hlo_buf_putc(b, ')');
+    return;
+  }
+  if (!hlo_type_is_array(v->shape->type)) {
+    hlo_buf_puts(b, hlo_type_name(v->shape->type));
+    return;
+  }
+  hlo_array arr;
+  val_to_array(v, &arr);
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  if (hlo_npy_repr(b, &arr, &d)) hlo_buf_puts(b, "<unprintable>");
+  hlo_diags_release(&d);
+}
+
+static int write_output(const char *path, const hlo_val *res) {
+  const hlo_val *lv[256];
+  int n = leaves(res, lv, 0, 256);
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  int rc = HLO_OK;
+  if (n > 256) {
+    cli_errorf(&TOOL, "result has more than 256 arrays");
+    return CLI_INVALID;
+  }
+  for (int i = 0; i < n; i++)
+    if (!hlo_type_is_array(lv[i]->shape->type)) {
+      cli_errorf(&TOOL, "result element %d is a %s, which cannot be saved", i,
+                 hlo_type_name(lv[i]->shape->type));
+      return CLI_INVALID;
+    }
+  if (ends_with(path, ".npz")) {
+    hlo_npz_member m[256];
+    char names[256][16];
+    for (int i = 0; i < n; i++) {
+      snprintf(names[i], sizeof names[i], "out%d", i);
+      m[i].name = names[i];
+      val_to_array(lv[i], &m[i].arr);
+    }
+    rc = hlo_npz_save(path, m, n, false, &d);
+  } else {
+    if (res->shape->type == HLO_TUPLE) {
+      cli_errorf(&TOOL, "the result is a tuple of %d arrays: write it to an .npz file", n);
+      return CLI_INVALID;
+    }
+    hlo_array arr;
+    val_to_array(res, &arr);
+    rc = hlo_npy_save(path, &arr, &d);
+  }
+  if (rc) cli_print_diags(&d);
+  hlo_diags_release(&d);
+  return rc ? CLI_INVALID : CLI_OK;
+}
+
+/* ---- comparison for --spec ---------------------------------------------------- */
+static void index_text(const hlo_shape *s, int64_t k, char *buf, size_t len) {
+  int64_t idx[HLO_EXEC_MAX_RANK];
+  for (int d = s->rank - 1; d >= 0; d--) {
+    idx[d] = s->dims[d] ? k % s->dims[d] : 0;
+    k = s->dims[d] ? k / s->dims[d] : 0;
+  }
+  int n = snprintf(buf, len, "[");
+  for (int d = 0; d < s->rank && (size_t)n < len; d++)
+    n += snprintf(buf + n, len - (size_t)n, "%s%lld", d ? ", " : "", (long long)idx[d]);
+  if ((size_t)n < len) snprintf(buf + n, len - (size_t)n, "]");
+}
+
+static double elem(const hlo_array *a, int64_t k, bool imag) {
+  /* via the interpreter's value accessors: wrap in a temporary value */
+  hlo_shape sh = {0};
+  sh.type = a->type;
+  hlo_val v = {0};
+  v.shape = &sh;
+  v.data = a->data;
+  v.nelems = a->nelems;
+  if (imag) {
+    if (hlo_type_kind_of(a->type) != HLO_KIND_COMPLEX) return 0;
+    const unsigned char *p = (const unsigned char *)a->data + k * hlo_type_bytes(a->type);
+    if (a->type == HLO_C64) { float f[2]; memcpy(f, p, 8); return f[1]; }
+    double f[2];
+    memcpy(f, p, 16);
+    return f[1];
+  }
+  return hlo_val_get_f64(&v, k);
+}
+
+static bool close_enough(double g, double w, double rtol, double atol) {
+  if (isnan(w) || isnan(g)) return isnan(w) && isnan(g);
+  if (isinf(w) || isinf(g)) return g == w;
+  return fabs(g - w) <= atol + rtol * fabs(w);
+}
+
+static int compare_output(int i, const hlo_val *got, const hlo_array *want, double rtol, double atol) {
+  hlo_array g;
+  val_to_array(got, &g);
+  bool same = g.rank == want->rank && g.type == want->type;
+  for (int d = 0; same && d < g.rank; d++) same = g.dims[d] == want->dims[d];
+  if (!same) {
+    char st[256];
+    shape_text(got->shape, st, sizeof st);
+    printf("output %d: result has shape %s, the expected array has dtype %s and rank %d\n", i, st,
+           hlo_npy_dtype_name(want->type), want->rank);
+    return 1;
+  }
+  int64_t nbad = 0, first = -1, worst = -1;
+  double worst_err = -1;
+  for (int64_t k = 0; k < g.nelems; k++) {
+    for (int part = 0; part < 2; part++) {
+      double a = elem(&g, k, part), b = elem(want, k, part);
+      if (!close_enough(a, b, rtol, atol)) {
+        double e = isnan(a) || isnan(b) || isinf(a) || isinf(b) ? INFINITY : fabs(a - b);
+        if (first < 0) first = k;
+        if (e > worst_err) { worst_err = e; worst = k; }
+        nbad++;
+        break;
+      }
+    }
+  }
+  if (!nbad) return 0;
+  char ib[128];
+  index_text(got->shape, first, ib, sizeof ib);
+  printf("output %d: %lld of %lld elements differ (rtol=%g, atol=%g)\n", i, (long long)nbad,
+         (long long)g.nelems, rtol, atol);
+  printf("  first at %s: got %.9g, expected %.9g\n", ib, elem(&g, first, false), elem(want, first, false));
+  index_text(got->shape, worst, ib, sizeof ib);
+  printf("  worst at %s: got %.9g, expected %.9g (difference %.3g)\n", ib, elem(&g, worst, false),
+         elem(want, worst, false), worst_err);
+  return 1;
+}
+
+/* ---- main ------------------------------------------------------------------------- */
+int main(int argc, char **argv) {
+  run_args a = {0};
+  a.iterations = 1;
+  int npos = 0;
+  int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
+  run_spec spec;
+  memset(&spec, 0, sizeof spec);
+  const char *file = NULL;
+  if (a.spec) {
+    char err[512];
+    if (run_spec_load(a.spec, &spec, err, sizeof err)) {
+      cli_errorf(&TOOL, "%s: %s", a.spec, err);
+      return CLI_INVALID;
+    }
+    if (npos > 0) cli_usage_error(&TOOL, "--spec takes no FILE or INPUT arguments");
+    file = spec.module;
+    if (spec.reference) a.reference = true;
+    if (a.iterations == 1) a.iterations = spec.iterations;
+  } else {
+    if (npos < 1) cli_usage_error(&TOOL, "missing FILE");
+    file = argv[first];
+  }
+  char **inputs = argv + first + (a.spec ? 0 : 1);
+  int ninputs = a.spec ? 0 : npos - 1;
+
+  cli_input in;
+  if (cli_read(&TOOL, file, &in)) {
+    run_spec_free(&spec);
+    return CLI_INVALID;
+  }
+  int rc = CLI_OK;
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_arena A;
+  hlo_arena_init(&A, NULL);
+  hlo_module *m = NULL;
+  hlo_exec *e = NULL;
+  hlo_val **args = NULL, *res = NULL;
+  int nparams = 0;
+  double t0 = now_ms(), t_plan = 0, t_run = 0;
+  size_t next;
+  size_t end = hlo_module_chunk_end(&in.src, 0, &next);
+  m = hlo_parse_module(&in.src, 0, end, NULL, &d, NULL);
+  if (!m) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
+  hlo_exec_options eo = {0};
+  eo.reference = a.reference;
+  eo.rng_seed = a.rng_seed;
+  eo.max_while_iters = a.max_iters;
+  e = hlo_exec_new(m, &eo, NULL, &d);
+  t_plan = now_ms() - t0;
+  if (!e) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
+  nparams = hlo_exec_nparams(e);
+  args = calloc((size_t)nparams + 1, sizeof *args);
+  if (!args) { cli_errorf(&TOOL, "out of memory"); rc = CLI_INVALID; goto out; }
+
+  /* inputs, in parameter order */
+  hlo_npz npz = {0, NULL};
+  if (a.npz) {
+    if (hlo_npz_load(&A, a.npz, NULL, &npz, &d)) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
+  }
+  int given = a.spec ? spec.ninputs : ninputs + npz.n;
+  if (given > nparams || (given < nparams && !a.random && !a.spec)) {
+    cli_errorf(&TOOL, "the entry computation takes %d input%s, %d given%s", nparams,
+               nparams == 1 ? "" : "s", given, given < nparams ? " (use --random to fill the rest)" : "");
+    for (int i = 0; i < nparams; i++) {
+      char st[256];
+      shape_text(hlo_exec_param_shape(e, i), st, sizeof st);
+      fprintf(stderr, "  parameter %d: %s\n", i, st);
+    }
+    rc = CLI_INVALID;
+    goto out;
+  }
+  if (a.spec && given != nparams) {
+    cli_errorf(&TOOL, "%s: the module takes %d inputs, the spec gives %d", a.spec, nparams, given);
+    rc = CLI_INVALID;
+    goto out;
+  }
+  for (int i = 0; i < nparams; i++) {
+    const hlo_shape *ps = hlo_exec_param_shape(e, i);
+    if (!ps) { cli_errorf(&TOOL, "parameter %d is missing from the entry computation", i); rc = CLI_INVALID; goto out; }
+    if (a.spec) {
+      run_src *s = &spec.inputs[i];
+      if (s->kind == RS_RANDOM) {
+        args[i] = hlo_val_new(NULL, ps);
+        if (args[i]) hlo_val_randomize(args[i], s->seed * 1000003u + (uint64_t)i);
+      } else {
+        args[i] = load_input(&A, ps, i, s->text, s->kind == RS_FILE);
+      }
+    } else if (i < npz.n) {
+      char what[300];
+      snprintf(what, sizeof what, "%s:%s", a.npz, npz.v[i].name);
+      args[i] = val_from_array(ps, &npz.v[i].arr, i, what);
+    } else if (i - npz.n < ninputs) {
+      const char *t = inputs[i - npz.n];
+      args[i] = load_input(&A, ps, i, t, ends_with(t, ".npy"));
+    } else {
+      args[i] = hlo_val_new(NULL, ps);
+      if (args[i]) hlo_val_randomize(args[i], a.seed * 1000003u + (uint64_t)i);
+    }
+    if (!args[i]) { rc = CLI_INVALID; goto out; }
+  }
+
+  for (long long it = 0; it < a.iterations; it++) {
+    if (res) { hlo_val_release(NULL, res); res = NULL; }
+    double t1 = now_ms();
+    if (hlo_exec_run(e, args, nparams, &res)) {
+      cli_print_diags(&d);
+      rc = CLI_INVALID;
+      goto out;
+    }
+    t_run += now_ms() - t1;
+  }
+  if (a.time)
+    fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (%lld iteration%s, %s path)\n",
+            file, t_plan, t_run / (double)a.iterations, a.iterations, a.iterations == 1 ? "" : "s",
+            a.reference ? "reference" : "fast");
+
+  if (a.spec) {
+    const hlo_val *lv[256];
+    int n = leaves(res, lv, 0, 256);
+    if (spec.noutputs && n != spec.noutputs) {
+      printf("the result has %d arrays, the spec expects %d\n", n, spec.noutputs);
+      rc = CLI_INVALID;
+    }
+    for (int i = 0; i < spec.noutputs && i < n && i < 256; i++) {
+      run_src *s = &spec.outputs[i];
+      hlo_array want;
+      hlo_diags_release(&d);
+      hlo_diags_init(&d, NULL);
+      int lr;
+      if (s->kind == RS_FILE) {
+        lr = hlo_npy_load(&A, s->text, NULL, &want, &d);
+      } else {
+        hlo_src src = {"<expected>", s->text, strlen(s->text)};
+        lr = hlo_nplit_parse(&A, &src, lv[i]->shape->type, &want, &d);
+      }
+      if (lr) { cli_print_diags(&d); rc = CLI_INVALID; continue; }
+      if (compare_output(i, lv[i], &want, s->rtol, s->atol)) rc = CLI_INVALID;
+    }
+    if (rc == CLI_OK) printf("%s: %d output%s match\n", a.spec, spec.noutputs, spec.noutputs == 1 ? "" : "s");
+  } else if (a.output) {
+    rc = write_output(a.output, res);
+  } else {
+    hlo_buf b;
+    hlo_buf_init(&b, NULL);
+    print_value(&b, res, 0);
+    hlo_buf_putc(&b, '\n');
+    fwrite(b.data, 1, b.len, stdout);
+    hlo_buf_release(&b);
+  }
+
+out:
+  if (res) hlo_val_release(NULL, res);
+  for (int i = 0; args && i < nparams; i++) hlo_val_release(NULL, args[i]);
+  free(args);
+  hlo_exec_free(e);
+  hlo_module_free(m);
+  hlo_arena_release(&A);
+  hlo_diags_release(&d);
+  cli_input_release(&in);
+  run_spec_free(&spec);
+  return rc;
+}

@@ -1,0 +1,225 @@
+/* exec.h - internals of the interpreter shared by the files of lib/exec: the generic
+ * scalar used by the reference code, the execution plan (hlo_plan_*), the
+ * run state, and the kernel signature (hlo_kern_* fast kernels, hlo_ref_*
+ * reference kernels). */
+#ifndef HLO_EXEC_INTERNAL_H
+#define HLO_EXEC_INTERNAL_H
+
+#include "hlo/hlo_exec.h"
+
+#define MAXR HLO_EXEC_MAX_RANK
+
+/* ---- generic scalar ------------------------------------------------------
+ * One element of any array type.  Floats (every width) in f, complex in
+ * (f, im), signed ints sign-extended in i, unsigned ints zero-extended in i
+ * (u64 as its bit pattern), pred 0/1 in i. */
+typedef struct hlo_sc {
+  double f, im;
+  int64_t i;
+} hlo_sc;
+
+hlo_sc hlo_sc_load(hlo_type t, const void *data, int64_t k);
+/* Store with the type's rounding: floats rounded to nearest even (narrow
+ * floats through f32 first), ints wrapped to their width, pred = (i != 0). */
+void hlo_sc_store(hlo_type t, void *data, int64_t k, hlo_sc v);
+/* Round a computed float value to type t and back (what a store+load does). */
+double hlo_sc_round(hlo_type t, double v);
+bool hlo_type_is_narrow_float(hlo_type t); /* f16, bf16, f8*, f4 */
+/* Wrap an int64 to the width/signedness of t (sign/zero extension). */
+int64_t hlo_sc_wrap(hlo_type t, int64_t v);
+
+/* Scalar semantics of the elementwise ops (reference definitions used by
+ * both paths for the odd cases).  in_t is the operand type, out_t the
+ * result type. */
+hlo_sc hlo_ref_unary(hlo_opcode op, hlo_type in_t, hlo_type out_t, hlo_sc a);
+hlo_sc hlo_ref_binary(hlo_opcode op, hlo_type t, hlo_type out_t, hlo_sc a, hlo_sc b);
+hlo_sc hlo_ref_convert(hlo_type from, hlo_type to, hlo_sc a);
+hlo_sc hlo_ref_reduce_precision(hlo_type t, hlo_sc a, int ebits, int mbits);
+
+/* compare directions and types */
+enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE };
+enum { CMPT_DEFAULT, CMPT_FLOAT, CMPT_TOTALORDER, CMPT_SIGNED, CMPT_UNSIGNED };
+bool hlo_ref_compare(int dir, int ctype, hlo_type t, hlo_sc a, hlo_sc b);
+/* Read direction= and type= of a compare; HLO_ERR with a diagnostic. */
+int hlo_cmp_attrs(const hlo_instruction *in, int *dir, int *ctype, hlo_diags *d);
+
+/* ---- plan ---------------------------------------------------------------- */
+typedef struct hlo_run hlo_run;
+typedef struct plan_step plan_step;
+typedef struct plan_comp plan_comp;
+typedef struct scalar_prog scalar_prog;
+
+/* A kernel computes one instruction: args are the operand values (borrowed),
+ * *out receives a new reference.  Returns HLO_OK/HLO_ERR. */
+typedef int (*hlo_kern_fn)(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out);
+
+struct plan_step {
+  const hlo_instruction *in;
+  int slot;                 /* result slot (= instruction id) */
+  int nargs;
+  int *args;                /* operand slots */
+  bool *last_use;           /* operand k dies after this step */
+  hlo_kern_fn fn;           /* chosen once at plan time */
+  const char *kname;        /* kernel name, for --time reports */
+  int nsub;
+  plan_comp **sub;          /* called computations, in hlo order */
+  void *p;                  /* per-op precomputed parameters */
+};
+
+struct plan_comp {
+  const hlo_computation *comp;
+  int nsteps;
+  plan_step *steps;
+  int nslots;
+  int root;
+  int nparams;
+  int *param_slot;          /* by parameter number, -1 if absent */
+  int *nuses;               /* per slot: uses inside this computation (+1 root) */
+  scalar_prog *sprog;       /* compiled scalar form, NULL if not scalar-only */
+  bool compiling;           /* recursion guard */
+};
+
+struct hlo_exec {
+  const hlo_module *m;
+  hlo_exec_options opts;
+  const hlo_allocator *alloc;
+  hlo_diags *diags;
+  hlo_arena arena;          /* plan storage */
+  plan_comp **plans;        /* by computation id */
+  plan_comp *entry;
+  uint64_t rng_state;       /* `rng` counter, advanced per execution */
+  hlo_val **consts;         /* constant values made at first use */
+  int nconsts, capconsts;
+};
+
+/* Buffer pool: data blocks of released values are kept and reused by later
+ * allocations of no larger size (liveness-driven reuse). */
+#define POOL_MAX 64
+struct hlo_run {
+  hlo_exec *e;
+  const hlo_allocator *alloc;
+  hlo_diags *d;
+  int depth;
+  int npool;
+  void *pool[POOL_MAX];
+  size_t pool_cap[POOL_MAX];
+};
+
+/* Allocate a value of shape s (zero-filled leaves) using the pool. */
+hlo_val *hlo_run_new(hlo_run *r, const hlo_shape *s);
+/* Like hlo_run_new but the data is not cleared (kernel writes every element). */
+hlo_val *hlo_run_new_raw(hlo_run *r, const hlo_shape *s);
+void hlo_run_release(hlo_run *r, hlo_val *v);
+/* Runtime error naming instruction in. */
+int hlo_run_errorf(hlo_run *r, const hlo_instruction *in, const char *fmt, ...) HLO_PRINTF(3, 4);
+
+/* Run a compiled computation on borrowed args; *out gets a new reference. */
+int hlo_run_comp(hlo_run *r, const plan_comp *pc, hlo_val **args, int nargs, hlo_val **out);
+/* Run a computation whose parameters and results are scalars (or a tuple of
+ * scalars): nin scalars in `in` (types from the parameters), results to
+ * `out` (nout of them).  Uses the scalar program when there is one. */
+int hlo_run_scalar(hlo_run *r, const plan_comp *pc, const hlo_sc *in, int nin,
+                   hlo_sc *out, int nout);
+
+/* Compile computation c (memoized). */
+plan_comp *hlo_plan_comp(hlo_exec *e, const hlo_computation *c);
+/* Choose the kernel of step s (exhaustive over opcodes); HLO_ERR if the op
+ * cannot run. */
+int hlo_plan_kernel(hlo_exec *e, plan_step *s);
+/* Try to compile a scalar program for pc (sets pc->sprog or leaves NULL). */
+void hlo_plan_scalar(hlo_exec *e, plan_comp *pc);
+int hlo_sprog_run(const scalar_prog *sp, const hlo_sc *in, int nin, hlo_sc *out, int nout);
+
+/* ---- helpers for kernels -------------------------------------------------- */
+/* Row-major strides of a shape (elements). */
+void hlo_strides(const hlo_shape *s, int64_t *st);
+/* Advance a multi-index in row-major order; false when it wraps to zero. */
+bool hlo_index_next(int rank, const int64_t *dims, int64_t *idx);
+int64_t hlo_index_dot(int rank, const int64_t *idx, const int64_t *st);
+
+/* Reference kernels (one per op family) and fast kernels. */
+#define DECL_KERN(name) int name(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out)
+/* structural / control (shared by both paths) */
+DECL_KERN(hlo_kern_parameter_unused);
+DECL_KERN(hlo_kern_constant);
+DECL_KERN(hlo_kern_tuple);
+DECL_KERN(hlo_kern_gte);
+DECL_KERN(hlo_kern_forward0);       /* result = operand 0 (copy-free) */
+DECL_KERN(hlo_kern_token);
+DECL_KERN(hlo_kern_call);           /* call, fusion, async wrappers */
+DECL_KERN(hlo_kern_while);
+DECL_KERN(hlo_kern_conditional);
+DECL_KERN(hlo_kern_unsupported);
+DECL_KERN(hlo_kern_replica_id);
+DECL_KERN(hlo_kern_get_dimension_size);
+DECL_KERN(hlo_kern_collective_identity);
+DECL_KERN(hlo_kern_collective_permute);
+DECL_KERN(hlo_kern_async_done);
+/* reference kernels */
+DECL_KERN(hlo_ref_elementwise);
+DECL_KERN(hlo_ref_compare_k);
+DECL_KERN(hlo_ref_convert_k);
+DECL_KERN(hlo_ref_reduce_precision_k);
+DECL_KERN(hlo_ref_bitcast_convert);
+DECL_KERN(hlo_ref_bitcast);
+DECL_KERN(hlo_ref_iota);
+DECL_KERN(hlo_ref_reshape);
+DECL_KERN(hlo_ref_transpose);
+DECL_KERN(hlo_ref_broadcast);
+DECL_KERN(hlo_ref_slice);
+DECL_KERN(hlo_ref_dynamic_slice);
+DECL_KERN(hlo_ref_dynamic_update_slice);
+DECL_KERN(hlo_ref_pad);
+DECL_KERN(hlo_ref_concatenate);
+DECL_KERN(hlo_ref_reverse);
+DECL_KERN(hlo_ref_gather);
+DECL_KERN(hlo_ref_scatter);
+DECL_KERN(hlo_ref_copy);
+DECL_KERN(hlo_ref_reduce);
+DECL_KERN(hlo_ref_reduce_window);
+DECL_KERN(hlo_ref_select_and_scatter);
+DECL_KERN(hlo_ref_map);
+DECL_KERN(hlo_ref_sort);
+DECL_KERN(hlo_ref_topk);
+DECL_KERN(hlo_ref_dot);
+DECL_KERN(hlo_ref_convolution);
+DECL_KERN(hlo_ref_fft);
+DECL_KERN(hlo_ref_triangular_solve);
+DECL_KERN(hlo_ref_cholesky);
+DECL_KERN(hlo_ref_batch_norm_training);
+DECL_KERN(hlo_ref_batch_norm_inference);
+DECL_KERN(hlo_ref_batch_norm_grad);
+DECL_KERN(hlo_ref_rng);
+DECL_KERN(hlo_ref_rng_bit_generator);
+DECL_KERN(hlo_ref_set_dimension_size);
+DECL_KERN(hlo_ref_dynamic_reshape);
+DECL_KERN(hlo_ref_clamp_select);
+/* fast kernels */
+DECL_KERN(hlo_kern_elementwise);
+DECL_KERN(hlo_kern_broadcast);
+DECL_KERN(hlo_kern_transpose);
+DECL_KERN(hlo_kern_reshape);
+DECL_KERN(hlo_kern_slice);
+DECL_KERN(hlo_kern_concatenate);
+DECL_KERN(hlo_kern_pad);
+DECL_KERN(hlo_kern_reduce);
+DECL_KERN(hlo_kern_reduce_window);
+DECL_KERN(hlo_kern_dot);
+DECL_KERN(hlo_kern_convolution);
+DECL_KERN(hlo_kern_iota);
+DECL_KERN(hlo_kern_batch_norm_training);
+DECL_KERN(hlo_kern_batch_norm_inference);
+DECL_KERN(hlo_kern_batch_norm_grad);
+/* Whether a fast kernel exists for this instruction (type/attrs). */
+bool hlo_kern_elementwise_ok(const hlo_instruction *in);
+bool hlo_kern_reduce_ok(const hlo_instruction *in);
+bool hlo_kern_dot_ok(const hlo_instruction *in);
+bool hlo_kern_conv_ok(const hlo_instruction *in);
+bool hlo_kern_bn_ok(const hlo_instruction *in);
+
+/* Recognize a reducer computation that is a single binary op of its two
+ * parameters (add, multiply, maximum, minimum, and, or, xor); returns the
+ * opcode or HLO_OP_COUNT. */
+hlo_opcode hlo_plan_simple_reducer(const hlo_computation *c);
+
+#endif

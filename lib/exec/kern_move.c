@@ -1,0 +1,226 @@
+/* kern_move.c - fast data-movement kernels.  Every one is a strided copy:
+ * output element (i0..in) reads operand offset base + sum(i_d * st_d), run
+ * with a contiguous innermost loop specialised on the element size.  Reshape
+ * takes over the operand's buffer when the operand dies at this step. */
+#include <string.h>
+
+#include "exec/exec.h"
+
+#define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
+
+#define INNER(T)                                                           \
+  do {                                                                     \
+    T *d = (T *)dst;                                                       \
+    const T *sp = (const T *)src + off;                                    \
+    if (ist == 1) memcpy(d + k, sp, sizeof(T) * (size_t)n);                \
+    else for (int64_t j = 0; j < n; j++) d[k + j] = sp[j * ist];           \
+  } while (0)
+
+/* Copy the whole output (dims odims) from src with effective strides st
+ * (elements, may be 0 or negative) and base offset. */
+static void strided_copy(void *dst, const void *src, int rank, const int64_t *odims,
+                         const int64_t *st, int64_t base, size_t es) {
+  int64_t total = 1;
+  for (int d = 0; d < rank; d++) total *= odims[d];
+  if (total == 0) return;
+  if (rank == 0) {
+    memcpy(dst, (const char *)src + base * (int64_t)es, es);
+    return;
+  }
+  int64_t n = odims[rank - 1], ist = st[rank - 1], idx[MAXR] = {0};
+  for (int64_t k = 0; k < total; k += n) {
+    int64_t off = base;
+    for (int d = 0; d < rank - 1; d++) off += idx[d] * st[d];
+    switch (es) {
+    case 1: INNER(uint8_t); break;
+    case 2: INNER(uint16_t); break;
+    case 4: INNER(uint32_t); break;
+    case 8: INNER(uint64_t); break;
+    default:
+      for (int64_t j = 0; j < n; j++)
+        memcpy((char *)dst + (k + j) * (int64_t)es, (const char *)src + (off + j * ist) * (int64_t)es, es);
+    }
+    hlo_index_next(rank - 1, odims, idx);
+  }
+}
+
+/* Scatter-direction strided copy: operand element (i) goes to output offset
+ * base + sum(i_d * st_d) (pad, concatenate). */
+static void strided_put(void *dst, const void *src, int rank, const int64_t *idims,
+                        const int64_t *st, int64_t base, size_t es) {
+  int64_t total = 1;
+  for (int d = 0; d < rank; d++) total *= idims[d];
+  if (total == 0) return;
+  if (rank == 0) {
+    memcpy((char *)dst + base * (int64_t)es, src, es);
+    return;
+  }
+  int64_t n = idims[rank - 1], ost = st[rank - 1], idx[MAXR] = {0};
+  for (int64_t k = 0; k < total; k += n) {
+    int64_t off = base;
+    for (int d = 0; d < rank - 1; d++) off += idx[d] * st[d];
+    if (ost == 1) memcpy((char *)dst + off * (int64_t)es, (const char *)src + k * (int64_t)es, es * (size_t)n);
+    else
+      for (int64_t j = 0; j < n; j++)
+        memcpy((char *)dst + (off + j * ost) * (int64_t)es, (const char *)src + (k + j) * (int64_t)es, es);
+    hlo_index_next(rank - 1, idims, idx);
+  }
+}
+
+DECL_KERN(hlo_kern_reshape) {
+  const hlo_shape *os = &s->in->shape;
+  if (s->last_use[0] && args[0]->refs == 1 && args[0]->data) {
+    hlo_val *o = hlo_malloc(r->alloc, sizeof *o);
+    if (!o) return OOM(r, s);
+    *o = *args[0];
+    o->refs = 1;
+    o->shape = os;
+    args[0]->data = NULL;
+    args[0]->cap = 0;
+    *out = o;
+    return HLO_OK;
+  }
+  hlo_val *o = hlo_run_new_raw(r, os);
+  if (!o) return OOM(r, s);
+  if (o->nbytes != args[0]->nbytes) {
+    hlo_run_release(r, o);
+    return hlo_run_errorf(r, s->in, "element counts differ");
+  }
+  if (o->nbytes) memcpy(o->data, args[0]->data, o->nbytes);
+  *out = o;
+  return HLO_OK;
+}
+
+DECL_KERN(hlo_kern_transpose) {
+  const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
+  int n;
+  const int64_t *perm = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
+  if (n != os->rank || is->rank != n) return hlo_run_errorf(r, s->in, "bad dimensions=");
+  int64_t ist[MAXR], st[MAXR];
+  hlo_strides(is, ist);
+  for (int d = 0; d < n; d++) st[d] = ist[perm[d]];
+  hlo_val *o = hlo_run_new_raw(r, os);
+  if (!o) return OOM(r, s);
+  strided_copy(o->data, args[0]->data, n, os->dims, st, 0, (size_t)hlo_type_bytes(os->type));
+  *out = o;
+  return HLO_OK;
+}
+
+DECL_KERN(hlo_kern_broadcast) {
+  const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
+  int n;
+  const int64_t *dims = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
+  if (n != is->rank) return hlo_run_errorf(r, s->in, "dimensions= does not match operand rank");
+  int64_t ist[MAXR], st[MAXR] = {0};
+  hlo_strides(is, ist);
+  for (int i = 0; i < n; i++) {
+    if (dims[i] < 0 || dims[i] >= os->rank) return hlo_run_errorf(r, s->in, "bad dimensions=");
+    st[dims[i]] = is->dims[i] == 1 ? 0 : ist[i];
+  }
+  hlo_val *o = hlo_run_new_raw(r, os);
+  if (!o) return OOM(r, s);
+  strided_copy(o->data, args[0]->data, os->rank, os->dims, st, 0, (size_t)hlo_type_bytes(os->type));
+  *out = o;
+  return HLO_OK;
+}
+
+DECL_KERN(hlo_kern_slice) {
+  const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
+  const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_SLICE);
+  if (!a || a->u.slices.n != is->rank) return hlo_run_errorf(r, s->in, "bad slice=");
+  int64_t ist[MAXR], st[MAXR], base = 0;
+  hlo_strides(is, ist);
+  for (int d = 0; d < is->rank; d++) {
+    int64_t str = a->u.slices.v[d].stride ? a->u.slices.v[d].stride : 1;
+    st[d] = ist[d] * str;
+    base += a->u.slices.v[d].start * ist[d];
+  }
+  hlo_val *o = hlo_run_new_raw(r, os);
+  if (!o) return OOM(r, s);
+  strided_copy(o->data, args[0]->data, os->rank, os->dims, st, base, (size_t)hlo_type_bytes(os->type));
+  *out = o;
+  return HLO_OK;
+}
+
+DECL_KERN(hlo_kern_concatenate) {
+  const hlo_shape *os = &s->in->shape;
+  int n;
+  const int64_t *dims = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
+  if (n != 1 || dims[0] < 0 || dims[0] >= os->rank) return hlo_run_errorf(r, s->in, "bad dimensions=");
+  int cd = (int)dims[0];
+  int64_t total = 0;
+  for (int a = 0; a < s->nargs; a++) {
+    const hlo_shape *is = args[a]->shape;
+    bool ok = is->rank == os->rank;
+    for (int d = 0; ok && d < os->rank; d++) ok = d == cd || is->dims[d] == os->dims[d];
+    if (!ok) return hlo_run_errorf(r, s->in, "operand %d does not match the result outside "
+                                   "dimension %d", a, cd);
+    total += is->dims[cd];
+  }
+  if (total != os->dims[cd])
+    return hlo_run_errorf(r, s->in, "operand sizes along dimension %d do not add up", cd);
+  hlo_val *o = hlo_run_new(r, os);
+  if (!o) return OOM(r, s);
+  int64_t ost[MAXR], off = 0;
+  hlo_strides(os, ost);
+  for (int a = 0; a < s->nargs; a++) {
+    const hlo_shape *is = args[a]->shape;
+    if (is->rank != os->rank || off + is->dims[cd] > os->dims[cd]) {
+      hlo_run_release(r, o);
+      return hlo_run_errorf(r, s->in, "operand %d does not fit", a);
+    }
+    strided_put(o->data, args[a]->data, is->rank, is->dims, ost, off * ost[cd],
+                (size_t)hlo_type_bytes(os->type));
+    off += is->dims[cd];
+  }
+  *out = o;
+  return HLO_OK;
+}
+
+DECL_KERN(hlo_kern_pad) {
+  const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
+  const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_PADDING);
+  if (!a || a->u.padding.n != is->rank) return hlo_run_errorf(r, s->in, "bad padding=");
+  bool neg = false;
+  for (int d = 0; d < is->rank; d++)
+    if (a->u.padding.dims[d].lo < 0 || a->u.padding.dims[d].hi < 0) neg = true;
+  if (neg) return hlo_ref_pad(r, s, args, out);
+  hlo_val *o = hlo_run_new_raw(r, os);
+  if (!o) return OOM(r, s);
+  size_t es = (size_t)hlo_type_bytes(os->type);
+  if (es == 4) {
+    uint32_t v, *p = o->data;
+    memcpy(&v, args[1]->data, 4);
+    for (int64_t k = 0; k < o->nelems; k++) p[k] = v;
+  } else {
+    for (int64_t k = 0; k < o->nelems; k++)
+      memcpy((char *)o->data + k * (int64_t)es, args[1]->data, es);
+  }
+  int64_t ost[MAXR], st[MAXR], base = 0;
+  hlo_strides(os, ost);
+  for (int d = 0; d < is->rank; d++) {
+    st[d] = ost[d] * (a->u.padding.dims[d].interior + 1);
+    base += a->u.padding.dims[d].lo * ost[d];
+  }
+  strided_put(o->data, args[0]->data, is->rank, is->dims, st, base, es);
+  *out = o;
+  return HLO_OK;
+}
+
+DECL_KERN(hlo_kern_iota) {
+  const hlo_shape *sh = &s->in->shape;
+  if (sh->type != HLO_F32 && sh->type != HLO_S32) return hlo_ref_iota(r, s, args, out);
+  int64_t d = hlo_instr_int(s->in, HLO_A_IOTA_DIMENSION, -1);
+  if (d < 0 || d >= sh->rank) return hlo_run_errorf(r, s->in, "iota_dimension out of range");
+  hlo_val *o = hlo_run_new_raw(r, sh);
+  if (!o) return OOM(r, s);
+  int64_t st[MAXR];
+  hlo_strides(sh, st);
+  for (int64_t k = 0; k < o->nelems; k++) {
+    int64_t v = (k / st[d]) % sh->dims[d];
+    if (sh->type == HLO_F32) ((float *)o->data)[k] = (float)v;
+    else ((int32_t *)o->data)[k] = (int32_t)v;
+  }
+  *out = o;
+  return HLO_OK;
+}

@@ -1,0 +1,366 @@
+/* plan.c - compiles a module into an execution plan: per computation the
+ * reachable instructions in dependency order, operand slots, the last use of
+ * every value (so its buffer returns to the pool at once), and one kernel
+ * per instruction chosen here, once, by an exhaustive switch over opcodes. */
+#include <string.h>
+
+#include "exec/exec.h"
+#include "hlo/hlo_verify.h"
+
+#define PERR(e, in, ...) hlo_errorf((e)->diags, NULL, 0, __VA_ARGS__)
+
+static int check_shape_rank(hlo_exec *e, const hlo_instruction *in, const hlo_shape *s) {
+  if (s->type == HLO_TUPLE) {
+    for (int i = 0; i < s->ntuple; i++)
+      if (check_shape_rank(e, in, &s->tuple[i])) return HLO_ERR;
+    return HLO_OK;
+  }
+  if (s->rank > MAXR)
+    return PERR(e, in, "instruction %%%s: rank %d exceeds the interpreter's limit %d",
+                in->name, s->rank, MAXR);
+  for (int i = 0; i < s->rank; i++)
+    if (s->dims[i] < 0)
+      return PERR(e, in, "instruction %%%s: unbounded dimension cannot run", in->name);
+  int64_t b;
+  if (hlo_type_is_array(s->type) && !hlo_shape_bytes(s, &b))
+    return PERR(e, in, "instruction %%%s: shape too large", in->name);
+  return HLO_OK;
+}
+
+hlo_opcode hlo_plan_simple_reducer(const hlo_computation *c) {
+  if (!c || c->nparams != 2 || !c->root || c->ninstrs != 3) return HLO_OP_COUNT;
+  const hlo_instruction *r = c->root;
+  if (r->noperands != 2 || !c->params[0] || !c->params[1]) return HLO_OP_COUNT;
+  if (!((r->operands[0] == c->params[0] && r->operands[1] == c->params[1]) ||
+        (r->operands[0] == c->params[1] && r->operands[1] == c->params[0])))
+    return HLO_OP_COUNT;
+  if (!hlo_shape_is_array(&r->shape) || r->shape.rank != 0) return HLO_OP_COUNT;
+  switch (r->op) {
+  case HLO_OP_ADD: case HLO_OP_MULTIPLY: case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM:
+  case HLO_OP_AND: case HLO_OP_OR: case HLO_OP_XOR:
+    return r->op;
+  default:
+    return HLO_OP_COUNT;
+  }
+}
+
+static int unsupported(hlo_exec *e, const hlo_instruction *in, const char *why) {
+  return PERR(e, in, "instruction %%%s: %s '%s' is not supported by hlo-run%s%s", in->name,
+              "op", hlo_opcode_name(in->op), why ? ": " : "", why ? why : "");
+}
+
+/* Pick the kernel of one step.  Fast kernels are used unless the options ask
+ * for the reference path or the fast kernel does not cover the case. */
+int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
+  const hlo_instruction *in = s->in;
+  bool fast = !e->opts.reference;
+  hlo_kern_fn f = NULL;
+#define K(fn) (f = (fn), s->kname = #fn)
+  switch (in->op) {
+  /* elementwise */
+  case HLO_OP_ABS: case HLO_OP_ACOS: case HLO_OP_ACOSH: case HLO_OP_ADD:
+  case HLO_OP_AND: case HLO_OP_ASIN: case HLO_OP_ASINH: case HLO_OP_ATAN:
+  case HLO_OP_ATAN2: case HLO_OP_ATANH: case HLO_OP_CBRT: case HLO_OP_CEIL:
+  case HLO_OP_CLZ: case HLO_OP_COMPLEX: case HLO_OP_COS: case HLO_OP_COSH:
+  case HLO_OP_DIVIDE: case HLO_OP_ERF: case HLO_OP_EXP: case HLO_OP_EXPM1:
+  case HLO_OP_FLOOR: case HLO_OP_IMAG: case HLO_OP_IS_FINITE: case HLO_OP_LOG:
+  case HLO_OP_LOG1P: case HLO_OP_LOGISTIC: case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM:
+  case HLO_OP_MULHI: case HLO_OP_MULTIPLY: case HLO_OP_NEGATE: case HLO_OP_NOT:
+  case HLO_OP_OR: case HLO_OP_POPCNT: case HLO_OP_POWER: case HLO_OP_REAL:
+  case HLO_OP_REMAINDER: case HLO_OP_ROUND_NEAREST_AFZ: case HLO_OP_ROUND_NEAREST_EVEN:
+  case HLO_OP_RSQRT: case HLO_OP_SHIFT_LEFT: case HLO_OP_SHIFT_RIGHT_ARITHMETIC:
+  case HLO_OP_SHIFT_RIGHT_LOGICAL: case HLO_OP_SIGN: case HLO_OP_SIN: case HLO_OP_SINH:
+  case HLO_OP_SQRT: case HLO_OP_SUBTRACT: case HLO_OP_TAN: case HLO_OP_TANH:
+  case HLO_OP_XOR:
+    if (fast && hlo_kern_elementwise_ok(in)) K(hlo_kern_elementwise);
+    else K(hlo_ref_elementwise);
+    break;
+  case HLO_OP_CLAMP: case HLO_OP_SELECT:
+    if (fast && hlo_kern_elementwise_ok(in)) K(hlo_kern_elementwise);
+    else K(hlo_ref_clamp_select);
+    break;
+  case HLO_OP_COMPARE: {
+    int dir, ct;
+    if (hlo_cmp_attrs(in, &dir, &ct, e->diags)) return HLO_ERR;
+    if (fast && hlo_kern_elementwise_ok(in)) K(hlo_kern_elementwise);
+    else K(hlo_ref_compare_k);
+    break;
+  }
+  case HLO_OP_CONVERT:
+    if (fast && hlo_kern_elementwise_ok(in)) K(hlo_kern_elementwise);
+    else K(hlo_ref_convert_k);
+    break;
+  case HLO_OP_STOCHASTIC_CONVERT:
+    return unsupported(e, in, "stochastic rounding is not implemented");
+  case HLO_OP_REDUCE_PRECISION: K(hlo_ref_reduce_precision_k); break;
+  case HLO_OP_BITCAST_CONVERT: K(hlo_ref_bitcast_convert); break;
+  case HLO_OP_BITCAST: K(hlo_ref_bitcast); break;
+  case HLO_OP_IOTA: if (fast) K(hlo_kern_iota); else K(hlo_ref_iota); break;
+  case HLO_OP_CONSTANT:
+    if (!in->literal || in->literal->elided)
+      return PERR(e, in, "instruction %%%s: constant value is elided ({...}) and cannot run",
+                  in->name);
+    K(hlo_kern_constant);
+    break;
+  case HLO_OP_PARAMETER: K(hlo_kern_parameter_unused); break;
+  /* data movement */
+  case HLO_OP_RESHAPE: if (fast) K(hlo_kern_reshape); else K(hlo_ref_reshape); break;
+  case HLO_OP_DYNAMIC_RESHAPE: K(hlo_ref_dynamic_reshape); break;
+  case HLO_OP_TRANSPOSE: if (fast) K(hlo_kern_transpose); else K(hlo_ref_transpose); break;
+  case HLO_OP_BROADCAST: if (fast) K(hlo_kern_broadcast); else K(hlo_ref_broadcast); break;
+  case HLO_OP_SLICE: if (fast) K(hlo_kern_slice); else K(hlo_ref_slice); break;
+  case HLO_OP_DYNAMIC_SLICE: K(hlo_ref_dynamic_slice); break;
+  case HLO_OP_DYNAMIC_UPDATE_SLICE: K(hlo_ref_dynamic_update_slice); break;
+  case HLO_OP_PAD: if (fast) K(hlo_kern_pad); else K(hlo_ref_pad); break;
+  case HLO_OP_CONCATENATE:
+    if (fast) K(hlo_kern_concatenate); else K(hlo_ref_concatenate);
+    break;
+  case HLO_OP_REVERSE: K(hlo_ref_reverse); break;
+  case HLO_OP_GATHER: K(hlo_ref_gather); break;
+  case HLO_OP_SCATTER: K(hlo_ref_scatter); break;
+  case HLO_OP_COPY: if (fast) K(hlo_kern_forward0); else K(hlo_ref_copy); break;
+  /* reductions, windows, sorting */
+  case HLO_OP_REDUCE:
+    if (fast && hlo_kern_reduce_ok(in)) K(hlo_kern_reduce); else K(hlo_ref_reduce);
+    break;
+  case HLO_OP_REDUCE_WINDOW:
+    if (fast && hlo_kern_reduce_ok(in)) K(hlo_kern_reduce_window);
+    else K(hlo_ref_reduce_window);
+    break;
+  case HLO_OP_SELECT_AND_SCATTER: K(hlo_ref_select_and_scatter); break;
+  case HLO_OP_MAP: K(hlo_ref_map); break;
+  case HLO_OP_SORT: K(hlo_ref_sort); break;
+  case HLO_OP_TOPK: K(hlo_ref_topk); break;
+  case HLO_OP_SCAN: return unsupported(e, in, NULL);
+  /* linear algebra */
+  case HLO_OP_DOT:
+    if (fast && hlo_kern_dot_ok(in)) K(hlo_kern_dot); else K(hlo_ref_dot);
+    break;
+  case HLO_OP_RAGGED_DOT: case HLO_OP_SCALED_DOT: return unsupported(e, in, NULL);
+  case HLO_OP_CONVOLUTION:
+    if (fast && hlo_kern_conv_ok(in)) K(hlo_kern_convolution); else K(hlo_ref_convolution);
+    break;
+  case HLO_OP_FFT: K(hlo_ref_fft); break;
+  case HLO_OP_TRIANGULAR_SOLVE: K(hlo_ref_triangular_solve); break;
+  case HLO_OP_CHOLESKY: K(hlo_ref_cholesky); break;
+  case HLO_OP_BATCH_NORM_TRAINING:
+    if (fast && hlo_kern_bn_ok(in)) K(hlo_kern_batch_norm_training);
+    else K(hlo_ref_batch_norm_training);
+    break;
+  case HLO_OP_BATCH_NORM_INFERENCE:
+    if (fast && hlo_kern_bn_ok(in)) K(hlo_kern_batch_norm_inference);
+    else K(hlo_ref_batch_norm_inference);
+    break;
+  case HLO_OP_BATCH_NORM_GRAD:
+    if (fast && hlo_kern_bn_ok(in)) K(hlo_kern_batch_norm_grad);
+    else K(hlo_ref_batch_norm_grad);
+    break;
+  /* control flow and structure */
+  case HLO_OP_WHILE: K(hlo_kern_while); break;
+  case HLO_OP_CONDITIONAL: K(hlo_kern_conditional); break;
+  case HLO_OP_CALL: case HLO_OP_FUSION: case HLO_OP_ASYNC_START:
+    if (in->ncalled < 1) return PERR(e, in, "instruction %%%s: no called computation", in->name);
+    K(hlo_kern_call);
+    break;
+  case HLO_OP_ASYNC_UPDATE: K(hlo_kern_forward0); break;
+  case HLO_OP_ASYNC_DONE: K(hlo_kern_async_done); break;
+  case HLO_OP_TUPLE: K(hlo_kern_tuple); break;
+  case HLO_OP_GET_TUPLE_ELEMENT: K(hlo_kern_gte); break;
+  case HLO_OP_OPTIMIZATION_BARRIER: case HLO_OP_DOMAIN: case HLO_OP_ADD_DEPENDENCY:
+    K(hlo_kern_forward0);
+    break;
+  case HLO_OP_AFTER_ALL: K(hlo_kern_token); break;
+  case HLO_OP_GET_DIMENSION_SIZE: K(hlo_kern_get_dimension_size); break;
+  case HLO_OP_SET_DIMENSION_SIZE: K(hlo_ref_set_dimension_size); break;
+  case HLO_OP_RNG: K(hlo_ref_rng); break;
+  case HLO_OP_RNG_BIT_GENERATOR: K(hlo_ref_rng_bit_generator); break;
+  case HLO_OP_RNG_GET_AND_UPDATE_STATE: return unsupported(e, in, NULL);
+  case HLO_OP_COPY_START: case HLO_OP_COPY_DONE:
+    K(hlo_kern_collective_identity);
+    break;
+  /* collectives with one replica */
+  case HLO_OP_ALL_REDUCE: case HLO_OP_ALL_REDUCE_START: case HLO_OP_ALL_REDUCE_DONE:
+  case HLO_OP_ALL_GATHER: case HLO_OP_ALL_GATHER_START: case HLO_OP_ALL_GATHER_DONE:
+  case HLO_OP_ALL_TO_ALL: case HLO_OP_REDUCE_SCATTER: case HLO_OP_COLLECTIVE_BROADCAST:
+  case HLO_OP_COLLECTIVE_REDUCE: case HLO_OP_COLLECTIVE_PERMUTE_DONE:
+    K(hlo_kern_collective_identity);
+    break;
+  case HLO_OP_COLLECTIVE_PERMUTE: case HLO_OP_COLLECTIVE_PERMUTE_START:
+    K(hlo_kern_collective_permute);
+    break;
+  case HLO_OP_REPLICA_ID: case HLO_OP_PARTITION_ID: K(hlo_kern_replica_id); break;
+  case HLO_OP_RAGGED_ALL_TO_ALL: return unsupported(e, in, NULL);
+  /* devices and hosts */
+  case HLO_OP_INFEED: case HLO_OP_OUTFEED: case HLO_OP_SEND: case HLO_OP_SEND_DONE:
+  case HLO_OP_RECV: case HLO_OP_RECV_DONE:
+    return unsupported(e, in, "it needs a device or host connection");
+  case HLO_OP_SHUFFLE: return unsupported(e, in, NULL);
+  case HLO_OP_CUSTOM_CALL: {
+    const hlo_attr *a = hlo_instr_attr(in, HLO_A_CUSTOM_CALL_TARGET);
+    const char *t = a ? a->u.s : "";
+    if (strcmp(t, "TopK") == 0 && in->noperands == 1) { K(hlo_ref_topk); break; }
+    return PERR(e, in, "instruction %%%s: custom-call target \"%s\" is not supported by "
+                "hlo-run (supported: TopK)", in->name, t);
+  }
+  case HLO_OP_COUNT:
+    return PERR(e, in, "instruction %%%s: invalid opcode", in->name);
+  }
+#undef K
+  s->fn = f;
+  return HLO_OK;
+}
+
+/* Post-order DFS from the root over operands and control predecessors. */
+static int visit(hlo_exec *e, const hlo_computation *c, const hlo_instruction *in,
+                 unsigned char *mark, const hlo_instruction **order, int *n) {
+  if (mark[in->id] == 2) return HLO_OK;
+  if (mark[in->id] == 1)
+    return PERR(e, in, "instruction %%%s: cycle in computation %s", in->name, c->name);
+  mark[in->id] = 1;
+  for (int i = 0; i < in->noperands; i++) {
+    const hlo_instruction *o = in->operands[i];
+    if (!o || o->parent != c || o->id < 0 || o->id >= c->ninstrs || c->instrs[o->id] != o)
+      return PERR(e, in, "instruction %%%s: operand %d is not in computation %s", in->name, i,
+                  c->name);
+    if (visit(e, c, o, mark, order, n)) return HLO_ERR;
+  }
+  for (int i = 0; i < in->ncontrol; i++)
+    if (in->control_preds[i] && in->control_preds[i]->parent == c &&
+        visit(e, c, in->control_preds[i], mark, order, n))
+      return HLO_ERR;
+  mark[in->id] = 2;
+  order[(*n)++] = in;
+  return HLO_OK;
+}
+
+plan_comp *hlo_plan_comp(hlo_exec *e, const hlo_computation *c) {
+  if (!c || c->id < 0 || c->id >= e->m->ncomps) {
+    hlo_errorf(e->diags, NULL, 0, "called computation is not part of the module");
+    return NULL;
+  }
+  if (e->plans[c->id]) return e->plans[c->id];
+  hlo_arena *A = &e->arena;
+  plan_comp *pc = hlo_arena_alloc(A, sizeof *pc);
+  if (!pc || !c->root) {
+    hlo_errorf(e->diags, NULL, 0, "computation %s has no root", c->name);
+    return NULL;
+  }
+  e->plans[c->id] = pc;
+  pc->comp = c;
+  pc->nslots = c->ninstrs;
+  pc->root = c->root->id;
+  pc->nparams = c->nparams;
+  pc->param_slot = hlo_arena_array(A, (size_t)c->nparams + 1, sizeof(int));
+  pc->nuses = hlo_arena_array(A, (size_t)c->ninstrs + 1, sizeof(int));
+  unsigned char *mark = hlo_arena_alloc(A, (size_t)c->ninstrs + 1);
+  const hlo_instruction **order = hlo_arena_array(A, (size_t)c->ninstrs + 1, sizeof(void *));
+  if (!pc->param_slot || !pc->nuses || !mark || !order) goto oom;
+  for (int i = 0; i < c->nparams; i++)
+    pc->param_slot[i] = c->params[i] ? c->params[i]->id : -1;
+  int n = 0;
+  if (visit(e, c, c->root, mark, order, &n)) return NULL;
+  pc->steps = hlo_arena_array(A, (size_t)n + 1, sizeof(plan_step));
+  if (!pc->steps) goto oom;
+  int *lastpos = hlo_arena_array(A, (size_t)c->ninstrs + 1, sizeof(int));
+  if (!lastpos) goto oom;
+  for (int i = 0; i < c->ninstrs; i++) lastpos[i] = -1;
+  int ns = 0;
+  for (int k = 0; k < n; k++) {
+    const hlo_instruction *in = order[k];
+    if (check_shape_rank(e, in, &in->shape)) return NULL;
+    if (in->op == HLO_OP_PARAMETER) {
+      if (in->param_number < 0 || in->param_number >= c->nparams)
+        return PERR(e, in, "instruction %%%s: bad parameter number", in->name), NULL;
+      continue;
+    }
+    plan_step *s = &pc->steps[ns];
+    s->in = in;
+    s->slot = in->id;
+    s->nargs = in->noperands;
+    s->args = hlo_arena_array(A, (size_t)in->noperands + 1, sizeof(int));
+    s->last_use = hlo_arena_array(A, (size_t)in->noperands + 1, sizeof(bool));
+    if (!s->args || !s->last_use) goto oom;
+    for (int i = 0; i < in->noperands; i++) {
+      s->args[i] = in->operands[i]->id;
+      pc->nuses[s->args[i]]++;
+      lastpos[s->args[i]] = ns;
+    }
+    for (int i = 0; i < in->ncalled; i++)
+      if (!hlo_plan_comp(e, in->called[i])) return NULL;
+    if (hlo_plan_kernel(e, s)) return NULL;
+    ns++;
+  }
+  pc->nsteps = ns;
+  pc->nuses[pc->root]++;
+  /* A value may be consumed in place by the step that uses it last, when
+   * that step names it once and it is not the root. */
+  for (int k = 0; k < ns; k++) {
+    plan_step *s = &pc->steps[k];
+    for (int i = 0; i < s->nargs; i++) {
+      int sl = s->args[i], cnt = 0;
+      for (int j = 0; j < s->nargs; j++) cnt += s->args[j] == sl;
+      s->last_use[i] = lastpos[sl] == k && cnt == 1 && sl != pc->root;
+    }
+  }
+  hlo_plan_scalar(e, pc);
+  return pc;
+oom:
+  hlo_errorf(e->diags, NULL, 0, "out of memory while planning %s", c->name);
+  return NULL;
+}
+
+hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
+                       const hlo_allocator *alloc, hlo_diags *d) {
+  if (!m || !m->entry) {
+    hlo_errorf(d, NULL, 0, "module has no entry computation");
+    return NULL;
+  }
+  /* The kernels trust shapes and attributes: only a valid module runs. */
+  if (hlo_verify_module(m, NULL, d, NULL) != HLO_OK) return NULL;
+  hlo_exec *e = hlo_malloc(alloc, sizeof *e);
+  if (!e) {
+    hlo_errorf(d, NULL, 0, "out of memory");
+    return NULL;
+  }
+  memset(e, 0, sizeof *e);
+  e->m = m;
+  if (opts) e->opts = *opts;
+  e->alloc = alloc;
+  e->diags = d;
+  hlo_arena_init(&e->arena, alloc);
+  e->rng_state = e->opts.rng_seed;
+  e->plans = hlo_arena_array(&e->arena, (size_t)m->ncomps + 1, sizeof(plan_comp *));
+  if (!e->plans) {
+    hlo_errorf(d, NULL, 0, "out of memory");
+    hlo_exec_free(e);
+    return NULL;
+  }
+  for (int i = 0; i < m->ncomps; i++)
+    if (m->comps[i]->id != i) {
+      hlo_errorf(d, NULL, 0, "module is not linked (computation ids)");
+      hlo_exec_free(e);
+      return NULL;
+    }
+  e->entry = hlo_plan_comp(e, m->entry);
+  if (!e->entry) {
+    hlo_exec_free(e);
+    return NULL;
+  }
+  return e;
+}
+
+void hlo_exec_free(hlo_exec *e) {
+  if (!e) return;
+  for (int i = 0; i < e->nconsts; i++) hlo_val_release(e->alloc, e->consts[i]);
+  hlo_free(e->alloc, e->consts);
+  hlo_arena_release(&e->arena);
+  hlo_free(e->alloc, e);
+}
+
+int hlo_exec_nparams(const hlo_exec *e) { return e->m->entry->nparams; }
+
+const hlo_shape *hlo_exec_param_shape(const hlo_exec *e, int i) {
+  const hlo_computation *c = e->m->entry;
+  if (i < 0 || i >= c->nparams || !c->params[i]) return NULL;
+  return &c->params[i]->shape;
+}

@@ -1,0 +1,161 @@
+/* ref_linalg.c - reference dot (general dimension numbers) and convolution
+ * (dim_labels, padding, strides, lhs/rhs dilation, window reversal, feature
+ * and batch groups).  Products accumulate in double (complex double for
+ * complex types, wrapping 64-bit integers for integer types) and are rounded
+ * to the result type once per output element. */
+#include <string.h>
+
+#include "exec/exec.h"
+
+#define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
+
+typedef struct acc_t { double re, im; int64_t i; } acc_t;
+
+static void acc_add(acc_t *a, hlo_type ot, hlo_sc x, hlo_sc y) {
+  switch (hlo_type_kind_of(ot)) {
+  case HLO_KIND_FLOAT: a->re += x.f * y.f; break;
+  case HLO_KIND_COMPLEX:
+    a->re += x.f * y.f - x.im * y.im;
+    a->im += x.f * y.im + x.im * y.f;
+    break;
+  case HLO_KIND_PRED: a->i |= (x.i && y.i); break;
+  case HLO_KIND_SINT: case HLO_KIND_UINT:
+    a->i = (int64_t)((uint64_t)a->i + (uint64_t)x.i * (uint64_t)y.i);
+    break;
+  case HLO_KIND_TOKEN: case HLO_KIND_OPAQUE: case HLO_KIND_TUPLE: break;
+  }
+}
+
+static hlo_sc acc_get(const acc_t *a) {
+  hlo_sc s = {a->re, a->im, a->i};
+  return s;
+}
+
+static bool has(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+DECL_KERN(hlo_ref_dot) {
+  const hlo_instruction *in = s->in;
+  const hlo_shape *ls = args[0]->shape, *rs = args[1]->shape, *os = &in->shape;
+  int nlb, nlc, nrb, nrc;
+  const int64_t *lb = hlo_instr_ints(in, HLO_A_LHS_BATCH_DIMS, &nlb);
+  const int64_t *lc = hlo_instr_ints(in, HLO_A_LHS_CONTRACTING_DIMS, &nlc);
+  const int64_t *rb = hlo_instr_ints(in, HLO_A_RHS_BATCH_DIMS, &nrb);
+  const int64_t *rc = hlo_instr_ints(in, HLO_A_RHS_CONTRACTING_DIMS, &nrc);
+  if (!lb) nlb = 0;
+  if (!lc) nlc = 0;
+  if (!rb) nrb = 0;
+  if (!rc) nrc = 0;
+  if (nlb != nrb || nlc != nrc) return hlo_run_errorf(r, in, "dimension numbers mismatch");
+  int64_t lfree[MAXR], rfree[MAXR];
+  int nlf = 0, nrf = 0;
+  for (int d = 0; d < ls->rank; d++)
+    if (!has(lb, nlb, d) && !has(lc, nlc, d)) lfree[nlf++] = d;
+  for (int d = 0; d < rs->rank; d++)
+    if (!has(rb, nrb, d) && !has(rc, nrc, d)) rfree[nrf++] = d;
+  if (nlb + nlf + nrf != os->rank) return hlo_run_errorf(r, in, "result rank mismatch");
+  int64_t cdims[MAXR];
+  for (int i = 0; i < nlc; i++) {
+    if (lc[i] < 0 || lc[i] >= ls->rank || rc[i] < 0 || rc[i] >= rs->rank ||
+        ls->dims[lc[i]] != rs->dims[rc[i]])
+      return hlo_run_errorf(r, in, "contracting dimensions mismatch");
+    cdims[i] = ls->dims[lc[i]];
+  }
+  hlo_val *o = hlo_run_new(r, os);
+  if (!o) return OOM(r, s);
+  int64_t lst[MAXR], rst[MAXR], oi[MAXR] = {0}, li[MAXR], ri[MAXR], ci[MAXR];
+  hlo_strides(ls, lst);
+  hlo_strides(rs, rst);
+  hlo_type lt = ls->type, rt = rs->type, ot = os->type;
+  for (int64_t k = 0; k < o->nelems; k++) {
+    for (int i = 0; i < nlb; i++) { li[lb[i]] = oi[i]; ri[rb[i]] = oi[i]; }
+    for (int i = 0; i < nlf; i++) li[lfree[i]] = oi[nlb + i];
+    for (int i = 0; i < nrf; i++) ri[rfree[i]] = oi[nlb + nlf + i];
+    acc_t a = {0, 0, 0};
+    memset(ci, 0, sizeof ci);
+    bool more = true;
+    for (int i = 0; i < nlc; i++) if (cdims[i] == 0) more = false;
+    while (more) {
+      for (int i = 0; i < nlc; i++) { li[lc[i]] = ci[i]; ri[rc[i]] = ci[i]; }
+      hlo_sc x = hlo_ref_convert(lt, ot, hlo_sc_load(lt, args[0]->data, hlo_index_dot(ls->rank, li, lst)));
+      hlo_sc y = hlo_ref_convert(rt, ot, hlo_sc_load(rt, args[1]->data, hlo_index_dot(rs->rank, ri, rst)));
+      acc_add(&a, ot, x, y);
+      more = nlc > 0 && hlo_index_next(nlc, cdims, ci);
+    }
+    hlo_sc_store(ot, o->data, k, acc_get(&a));
+    hlo_index_next(os->rank, os->dims, oi);
+  }
+  *out = o;
+  return HLO_OK;
+}
+
+DECL_KERN(hlo_ref_convolution) {
+  const hlo_instruction *in = s->in;
+  const hlo_shape *ls = args[0]->shape, *ks = args[1]->shape, *os = &in->shape;
+  const hlo_attr *da = hlo_instr_attr(in, HLO_A_DIM_LABELS);
+  if (!da) return hlo_run_errorf(r, in, "needs dim_labels=");
+  const hlo_conv_dnums *dn = &da->u.conv;
+  int ns = dn->nspatial;
+  if (ns + 2 != ls->rank || ns + 2 != ks->rank || ns + 2 != os->rank)
+    return hlo_run_errorf(r, in, "dim_labels do not match the ranks");
+  hlo_window_dim wd[MAXR];
+  const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
+  for (int d = 0; d < ns; d++) {
+    hlo_window_dim z = {ks->dims[dn->kernel_spatial[d]], 1, 0, 0, 1, 1, false};
+    wd[d] = wa && wa->u.window.n == ns ? wa->u.window.dims[d] : z;
+    if (wd[d].size == 0) wd[d].size = ks->dims[dn->kernel_spatial[d]];
+  }
+  if (wa && wa->u.window.n != ns) return hlo_run_errorf(r, in, "window rank mismatch");
+  int64_t G = hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1);
+  int64_t B = hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1);
+  int64_t IF = ls->dims[dn->in_feature], KI = ks->dims[dn->kernel_in];
+  int64_t OF = os->dims[dn->out_feature], OB = os->dims[dn->out_batch];
+  if (G < 1 || B < 1 || IF != KI * G || OF % G || OF % B)
+    return hlo_run_errorf(r, in, "feature/batch group counts do not divide the dimensions");
+  hlo_val *o = hlo_run_new(r, os);
+  if (!o) return OOM(r, s);
+  int64_t lst[MAXR], kst[MAXR], oi[MAXR] = {0}, li[MAXR], ki[MAXR], wsz[MAXR], wi[MAXR];
+  hlo_strides(ls, lst);
+  hlo_strides(ks, kst);
+  for (int d = 0; d < ns; d++) wsz[d] = ks->dims[dn->kernel_spatial[d]];
+  hlo_type lt = ls->type, kt = ks->type, ot = os->type;
+  int64_t ofg = OF / G, ofb = OF / B;
+  for (int64_t k = 0; k < o->nelems; k++) {
+    int64_t ob = oi[dn->out_batch], of = oi[dn->out_feature];
+    int64_t g = of / ofg, bg = of / ofb;
+    acc_t a = {0, 0, 0};
+    li[dn->in_batch] = bg * OB + ob;
+    ki[dn->kernel_out] = of;
+    for (int64_t kf = 0; kf < KI; kf++) {
+      li[dn->in_feature] = g * KI + kf;
+      ki[dn->kernel_in] = kf;
+      memset(wi, 0, sizeof wi);
+      bool more = true;
+      while (more) {
+        bool ok = true;
+        for (int d = 0; d < ns && ok; d++) {
+          const hlo_window_dim *w = &wd[d];
+          int64_t ld = w->lhs_dilate ? w->lhs_dilate : 1, rd = w->rhs_dilate ? w->rhs_dilate : 1;
+          int64_t st = w->stride ? w->stride : 1;
+          int64_t p = oi[dn->out_spatial[d]] * st + wi[d] * rd - w->pad_lo;
+          if (p < 0 || p % ld || p / ld >= ls->dims[dn->in_spatial[d]]) ok = false;
+          li[dn->in_spatial[d]] = p / ld;
+          ki[dn->kernel_spatial[d]] = w->reversal ? wsz[d] - 1 - wi[d] : wi[d];
+        }
+        if (ok) {
+          hlo_sc x = hlo_ref_convert(lt, ot, hlo_sc_load(lt, args[0]->data, hlo_index_dot(ns + 2, li, lst)));
+          hlo_sc y = hlo_ref_convert(kt, ot, hlo_sc_load(kt, args[1]->data, hlo_index_dot(ns + 2, ki, kst)));
+          acc_add(&a, ot, x, y);
+        }
+        more = ns > 0 && hlo_index_next(ns, wsz, wi);
+      }
+    }
+    hlo_sc_store(ot, o->data, k, acc_get(&a));
+    hlo_index_next(os->rank, os->dims, oi);
+  }
+  *out = o;
+  return HLO_OK;
+}

@@ -1,0 +1,366 @@
+/* imap_parse.c - reads indexing maps back from text: the seed's multi-line
+ * format and XLA's one-line format (whitespace is insignificant), plus the
+ * UNDEFINED and KNOWN EMPTY forms.
+ *   map    -> '(' ids ')' ['[' ids ']'] ['{' ids '}'] '->' '(' exprs ')'
+ *             [',' 'domain' ':' entry (',' entry)*]
+ *   entry  -> expr 'in' '[' int ',' int ']'
+ *   expr   -> term (('+' | '-') term)*
+ *   term   -> unary (('*' | 'floordiv' | 'ceildiv' | 'mod') unary)*
+ *   unary  -> '-' unary | int | id | '(' expr ')' */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hlo/hlo_imap.h"
+#include "index/imap_internal.h"
+
+enum { MAXVARS = 4096 };
+
+typedef struct pvar {
+  const char *name;
+  size_t len;
+  imap_kind kind;
+  int idx;
+  bool bounded;
+} pvar;
+
+typedef struct parser {
+  imap_ctx *c;
+  const char *s;
+  size_t len, pos;
+  char *err;
+  size_t errn;
+  bool failed;
+  pvar *vars;
+  int nvars;
+  int depth; /* nesting of parentheses and unary minus */
+} parser;
+
+static void perr(parser *p, const char *fmt, ...) {
+  if (p->failed) return;
+  p->failed = true;
+  if (!p->err || !p->errn) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(p->err, p->errn, fmt, ap);
+  va_end(ap);
+}
+
+static void skip_ws(parser *p) {
+  while (p->pos < p->len && isspace((unsigned char)p->s[p->pos])) p->pos++;
+}
+
+static bool peek_ch(parser *p, char ch) {
+  skip_ws(p);
+  return p->pos < p->len && p->s[p->pos] == ch;
+}
+
+static bool accept(parser *p, const char *tok) {
+  skip_ws(p);
+  size_t n = strlen(tok);
+  if (p->len - p->pos < n || memcmp(p->s + p->pos, tok, n) != 0) return false;
+  /* a keyword must not run into an identifier */
+  if (isalpha((unsigned char)tok[0]) && p->pos + n < p->len &&
+      (isalnum((unsigned char)p->s[p->pos + n]) || p->s[p->pos + n] == '_'))
+    return false;
+  p->pos += n;
+  return true;
+}
+
+static bool expect(parser *p, const char *tok) {
+  if (accept(p, tok)) return true;
+  perr(p, "expected '%s'", tok);
+  return false;
+}
+
+static bool ident(parser *p, const char **name, size_t *len) {
+  skip_ws(p);
+  size_t b = p->pos;
+  if (b >= p->len || !(isalpha((unsigned char)p->s[b]) || p->s[b] == '_')) return false;
+  while (p->pos < p->len && (isalnum((unsigned char)p->s[p->pos]) || p->s[p->pos] == '_')) p->pos++;
+  *name = p->s + b;
+  *len = p->pos - b;
+  return true;
+}
+
+static bool integer(parser *p, int64_t *out) {
+  skip_ws(p);
+  size_t b = p->pos;
+  bool neg = false;
+  if (b < p->len && p->s[b] == '-') {
+    neg = true;
+    p->pos++;
+    skip_ws(p);
+  }
+  if (p->pos >= p->len || !isdigit((unsigned char)p->s[p->pos])) {
+    p->pos = b;
+    return false;
+  }
+  uint64_t v = 0;
+  while (p->pos < p->len && isdigit((unsigned char)p->s[p->pos])) {
+    unsigned dgt = (unsigned)(p->s[p->pos] - '0');
+    if (v > (UINT64_MAX - dgt) / 10) {
+      perr(p, "integer out of range");
+      return false;
+    }
+    v = v * 10 + dgt;
+    p->pos++;
+  }
+  if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX) {
+    perr(p, "integer out of range");
+    return false;
+  }
+  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+  return true;
+}
+
+static const imap_expr *parse_expr(parser *p);
+
+static const imap_expr *lookup(parser *p, const char *name, size_t len) {
+  for (int i = 0; i < p->nvars; i++)
+    if (p->vars[i].len == len && memcmp(p->vars[i].name, name, len) == 0)
+      return imap_var(p->c, p->vars[i].kind, p->vars[i].idx);
+  perr(p, "unknown variable '%.*s'", (int)(len > 64 ? 64 : len), name);
+  return NULL;
+}
+
+static const imap_expr *parse_unary(parser *p) {
+  if (p->depth > 200) {
+    perr(p, "expression nested too deeply");
+    return NULL;
+  }
+  skip_ws(p);
+  if (p->pos < p->len && p->s[p->pos] == '-') {
+    size_t save = p->pos;
+    int64_t v;
+    if (integer(p, &v)) return imap_const(p->c, v);
+    if (p->failed) return NULL;
+    p->pos = save + 1;
+    p->depth++;
+    const imap_expr *e = imap_mul(p->c, parse_unary(p), -1);
+    p->depth--;
+    return e;
+  }
+  if (accept(p, "(")) {
+    p->depth++;
+    const imap_expr *e = parse_expr(p);
+    p->depth--;
+    if (!e || !expect(p, ")")) return NULL;
+    return e;
+  }
+  int64_t v;
+  if (integer(p, &v)) return imap_const(p->c, v);
+  if (p->failed) return NULL;
+  const char *name;
+  size_t len;
+  if (ident(p, &name, &len)) return lookup(p, name, len);
+  perr(p, "expected an expression");
+  return NULL;
+}
+
+static const imap_expr *parse_term(parser *p) {
+  const imap_expr *e = parse_unary(p);
+  while (e) {
+    size_t at = p->pos;
+    int op = accept(p, "*") ? 1 : accept(p, "floordiv") ? 2 : accept(p, "ceildiv") ? 3
+             : accept(p, "mod") ? 4 : 0;
+    if (!op) break;
+    const imap_expr *r = parse_unary(p);
+    if (!r) return NULL;
+    if (op == 1 && e->kind == IMAP_CONST && r->kind != IMAP_CONST) {
+      const imap_expr *t = e;
+      e = r;
+      r = t;
+    }
+    if (r->kind != IMAP_CONST) {
+      p->pos = at;
+      perr(p, "the right operand of '%s' must be a constant",
+           op == 1 ? "*" : op == 2 ? "floordiv" : op == 3 ? "ceildiv" : "mod");
+      return NULL;
+    }
+    int64_t k = r->v;
+    if ((op == 2 || op == 3) && k == 0) {
+      p->pos = at;
+      perr(p, "division by zero");
+      return NULL;
+    }
+    if (op == 4 && k <= 0) {
+      p->pos = at;
+      perr(p, "mod needs a positive constant");
+      return NULL;
+    }
+    if (op == 1) e = imap_mul(p->c, e, k);
+    else if (op == 2) e = imap_floordiv(p->c, e, k);
+    else if (op == 4) e = imap_mod(p->c, e, k);
+    else /* a ceildiv k = -((-a) floordiv k) */
+      e = imap_mul(p->c, imap_floordiv(p->c, imap_mul(p->c, e, -1), k), -1);
+  }
+  return e;
+}
+
+static const imap_expr *parse_expr(parser *p) {
+  const imap_expr *e = parse_term(p);
+  while (e) {
+    if (accept(p, "+")) {
+      e = imap_add(p->c, e, parse_term(p));
+    } else {
+      skip_ws(p);
+      /* a '-' followed by '>' is the arrow, not a minus */
+      if (p->pos + 1 < p->len && p->s[p->pos] == '-' && p->s[p->pos + 1] != '>') {
+        p->pos++;
+        e = imap_sub(p->c, e, parse_term(p));
+      } else {
+        break;
+      }
+    }
+  }
+  if (!e && !p->failed) perr(p, p->c->overflow ? "integer overflow in expression" : "out of memory");
+  return e;
+}
+
+/* ids -> [id (',' id)*] up to close */
+static int parse_ids(parser *p, char close, imap_kind kind) {
+  int n = 0;
+  if (peek_ch(p, close)) {
+    p->pos++;
+    return 0;
+  }
+  for (;;) {
+    const char *name;
+    size_t len;
+    if (!ident(p, &name, &len)) {
+      perr(p, "expected a variable name");
+      return -1;
+    }
+    for (int i = 0; i < p->nvars; i++)
+      if (p->vars[i].len == len && memcmp(p->vars[i].name, name, len) == 0) {
+        perr(p, "variable '%.*s' declared twice", (int)(len > 64 ? 64 : len), name);
+        return -1;
+      }
+    if (p->nvars >= MAXVARS) {
+      perr(p, "too many variables");
+      return -1;
+    }
+    p->vars[p->nvars++] = (pvar){name, len, kind, n++, false};
+    if (accept(p, ",")) continue;
+    char cl[2] = {close, 0};
+    if (!expect(p, cl)) return -1;
+    return n;
+  }
+}
+
+static bool parse_entry(parser *p, imap_map *m) {
+  size_t at = p->pos;
+  const imap_expr *e = parse_expr(p);
+  if (!e) return false;
+  int64_t lo, hi;
+  if (!expect(p, "in") || !expect(p, "[")) return false;
+  if (!integer(p, &lo)) {
+    perr(p, "expected an integer");
+    return false;
+  }
+  if (!expect(p, ",")) return false;
+  if (!integer(p, &hi)) {
+    perr(p, "expected an integer");
+    return false;
+  }
+  if (!expect(p, "]")) return false;
+  if (imap_is_var(e)) {
+    for (int i = 0; i < p->nvars; i++)
+      if (p->vars[i].kind == e->kind && p->vars[i].idx == e->v && !p->vars[i].bounded) {
+        p->vars[i].bounded = true;
+        *imap_map_var_ptr(m, e->kind, (int)e->v) = (imap_interval){lo, hi};
+        return true;
+      }
+  }
+  if (e->kind == IMAP_CONST) {
+    if (e->v < lo || e->v > hi) {
+      p->pos = at;
+      perr(p, "constant constraint is never satisfied");
+      return false;
+    }
+    return true;
+  }
+  if (m->state == IMAP_DEFINED && imap_map_add_constraint(p->c, m, e, lo, hi)) {
+    perr(p, "out of memory");
+    return false;
+  }
+  return true;
+}
+
+imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos, char *err,
+                         size_t errn) {
+  parser P = {.c = c, .s = text, .len = len, .pos = *pos, .err = err, .errn = errn};
+  parser *p = &P;
+  if (err && errn) err[0] = 0;
+  if (accept(p, "UNDEFINED")) {
+    *pos = p->pos;
+    return imap_map_undefined(c);
+  }
+  if (accept(p, "KNOWN")) {
+    if (!expect(p, "EMPTY")) {
+      *pos = p->pos;
+      return NULL;
+    }
+    *pos = p->pos;
+    imap_map *m = imap_map_new(c, 0, 0, 0, 0);
+    if (m) m->state = IMAP_KNOWN_EMPTY;
+    return m;
+  }
+  pvar *vars = hlo_malloc(c->alloc, MAXVARS * sizeof *vars);
+  if (!vars) {
+    perr(p, "out of memory");
+    return NULL;
+  }
+  p->vars = vars;
+  imap_map *m = NULL;
+  int nd = -1, ns = 0, nr = 0;
+  if (!expect(p, "(")) goto out;
+  if ((nd = parse_ids(p, ')', IMAP_DIM)) < 0) goto out;
+  if (accept(p, "[") && (ns = parse_ids(p, ']', IMAP_SYM)) < 0) goto out;
+  if (accept(p, "{") && (nr = parse_ids(p, '}', IMAP_RT)) < 0) goto out;
+  if (!expect(p, "->") || !expect(p, "(")) goto out;
+  const imap_expr *res[MAXVARS];
+  int nres = 0;
+  if (!accept(p, ")")) {
+    for (;;) {
+      if (nres >= MAXVARS) {
+        perr(p, "too many results");
+        goto out;
+      }
+      if (!(res[nres++] = parse_expr(p))) goto out;
+      if (accept(p, ",")) continue;
+      if (!expect(p, ")")) goto out;
+      break;
+    }
+  }
+  m = imap_map_new(c, nd, ns, nr, nres);
+  if (!m) {
+    perr(p, "out of memory");
+    goto out;
+  }
+  memcpy(m->results, res, (size_t)nres * sizeof *res);
+  size_t save = p->pos;
+  if (accept(p, ",") && accept(p, "domain")) {
+    if (!expect(p, ":")) goto fail;
+    do {
+      if (!parse_entry(p, m)) goto fail;
+    } while (accept(p, ","));
+  } else {
+    p->pos = save;
+  }
+  for (int i = 0; i < p->nvars; i++)
+    if (!p->vars[i].bounded) {
+      perr(p, "variable '%.*s' has no bounds in the domain", (int)(p->vars[i].len > 64 ? 64 : p->vars[i].len),
+           p->vars[i].name);
+      goto fail;
+    }
+  goto out;
+fail:
+  m = NULL;
+out:
+  hlo_free(c->alloc, vars);
+  *pos = p->pos;
+  return p->failed ? NULL : m;
+}

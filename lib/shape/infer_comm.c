@@ -1,0 +1,289 @@
+/* infer_comm.c - shape rules of the collectives, their async start/done
+ * halves, send/recv, infeed/outfeed, tokens, copy-start/done and the
+ * generic async-start/update/done wrappers. */
+#include <string.h>
+
+#include "infer_internal.h"
+
+static int operands_or_tuple(sctx *c) {
+  int n = c->in->noperands;
+  if (n == 1) return sx_copy(c, sx_op(c, 0));
+  const hlo_shape *el[n ? n : 1];
+  for (int i = 0; i < n; i++) el[i] = sx_op(c, i);
+  return sx_tuple(c, n, el);
+}
+
+static int tuple_elem(sctx *c, int op, int idx, const char *what) {
+  const hlo_shape *s = sx_op(c, op);
+  if (s->type != HLO_TUPLE || s->ntuple <= idx)
+    return sx_fail(c, "The operand of %s must be a tuple with at least %d elements; got %s.", what, idx + 1,
+                   sx_str(c, s));
+  return sx_copy(c, &s->tuple[idx]);
+}
+
+static int64_t module_int(const hlo_instruction *in, hlo_attr_key k) {
+  if (!in->parent || !in->parent->module_) return 0;
+  const hlo_attr *a = hlo_module_attr(in->parent->module_, k);
+  return a && a->kind == HLO_AK_INT ? a->u.i : 0;
+}
+
+/* Group size for gather/scatter-like collectives; 0 if unknown. */
+static int64_t shard_count(const hlo_instruction *in) {
+  int64_t g = sx_group_size(in);
+  if (g > 0) return g;
+  const hlo_attr *a = hlo_instr_attr(in, HLO_A_REPLICA_GROUPS);
+  if (a && a->kind == HLO_AK_REPLICA_GROUPS && (a->u.groups.iota || a->u.groups.ngroups)) return 0;
+  int64_t r = module_int(in, HLO_A_REPLICA_COUNT);
+  return r > 0 && !hlo_instr_attr(in, HLO_A_CHANNEL_ID) ? r : 0;
+}
+
+/* all-gather / reduce-scatter: operand i's dimension `dim` scaled. */
+static int scaled_dim(sctx *c, bool gather, hlo_shape *out_elems) {
+  int nd;
+  const int64_t *d = hlo_instr_ints(c->in, HLO_A_DIMENSIONS, &nd);
+  const char *what = gather ? "all-gather" : "reduce-scatter";
+  if (nd != 1) return sx_fail(c, "%s needs exactly one dimension in dimensions={...}; got %d.", what, nd);
+  int64_t sc = shard_count(c->in);
+  const hlo_shape *decl = c->in->shape_omitted ? NULL : &c->in->shape;
+  int n = c->in->noperands;
+  for (int i = 0; i < n; i++) {
+    if (sx_need_array(c, i, what)) return HLO_ERR;
+    const hlo_shape *s = sx_op(c, i);
+    if (d[0] < 0 || d[0] >= s->rank)
+      return sx_fail(c, "%s dimension %lld is out of range for operand %s.", what, (long long)d[0], sx_str(c, s));
+    int64_t k = sc;
+    if (k <= 0 && decl) { /* unknown group size: take it from the declared shape */
+      const hlo_shape *ds = decl->type == HLO_TUPLE ? (i < decl->ntuple ? &decl->tuple[i] : NULL) : decl;
+      if (ds && hlo_shape_is_array(ds) && ds->rank == s->rank) {
+        int64_t a = s->dims[d[0]], b = ds->dims[d[0]];
+        if (gather && a > 0 && b % a == 0) k = b / a;
+        if (!gather && b > 0 && a % b == 0) k = a / b;
+      }
+    }
+    if (k <= 0) return sx_fail(c, "cannot infer the shard count of %s: no replica groups and no declared shape", what);
+    if (hlo_shape_copy(c->a, &out_elems[i], s)) return HLO_ERR;
+    int64_t *dd = &out_elems[i].dims[d[0]];
+    if (*dd == HLO_DIM_UNBOUNDED) continue;
+    if (gather) {
+      if (__builtin_mul_overflow(*dd, k, dd)) return sx_fail(c, "all-gather result dimension overflows");
+    } else {
+      if (*dd % k)
+        return sx_fail(c, "reduce-scatter operand dimension %lld (size %lld) is not divisible by the shard count %lld.",
+                       (long long)d[0], (long long)*dd, (long long)k);
+      *dd /= k;
+    }
+  }
+  return HLO_OK;
+}
+
+static int gather_or_scatter(sctx *c, bool gather, bool start) {
+  int n = c->in->noperands;
+  if (n < 1) return sx_fail(c, "%s needs an operand", hlo_opcode_name(c->in->op));
+  hlo_shape outs[n];
+  /* for all-gather-start the declared shape holds (inputs, outputs) */
+  if (start && !c->in->shape_omitted) {
+    const hlo_shape *ds = &c->in->shape;
+    if (ds->type != HLO_TUPLE || ds->ntuple != 2)
+      return sx_fail(c, "all-gather-start must have a 2-element tuple shape (operands, results); got %s.",
+                     sx_str(c, ds));
+    hlo_instruction tmp = *c->in;
+    tmp.shape = ds->tuple[1];
+    tmp.shape_omitted = false;
+    sctx c2 = *c;
+    c2.in = &tmp;
+    if (scaled_dim(&c2, true, outs)) return HLO_ERR;
+  } else if (scaled_dim(c, gather, outs)) {
+    return HLO_ERR;
+  }
+  hlo_shape res;
+  if (n == 1) {
+    res = outs[0];
+  } else {
+    const hlo_shape *p[n];
+    for (int i = 0; i < n; i++) p[i] = &outs[i];
+    hlo_shape *save = c->out;
+    c->out = &res;
+    if (sx_tuple(c, n, p)) return HLO_ERR;
+    c->out = save;
+  }
+  if (!start) return sx_copy(c, &res);
+  hlo_shape ins;
+  hlo_shape *save = c->out;
+  c->out = &ins;
+  if (operands_or_tuple(c)) return HLO_ERR;
+  c->out = save;
+  const hlo_shape *p2[2] = {&ins, &res};
+  return sx_tuple(c, 2, p2);
+}
+
+int hlo_shape_infer_collective(sctx *c) {
+  const hlo_instruction *in = c->in;
+  int n = in->noperands;
+  switch (in->op) {
+  case HLO_OP_ALL_REDUCE: case HLO_OP_ALL_REDUCE_START: case HLO_OP_COLLECTIVE_REDUCE:
+  case HLO_OP_COLLECTIVE_BROADCAST: case HLO_OP_OPTIMIZATION_BARRIER: case HLO_OP_DOMAIN:
+    if (n < 1) return sx_fail(c, "%s needs an operand", hlo_opcode_name(in->op));
+    return operands_or_tuple(c);
+  case HLO_OP_ALL_TO_ALL: {
+    if (n < 1) return sx_fail(c, "all-to-all needs an operand");
+    int nd;
+    const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+    if (nd > 1) return sx_fail(c, "all-to-all takes at most one split dimension; got %d.", nd);
+    int64_t g = sx_group_size(in);
+    for (int i = 0; i < n && nd == 1; i++) {
+      if (sx_need_array(c, i, "all-to-all")) return HLO_ERR;
+      const hlo_shape *s = sx_op(c, i);
+      if (d[0] < 0 || d[0] >= s->rank)
+        return sx_fail(c, "all-to-all split dimension %lld is out of range for operand %s.", (long long)d[0],
+                       sx_str(c, s));
+      if (g > 0 && s->dims[d[0]] != HLO_DIM_UNBOUNDED && s->dims[d[0]] % g)
+        return sx_fail(c, "all-to-all split dimension %lld (size %lld) must be divisible by the split count %lld.",
+                       (long long)d[0], (long long)s->dims[d[0]], (long long)g);
+    }
+    return operands_or_tuple(c);
+  }
+  case HLO_OP_ALL_GATHER: return gather_or_scatter(c, true, false);
+  case HLO_OP_ALL_GATHER_START: return gather_or_scatter(c, true, true);
+  case HLO_OP_REDUCE_SCATTER: return gather_or_scatter(c, false, false);
+  case HLO_OP_ALL_REDUCE_DONE:
+    return sx_copy(c, sx_op(c, 0));
+  case HLO_OP_ALL_GATHER_DONE: case HLO_OP_COLLECTIVE_PERMUTE_DONE:
+    return tuple_elem(c, 0, 1, hlo_opcode_name(in->op));
+  case HLO_OP_RAGGED_ALL_TO_ALL:
+    for (int i = 0; i < n; i++)
+      if (sx_need_array(c, i, "ragged-all-to-all")) return HLO_ERR;
+    if (sx_op(c, 0)->rank != sx_op(c, 1)->rank || !sx_same_type_fp(sx_op(c, 0)->type, sx_op(c, 1)->type))
+      return sx_fail(c, "ragged-all-to-all input %s and output %s must have the same rank and element type.",
+                     sx_str(c, sx_op(c, 0)), sx_str(c, sx_op(c, 1)));
+    for (int i = 2; i < n; i++)
+      if (!hlo_type_is_int(sx_op(c, i)->type))
+        return sx_fail(c, "ragged-all-to-all offsets and sizes must be integers; operand %d is %s.", i,
+                       sx_str(c, sx_op(c, i)));
+    return sx_copy(c, sx_op(c, 1));
+  case HLO_OP_COLLECTIVE_PERMUTE:
+    if (n < 1) return sx_fail(c, "collective-permute needs an operand");
+    if (n == 4 && (sx_op(c, 2)->type == HLO_TUPLE || hlo_type_is_int(sx_op(c, 2)->type)) &&
+        !hlo_shape_xla_compatible(sx_op(c, 2), sx_op(c, 0), true))
+      return sx_copy(c, sx_op(c, 1)); /* in-place form: input, output, offsets */
+    return operands_or_tuple(c);
+  case HLO_OP_COLLECTIVE_PERMUTE_START: {
+    if (n < 1) return sx_fail(c, "collective-permute-start needs an operand");
+    const hlo_shape *s = n == 4 ? sx_op(c, 1) : sx_op(c, 0);
+    if (!c->in->shape_omitted && c->in->shape.type == HLO_TUPLE && c->in->shape.ntuple >= 2 && n == 1) {
+      /* keep declared context elements; check the buffers */
+      const hlo_shape *ds = &c->in->shape;
+      if (!hlo_shape_xla_compatible(&ds->tuple[0], sx_op(c, 0), true) ||
+          !hlo_shape_xla_compatible(&ds->tuple[1], s, true))
+        return sx_fail(c, "collective-permute-start buffers %s must have the operand shape %s.", sx_str(c, ds),
+                       sx_str(c, s));
+      return sx_copy(c, ds);
+    }
+    hlo_shape u;
+    if (hlo_shape_make_array(c->a, &u, HLO_U32, 0, NULL)) return HLO_ERR;
+    const hlo_shape *p[4] = {sx_op(c, 0), s, &u, &u};
+    return sx_tuple(c, 4, p);
+  }
+  case HLO_OP_SEND: {
+    if (sx_op(c, 1)->type != HLO_TOKEN)
+      return sx_fail(c, "The second operand of send must be a token; got %s.", sx_str(c, sx_op(c, 1)));
+    hlo_shape u, t = {.type = HLO_TOKEN};
+    if (hlo_shape_make_array(c->a, &u, HLO_U32, 0, NULL)) return HLO_ERR;
+    const hlo_shape *p[3] = {sx_op(c, 0), &u, &t};
+    return sx_tuple(c, 3, p);
+  }
+  case HLO_OP_SEND_DONE:
+    if (sx_op(c, 0)->type != HLO_TUPLE)
+      return sx_fail(c, "The operand of send-done must be a send context tuple; got %s.", sx_str(c, sx_op(c, 0)));
+    return sx_token(c);
+  case HLO_OP_RECV: {
+    if (sx_op(c, 0)->type != HLO_TOKEN)
+      return sx_fail(c, "The operand of recv must be a token; got %s.", sx_str(c, sx_op(c, 0)));
+    if (sx_declared(c)) return HLO_ERR;
+    const hlo_shape *r = &c->in->shape;
+    if (r->type != HLO_TUPLE || r->ntuple != 3 || r->tuple[1].type != HLO_U32 || r->tuple[1].rank != 0 ||
+        r->tuple[2].type != HLO_TOKEN)
+      return sx_fail(c, "recv must have shape (data, u32[], token[]); got %s.", sx_str(c, r));
+    return HLO_OK;
+  }
+  case HLO_OP_RECV_DONE: {
+    const hlo_shape *s = sx_op(c, 0);
+    if (s->type != HLO_TUPLE || s->ntuple < 1)
+      return sx_fail(c, "The operand of recv-done must be a recv context tuple; got %s.", sx_str(c, s));
+    hlo_shape t = {.type = HLO_TOKEN};
+    const hlo_shape *p[2] = {&s->tuple[0], &t};
+    return sx_tuple(c, 2, p);
+  }
+  case HLO_OP_INFEED: {
+    if (sx_op(c, 0)->type != HLO_TOKEN)
+      return sx_fail(c, "The operand of infeed must be a token; got %s.", sx_str(c, sx_op(c, 0)));
+    if (sx_declared(c)) return HLO_ERR;
+    const hlo_shape *r = &c->in->shape;
+    if (r->type != HLO_TUPLE || r->ntuple != 2 || r->tuple[1].type != HLO_TOKEN)
+      return sx_fail(c, "infeed must have shape (data, token[]); got %s.", sx_str(c, r));
+    return HLO_OK;
+  }
+  case HLO_OP_OUTFEED: {
+    if (sx_op(c, 1)->type != HLO_TOKEN)
+      return sx_fail(c, "The second operand of outfeed must be a token; got %s.", sx_str(c, sx_op(c, 1)));
+    const hlo_attr *os = hlo_instr_attr(in, HLO_A_OUTFEED_SHAPE);
+    if (os && os->kind == HLO_AK_SHAPE && !hlo_shape_xla_compatible(&os->u.shape, sx_op(c, 0), false))
+      return sx_fail(c, "Expected outfeed shape to be equal to operand's shape %s, actual shape is %s.",
+                     sx_str(c, sx_op(c, 0)), sx_str(c, &os->u.shape));
+    return sx_token(c);
+  }
+  case HLO_OP_AFTER_ALL:
+    for (int i = 0; i < n; i++)
+      if (sx_op(c, i)->type != HLO_TOKEN)
+        return sx_fail(c, "Operands of token instructions must be TOKEN types; operand %d is %s.", i,
+                       sx_str(c, sx_op(c, i)));
+    return sx_token(c);
+  case HLO_OP_COPY_START: {
+    hlo_shape u;
+    if (hlo_shape_make_array(c->a, &u, HLO_U32, 0, NULL)) return HLO_ERR;
+    const hlo_shape *p[3] = {sx_op(c, 0), sx_op(c, 0), &u};
+    return sx_tuple(c, 3, p);
+  }
+  case HLO_OP_COPY_DONE:
+    return tuple_elem(c, 0, 0, "copy-done");
+  default:
+    return sx_fail(c, "internal: %s is not a communication op", hlo_opcode_name(in->op));
+  }
+}
+
+int hlo_shape_infer_async(sctx *c) {
+  const hlo_instruction *in = c->in;
+  switch (in->op) {
+  case HLO_OP_ASYNC_START: {
+    const hlo_shape *root = sx_called_root(c, 0, "calls");
+    if (!root) return HLO_ERR;
+    hlo_shape ops;
+    hlo_shape *save = c->out;
+    c->out = &ops;
+    int n = in->noperands;
+    const hlo_shape *el[n ? n : 1];
+    for (int i = 0; i < n; i++) el[i] = sx_op(c, i);
+    if (sx_tuple(c, n, el)) return HLO_ERR;
+    c->out = save;
+    const hlo_shape *ds = in->shape_omitted ? NULL : &in->shape;
+    int nctx = ds && ds->type == HLO_TUPLE && ds->ntuple >= 2 ? ds->ntuple - 2 : 1;
+    const hlo_shape *p[2 + nctx];
+    hlo_shape u;
+    p[0] = &ops;
+    p[1] = root;
+    if (ds && ds->type == HLO_TUPLE && ds->ntuple >= 2) {
+      for (int i = 0; i < nctx; i++) p[2 + i] = &ds->tuple[2 + i];
+    } else {
+      if (hlo_shape_make_array(c->a, &u, HLO_S32, 0, NULL)) return HLO_ERR;
+      p[2] = &u;
+    }
+    return sx_tuple(c, 2 + nctx, p);
+  }
+  case HLO_OP_ASYNC_UPDATE:
+    if (in->noperands < 1) return sx_fail(c, "async-update needs an operand");
+    return sx_copy(c, sx_op(c, 0));
+  case HLO_OP_ASYNC_DONE:
+    return tuple_elem(c, 0, 1, "async-done");
+  default:
+    return sx_fail(c, "internal: %s is not an async op", hlo_opcode_name(in->op));
+  }
+}
