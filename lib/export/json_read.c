@@ -368,6 +368,22 @@ static int read_sharding(jr *r, const cJSON *v, hlo_sharding *s, int depth) {
   if (get_ints(r, v, "tile", false, &s->tile, &s->ntile)) return HLO_ERR;
   if (get_ints(r, v, "devices", false, &s->devices, &s->ndevices)) return HLO_ERR;
   if (get_bool(r, v, "last_tile_dim_replicate", false, &s->last_tile_dim_replicate)) return HLO_ERR;
+  cJSON *ir = field(r, v, "iota_reshape", false);
+  if (ir) {
+    s->iota = true;
+    if (as_ints(r, ir, "iota_reshape", &s->iota_reshape, &s->niota_reshape) ||
+        get_ints(r, v, "iota_perm", true, &s->iota_perm, &s->niota_perm))
+      return HLO_ERR;
+  }
+  cJSON *lt = field(r, v, "last_tile_dims", false);
+  if (lt) {
+    if (as_array(r, lt, "last_tile_dims", &s->nlast_tile_dims)) return HLO_ERR;
+    s->last_tile_dims = s->nlast_tile_dims ? hlo_arena_array(r->a, (size_t)s->nlast_tile_dims, sizeof(char *)) : NULL;
+    if (s->nlast_tile_dims && !s->last_tile_dims) return oom(r);
+    int i = 0;
+    for (cJSON *e = lt->child; e; e = e->next, i++)
+      if (as_str(r, e, "last_tile_dims", true, &s->last_tile_dims[i])) return HLO_ERR;
+  }
   cJSON *t = field(r, v, "tuple", false);
   if (t) {
     if (as_array(r, t, "tuple", &s->ntuple)) return HLO_ERR;

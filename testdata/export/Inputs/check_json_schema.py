@@ -119,6 +119,9 @@ def check_attr_values(doc, c):
                 "sharding": lambda: isinstance(v, dict) and "kind" in v and "text" in v,
                 "program_shape": lambda: isinstance(v, dict) and set(v) == {"parameters", "result"},
                 "literal": lambda: c.ok({"$ref": "#/defs/literal"}, v),
+                "aliasing": lambda: isinstance(v, dict) and set(v) <= {"entries", "text"} and all(
+                    {"output_index", "operand", "operand_index"} <= set(e) <= {
+                        "output_index", "operand", "operand_index", "kind"} for e in v.get("entries", [])),
             }.get(k, lambda: False)()
             if not good:
                 c.err(p, "value does not fit kind %r" % k)
