@@ -2,6 +2,7 @@
  * colour, folding rules, neighbourhoods, node limits with markers, expanded
  * fusions, and errors for unknown names.  Counts are worked out by hand
  * from the module texts below. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "hlo/hlo_dot.h"
@@ -138,7 +139,48 @@ static void test_fusion(void) {
   hlo_module_free(m);
 }
 
+typedef struct failing {
+  long budget;
+} failing;
+static void *f_alloc(void *ud, size_t n) {
+  failing *f = ud;
+  return f->budget-- > 0 ? malloc(n) : NULL;
+}
+static void *f_realloc(void *ud, void *p, size_t n) {
+  failing *f = ud;
+  return f->budget-- > 0 ? realloc(p, n) : NULL;
+}
+static void f_free(void *ud, void *p) {
+  (void)ud;
+  free(p);
+}
+
+/* hlo_dot_select fails cleanly (NULL and an error) whichever allocation
+ * fails, and succeeds once enough are allowed. */
+static void test_alloc_failure(void) {
+  hlo_module *m = parse(FUSED);
+  CHECK(m != NULL);
+  if (!m) return;
+  hlo_dot_options o = {0};
+  o.expand_fusions = true;
+  bool done = false;
+  for (long budget = 0; budget < 1000 && !done; budget++) {
+    failing f = {budget};
+    hlo_allocator a = {f_alloc, f_realloc, f_free, &f};
+    hlo_diags d;
+    hlo_diags_init(&d, NULL);
+    hlo_dot_graph *g = hlo_dot_select(m, &o, &a, &d);
+    if (g) done = true;
+    else CHECK(d.nerrors == 1 && strstr(d.v[0].msg, "out of memory"));
+    hlo_dot_graph_free(g);
+    hlo_diags_release(&d);
+  }
+  CHECK(done);
+  hlo_module_free(m);
+}
+
 int main(void) {
+  test_alloc_failure();
   test_classes();
   test_small();
   test_fusion();
