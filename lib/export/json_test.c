@@ -142,6 +142,15 @@ static void test_bad_inputs(void) {
       "unknown attribute kind");
   bad(HEAD "{\"name\":\"p\",\"opcode\":\"parameter\",\"shape\":{\"type\":\"f32\",\"dims\":[2]},\"operands\":[]}" TAIL,
       "missing field \"parameter_number\"");
+  bad(HEAD P0 ",{\"name\":\"n\",\"opcode\":\"negate\",\"shape\":{\"type\":\"f32\",\"dims\":[2]},\"operands\":[\"p\"],"
+           "\"attrs\":[{\"name\":\"window\",\"kind\":\"ints\",\"value\":[1]}]}" TAIL,
+      "attribute window must have kind \"window\", not \"ints\"");
+  bad(HEAD "{\"name\":\"k\",\"opcode\":\"constant\",\"shape\":{\"type\":\"f32\",\"dims\":[2]},\"operands\":[],"
+           "\"literal\":{\"shape\":{\"type\":\"f32\",\"dims\":[2]},\"nelems\":2}}" TAIL,
+      "literal: no \"data\"");
+  bad(HEAD "{\"name\":\"p\",\"opcode\":\"parameter\",\"parameter_number\":0,\"shape\":{\"type\":\"f32\",\"dims\":[2,3],"
+           "\"layout\":{\"minor_to_major\":[1,1]}},\"operands\":[]}" TAIL,
+      "minor_to_major is not a permutation");
   /* the message carries the JSON path */
   bad(HEAD P0 ",{\"name\":\"n\",\"opcode\":\"negate\",\"shape\":{\"type\":\"f32\",\"dims\":[2]},\"operands\":[\"zz\"]}" TAIL,
       "modules[0].computations[0].instructions[1].operands");
