@@ -147,6 +147,11 @@ int hlo_verify_module(const hlo_module *m, const hlo_verify_options *opts, hlo_d
       bool ops_ok = true;
       for (int k = 0; k < in->noperands; k++) ops_ok &= in->operands[k] != NULL;
       if (!ops_ok) continue; /* reported by the structure checks */
+      if (in->shape_omitted && in->shape.type == HLO_PRED && in->shape.rank == 0 && !in->shape.layout) {
+        /* never filled in (hlo_shape_fill_omitted not run, or it failed) */
+        vx_fail(&v, in, "the result shape was omitted and has not been inferred");
+        continue;
+      }
       check_shape(&v, in);
       if (!hlo_shape_operand_count_ok(in, NULL, NULL)) continue; /* reported by check_shape */
       hlo_verify_calls(&v, in);
