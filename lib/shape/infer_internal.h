@@ -41,6 +41,9 @@ hlo_type sx_complex_component(hlo_type t);
 /* Dimension list attribute checks: every entry in [0, rank). */
 int sx_dims_in_range(sctx *c, const char *what, const int64_t *v, int n, int rank);
 int sx_dims_unique(sctx *c, const char *what, const int64_t *v, int n);
+/* Mark result dimension `od` dynamic if dimension `sd` of src is (bounded
+ * or unbounded dynamic dimensions keep their marker through the op). */
+int sx_keep_dynamic(sctx *c, int od, const hlo_shape *src, int sd);
 /* Output size of one windowed dimension; -1 on invalid parameters. */
 int64_t sx_window_out(int64_t n, const hlo_window_dim *w);
 /* The root shape of called computation k of the instruction, or NULL with an

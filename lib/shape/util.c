@@ -169,6 +169,14 @@ int sx_dims_unique(sctx *c, const char *what, const int64_t *v, int n) {
   return HLO_OK;
 }
 
+int sx_keep_dynamic(sctx *c, int od, const hlo_shape *src, int sd) {
+  if (!src->dynamic || !src->dynamic[sd] || od < 0 || od >= c->out->rank) return HLO_OK;
+  if (!c->out->dynamic && !(c->out->dynamic = hlo_arena_array(c->a, (size_t)c->out->rank, sizeof(bool))))
+    return HLO_ERR;
+  c->out->dynamic[od] = true;
+  return HLO_OK;
+}
+
 int64_t sx_window_out(int64_t n, const hlo_window_dim *w) {
   if (w->size < 0 || w->stride <= 0 || w->lhs_dilate <= 0 || w->rhs_dilate <= 0) return -1;
   if (n < 0) return -1;
