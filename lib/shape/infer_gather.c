@@ -200,7 +200,8 @@ int hlo_shape_infer_scatter(sctx *c) {
     si++;
   }
   if (n == 1) return sx_copy(c, op);
-  const hlo_shape *el[n];
+  const hlo_shape **el = SX_TMP(c, n, const hlo_shape *);
+  if (!el) return HLO_ERR;
   for (int i = 0; i < n; i++) el[i] = sx_op(c, i);
   return sx_tuple(c, n, el);
 }

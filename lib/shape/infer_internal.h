@@ -19,6 +19,9 @@ int sx_fail(sctx *c, const char *fmt, ...) HLO_PRINTF(2, 3);
 const hlo_shape *sx_op(const sctx *c, int i);
 /* Shape text for messages (never NULL; "?" when out of memory). */
 const char *sx_str(sctx *c, const hlo_shape *s);
+/* Scratch array of n elements in the result arena (NULL on failure);
+ * used instead of variable-length arrays sized by operand counts. */
+#define SX_TMP(c, n, T) ((T *)hlo_arena_array((c)->a, (size_t)(n) ? (size_t)(n) : 1, sizeof(T)))
 /* Result setters: each returns HLO_OK or HLO_ERR (allocation failure). */
 int sx_array(sctx *c, hlo_type t, int rank, const int64_t *dims);
 int sx_copy(sctx *c, const hlo_shape *s);

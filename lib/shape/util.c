@@ -75,12 +75,16 @@ hlo_type hlo_shape_higher_precision(hlo_type a, hlo_type b) {
 /* ---- internal helpers ---------------------------------------------------- */
 
 int sx_fail(sctx *c, const char *fmt, ...) {
-  char msg[1024];
+  hlo_buf b;
+  hlo_buf_init(&b, c->d->alloc);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  hlo_buf_vprintf(&b, fmt, ap);
   va_end(ap);
-  return hlo_errorf(c->d, c->src, c->in->off, "%%%s: %s", c->in->name ? c->in->name : "?", msg);
+  hlo_errorf(c->d, c->src, c->in->off, "%%%s: %s", c->in->name ? c->in->name : "?",
+             b.data && !b.failed ? b.data : "(out of memory)");
+  hlo_buf_release(&b);
+  return HLO_ERR;
 }
 
 const hlo_shape *sx_op(const sctx *c, int i) { return &c->in->operands[i]->shape; }

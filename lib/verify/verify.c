@@ -7,13 +7,16 @@
 #include "verify_internal.h"
 
 void vx_fail(vctx *v, const hlo_instruction *in, const char *fmt, ...) {
-  char msg[1024];
+  hlo_buf b;
+  hlo_buf_init(&b, v->d->alloc);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  hlo_buf_vprintf(&b, fmt, ap);
   va_end(ap);
   v->nerr++;
-  hlo_errorf(v->d, v->src, in->off, "%%%s: %s", in->name ? in->name : "?", msg);
+  hlo_errorf(v->d, v->src, in->off, "%%%s: %s", in->name ? in->name : "?",
+             b.data && !b.failed ? b.data : "(out of memory)");
+  hlo_buf_release(&b);
 }
 
 void vx_fail_at(vctx *v, size_t off, const char *fmt, ...) {

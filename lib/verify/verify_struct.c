@@ -8,16 +8,22 @@
 
 static void check_names(vctx *v) {
   const hlo_module *m = v->m;
-  for (int i = 0; i < m->ncomps; i++)
-    for (int j = 0; j < i; j++)
-      if (m->comps[i]->name && m->comps[j]->name && !strcmp(m->comps[i]->name, m->comps[j]->name))
-        vx_fail_at(v, m->comps[i]->off, "computation name '%s' is not unique", m->comps[i]->name);
+  hlo_strmap names;
+  hlo_strmap_init(&names, &v->scratch);
+  for (int i = 0; i < m->ncomps; i++) {
+    void *old = NULL;
+    if (!m->comps[i]->name || hlo_strmap_put(&names, m->comps[i]->name, m->comps[i], &old)) continue;
+    if (old) vx_fail_at(v, m->comps[i]->off, "computation name '%s' is not unique", m->comps[i]->name);
+  }
   for (int ci = 0; ci < m->ncomps; ci++) {
     const hlo_computation *c = m->comps[ci];
-    for (int i = 0; i < c->ninstrs; i++)
-      for (int j = 0; j < i; j++)
-        if (!strcmp(c->instrs[i]->name, c->instrs[j]->name))
-          vx_fail(v, c->instrs[i], "instruction name is not unique in computation '%s'", c->name);
+    hlo_strmap in_comp;
+    hlo_strmap_init(&in_comp, &v->scratch);
+    for (int i = 0; i < c->ninstrs; i++) {
+      void *old = NULL;
+      if (!c->instrs[i]->name || hlo_strmap_put(&in_comp, c->instrs[i]->name, c->instrs[i], &old)) continue;
+      if (old) vx_fail(v, c->instrs[i], "instruction name is not unique in computation '%s'", c->name);
+    }
   }
 }
 
@@ -87,31 +93,30 @@ static void check_operands(vctx *v, const hlo_computation *c) {
   }
 }
 
+/* Parameter numbers are 0..count-1, each used once. */
 static void check_params(vctx *v, const hlo_computation *c) {
-  int maxp = -1, count = 0;
+  int count = 0;
+  for (int i = 0; i < c->ninstrs; i++) count += c->instrs[i]->op == HLO_OP_PARAMETER;
+  if (!count) return;
+  const hlo_instruction **seen = hlo_arena_array(&v->scratch, (size_t)count, sizeof *seen);
+  if (!seen) return;
+  bool out_of_range = false;
   for (int i = 0; i < c->ninstrs; i++) {
     const hlo_instruction *in = c->instrs[i];
     if (in->op != HLO_OP_PARAMETER) continue;
-    count++;
-    if (in->param_number < 0 || in->param_number >= (1 << 24)) {
-      vx_fail(v, in, "parameter number %lld is out of range", (long long)in->param_number);
+    int64_t p = in->param_number;
+    if (p < 0 || p >= count) {
+      out_of_range = true;
       continue;
     }
-    if (in->param_number > maxp) maxp = (int)in->param_number;
-    for (int j = 0; j < i; j++)
-      if (c->instrs[j]->op == HLO_OP_PARAMETER && c->instrs[j]->param_number == in->param_number)
-        vx_fail(v, in, "parameter number %lld is already used by %%%s", (long long)in->param_number,
-                c->instrs[j]->name);
+    if (seen[p]) vx_fail(v, in, "parameter number %lld is already used by %%%s", (long long)p, seen[p]->name);
+    else seen[p] = in;
   }
-  if (maxp + 1 > count || (maxp >= 0 && c->nparams != maxp + 1)) {
-    for (int p = 0; p <= maxp; p++) {
-      bool found = false;
-      for (int i = 0; i < c->ninstrs && !found; i++)
-        found = c->instrs[i]->op == HLO_OP_PARAMETER && c->instrs[i]->param_number == p;
-      if (!found) vx_fail_at(v, c->off, "computation '%s' has no parameter number %d (parameters must be numbered 0..%d)",
-                             c->name, p, maxp);
-    }
-  }
+  if (!out_of_range) return;
+  for (int p = 0; p < count; p++)
+    if (!seen[p])
+      vx_fail_at(v, c->off, "computation '%s' has no parameter number %d (its %d parameters must be numbered 0..%d)",
+                 c->name, p, count, count - 1);
 }
 
 /* Recursion anywhere in the call graph. */
