@@ -29,7 +29,10 @@ static int inputs_and_inits(sctx *c, const char *what, int *n_out) {
                      sx_str(c, s));
     if (init->rank != 0)
       return sx_fail(c, "%s init value %d must be a scalar; got %s.", what, i, sx_str(c, init));
-    if (!sx_same_type_fp(init->type, s->type))
+    /* the accumulator (init) type may be wider than the input's (is_promotable) */
+    bool promotable = hlo_type_kind_of(init->type) == hlo_type_kind_of(s->type) &&
+                      hlo_type_bits(init->type) >= hlo_type_bits(s->type);
+    if (!sx_same_type_fp(init->type, s->type) && !promotable)
       return sx_fail(c, "%s input %d has element type %s but its init value has %s.", what, i, hlo_type_name(s->type),
                      hlo_type_name(init->type));
   }
