@@ -18,39 +18,55 @@ typedef struct fill_ctx {
 
 enum { ST_NEW = 0, ST_BUSY = 1, ST_OK = 2, ST_BAD = 3 };
 
-static void fill_instr(fill_ctx *f, hlo_instruction *in, unsigned char *st, int depth);
+static void fill_one(fill_ctx *f, hlo_instruction *in, unsigned char *st);
 
+/* Infer a computation's instructions, operands first: an iterative DFS (no
+ * recursion, so deep chains cannot exhaust the stack); an operand still in
+ * progress means a cycle, which the verifier reports. */
 static void fill_comp(fill_ctx *f, hlo_computation *c) {
   if (f->comp_state[c->id]) return; /* done, or a call cycle (the verifier reports it) */
   f->comp_state[c->id] = 1;
   for (int i = 0; i < c->ninstrs; i++)
     for (int k = 0; k < c->instrs[i]->ncalled; k++)
       if (c->instrs[i]->called[k]) fill_comp(f, c->instrs[i]->called[k]);
-  unsigned char *st = c->ninstrs ? hlo_arena_array(&f->scratch, (size_t)c->ninstrs, 1) : NULL;
-  if (c->ninstrs && !st) {
+  int n = c->ninstrs;
+  unsigned char *st = hlo_arena_array(&f->scratch, (size_t)(n ? n : 1), 1);
+  int *stack = hlo_arena_array(&f->scratch, (size_t)(n ? n : 1), sizeof(int));
+  int *edge = hlo_arena_array(&f->scratch, (size_t)(n ? n : 1), sizeof(int));
+  if (!st || !stack || !edge) {
     f->nerr++;
     hlo_errorf(f->d, f->src, c->off, "out of memory while inferring shapes");
     return;
   }
-  for (int i = 0; i < c->ninstrs; i++) fill_instr(f, c->instrs[i], st, 0);
+  for (int s0 = 0; s0 < n; s0++) {
+    if (st[s0] != ST_NEW) continue;
+    int sp = 0;
+    stack[sp] = s0, edge[sp] = 0, sp++;
+    st[s0] = ST_BUSY;
+    while (sp) {
+      hlo_instruction *in = c->instrs[stack[sp - 1]];
+      int e = edge[sp - 1]++;
+      if (e < in->noperands) {
+        hlo_instruction *op = in->operands[e];
+        if (op && op->parent == c && op->id >= 0 && op->id < n && c->instrs[op->id] == op && st[op->id] == ST_NEW) {
+          st[op->id] = ST_BUSY;
+          stack[sp] = op->id, edge[sp] = 0, sp++;
+        }
+        continue;
+      }
+      fill_one(f, in, st);
+      sp--;
+    }
+  }
   f->comp_state[c->id] = 2;
 }
 
-static void fill_instr(fill_ctx *f, hlo_instruction *in, unsigned char *st, int depth) {
-  if (in->id < 0 || !in->parent || in->parent->instrs[in->id] != in) return;
-  if (st[in->id] != ST_NEW) return;
-  st[in->id] = ST_BUSY;
+/* All operands of `in` are settled (or part of a cycle): infer it. */
+static void fill_one(fill_ctx *f, hlo_instruction *in, unsigned char *st) {
   bool bad = false;
   for (int i = 0; i < in->noperands; i++) {
     hlo_instruction *op = in->operands[i];
-    if (!op || op->parent != in->parent) continue;
-    if (st[op->id] == ST_NEW) {
-      if (depth > 10000) { /* very deep chains: fall back to text order */
-        bad |= op->shape_omitted;
-        continue;
-      }
-      fill_instr(f, op, st, depth + 1);
-    }
+    if (!op || op->parent != in->parent || op->id < 0) continue;
     if (st[op->id] == ST_BAD || st[op->id] == ST_BUSY) bad = true;
   }
   if (!in->shape_omitted && (!f->all || bad)) {

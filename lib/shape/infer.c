@@ -1,5 +1,6 @@
 /* infer.c - hlo_infer_shape: operand-count checks, then one exhaustive switch
  * over the opcodes that sends each op to its group's rule. */
+#include <limits.h>
 #include <string.h>
 
 #include "infer_internal.h"
@@ -79,8 +80,8 @@ static int dispatch(sctx *c) {
 
 /* Operand counts the rules rely on, where the opcode table says "variadic"
  * or to restate it; {0, 0} entries fall back to the table's arity. */
-typedef struct range { short lo, hi; } range;
-#define ANY 32767
+typedef struct range { int lo, hi; } range;
+#define ANY INT_MAX
 static const range RANGES[HLO_OP_COUNT] = {
     [HLO_OP_DOT] = {2, 3},  /* sparse dot adds a metadata operand */
     [HLO_OP_SCALED_DOT] = {4, 4}, [HLO_OP_RAGGED_DOT] = {3, 3}, [HLO_OP_CONVOLUTION] = {2, 2},

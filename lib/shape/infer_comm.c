@@ -8,7 +8,8 @@
 static int operands_or_tuple(sctx *c) {
   int n = c->in->noperands;
   if (n == 1) return sx_copy(c, sx_op(c, 0));
-  const hlo_shape *el[n ? n : 1];
+  const hlo_shape **el = SX_TMP(c, n, const hlo_shape *);
+  if (!el) return HLO_ERR;
   for (int i = 0; i < n; i++) el[i] = sx_op(c, i);
   return sx_tuple(c, n, el);
 }
@@ -79,7 +80,8 @@ static int scaled_dim(sctx *c, bool gather, hlo_shape *out_elems) {
 static int gather_or_scatter(sctx *c, bool gather, bool start) {
   int n = c->in->noperands;
   if (n < 1) return sx_fail(c, "%s needs an operand", hlo_opcode_name(c->in->op));
-  hlo_shape outs[n];
+  hlo_shape *outs = SX_TMP(c, n, hlo_shape);
+  if (!outs) return HLO_ERR;
   /* for all-gather-start the declared shape holds (inputs, outputs) */
   if (start && !c->in->shape_omitted) {
     const hlo_shape *ds = &c->in->shape;
@@ -99,7 +101,8 @@ static int gather_or_scatter(sctx *c, bool gather, bool start) {
   if (n == 1) {
     res = outs[0];
   } else {
-    const hlo_shape *p[n];
+    const hlo_shape **p = SX_TMP(c, n, const hlo_shape *);
+    if (!p) return HLO_ERR;
     for (int i = 0; i < n; i++) p[i] = &outs[i];
     hlo_shape *save = c->out;
     c->out = &res;
@@ -260,13 +263,15 @@ int hlo_shape_infer_async(sctx *c) {
     hlo_shape *save = c->out;
     c->out = &ops;
     int n = in->noperands;
-    const hlo_shape *el[n ? n : 1];
+    const hlo_shape **el = SX_TMP(c, n, const hlo_shape *);
+    if (!el) return HLO_ERR;
     for (int i = 0; i < n; i++) el[i] = sx_op(c, i);
     if (sx_tuple(c, n, el)) return HLO_ERR;
     c->out = save;
     const hlo_shape *ds = in->shape_omitted ? NULL : &in->shape;
     int nctx = ds && ds->type == HLO_TUPLE && ds->ntuple >= 2 ? ds->ntuple - 2 : 1;
-    const hlo_shape *p[2 + nctx];
+    const hlo_shape **p = SX_TMP(c, 2 + nctx, const hlo_shape *);
+    if (!p) return HLO_ERR;
     hlo_shape u;
     p[0] = &ops;
     p[1] = root;

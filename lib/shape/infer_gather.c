@@ -86,17 +86,23 @@ int hlo_shape_infer_gather(sctx *c) {
     return sx_fail(c, "Offset dimension %lld in gather op is out of bounds for an output of rank %d.",
                    (long long)off[noff - 1], orank);
   int64_t dims[orank ? orank : 1];
+  int from[orank ? orank : 1];
   int bi = 0, oi = 0;
   for (int d = 0; d < orank; d++) {
+    from[d] = -1;
     if (contains(off, noff, d)) {
       while (oi < nss && (contains(col, ncol, oi) || contains(obat, nobat, oi))) oi++;
       dims[d] = ss[oi++];
     } else {
       if (bi == ivd) bi++;
+      from[d] = bi;
       dims[d] = ix->dims[bi++];
     }
   }
-  return sx_array(c, op->type, orank, dims);
+  if (sx_array(c, op->type, orank, dims)) return HLO_ERR;
+  for (int d = 0; d < orank; d++) /* batch dimensions keep the indices' dynamic marks */
+    if (from[d] >= 0 && sx_keep_dynamic(c, d, ix, from[d])) return HLO_ERR;
+  return HLO_OK;
 }
 
 int hlo_shape_infer_scatter(sctx *c) {
@@ -194,7 +200,8 @@ int hlo_shape_infer_scatter(sctx *c) {
     si++;
   }
   if (n == 1) return sx_copy(c, op);
-  const hlo_shape *el[n];
+  const hlo_shape **el = SX_TMP(c, n, const hlo_shape *);
+  if (!el) return HLO_ERR;
   for (int i = 0; i < n; i++) el[i] = sx_op(c, i);
   return sx_tuple(c, n, el);
 }

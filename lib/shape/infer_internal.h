@@ -19,6 +19,9 @@ int sx_fail(sctx *c, const char *fmt, ...) HLO_PRINTF(2, 3);
 const hlo_shape *sx_op(const sctx *c, int i);
 /* Shape text for messages (never NULL; "?" when out of memory). */
 const char *sx_str(sctx *c, const hlo_shape *s);
+/* Scratch array of n elements in the result arena (NULL on failure);
+ * used instead of variable-length arrays sized by operand counts. */
+#define SX_TMP(c, n, T) ((T *)hlo_arena_array((c)->a, (size_t)(n) ? (size_t)(n) : 1, sizeof(T)))
 /* Result setters: each returns HLO_OK or HLO_ERR (allocation failure). */
 int sx_array(sctx *c, hlo_type t, int rank, const int64_t *dims);
 int sx_copy(sctx *c, const hlo_shape *s);
@@ -41,6 +44,9 @@ hlo_type sx_complex_component(hlo_type t);
 /* Dimension list attribute checks: every entry in [0, rank). */
 int sx_dims_in_range(sctx *c, const char *what, const int64_t *v, int n, int rank);
 int sx_dims_unique(sctx *c, const char *what, const int64_t *v, int n);
+/* Mark result dimension `od` dynamic if dimension `sd` of src is (bounded
+ * or unbounded dynamic dimensions keep their marker through the op). */
+int sx_keep_dynamic(sctx *c, int od, const hlo_shape *src, int sd);
 /* Output size of one windowed dimension; -1 on invalid parameters. */
 int64_t sx_window_out(int64_t n, const hlo_window_dim *w);
 /* The root shape of called computation k of the instruction, or NULL with an

@@ -14,7 +14,8 @@ static bool contains(const int64_t *v, int n, int64_t x) {
 /* The general dot rule over lhs/rhs; rhs_skip (or -1) is an rhs dimension
  * left out of the result (ragged-dot's group dimension).  Result dims go to
  * dims[], count to *rank. */
-static int dot_dims(sctx *c, const hlo_shape *l, const hlo_shape *r, int64_t rhs_skip, int64_t *dims, int *rank) {
+static int dot_dims(sctx *c, const hlo_shape *l, const hlo_shape *r, int64_t rhs_skip, int64_t *dims, int *rank,
+                    int *src_side, int *src_dim) {
   const hlo_instruction *in = c->in;
   int nlb, nlc, nrb, nrc;
   const int64_t *lb = hlo_instr_ints(in, HLO_A_LHS_BATCH_DIMS, &nlb);
@@ -53,11 +54,12 @@ static int dot_dims(sctx *c, const hlo_shape *l, const hlo_shape *r, int64_t rhs
                      (long long)lb[i], (long long)a, (long long)rb[i], (long long)b);
   }
   int k = 0;
-  for (int i = 0; i < nlb; i++) dims[k++] = l->dims[lb[i]];
+  for (int i = 0; i < nlb; i++) src_side[k] = 0, src_dim[k] = (int)lb[i], dims[k++] = l->dims[lb[i]];
   for (int d = 0; d < l->rank; d++)
-    if (!contains(lb, nlb, d) && !contains(lc, nlc, d)) dims[k++] = l->dims[d];
+    if (!contains(lb, nlb, d) && !contains(lc, nlc, d)) src_side[k] = 0, src_dim[k] = d, dims[k++] = l->dims[d];
   for (int d = 0; d < r->rank; d++)
-    if (!contains(rb, nrb, d) && !contains(rc, nrc, d) && d != rhs_skip) dims[k++] = r->dims[d];
+    if (!contains(rb, nrb, d) && !contains(rc, nrc, d) && d != rhs_skip)
+      src_side[k] = 1, src_dim[k] = d, dims[k++] = r->dims[d];
   *rank = k;
   return HLO_OK;
 }
@@ -70,11 +72,15 @@ static int dot_like(sctx *c, int li, int ri, int64_t rhs_skip, int prefix_n, con
     return sx_fail(c, "Cannot infer shape for dot operation: %s <dot> %s: element types differ.", sx_str(c, l),
                    sx_str(c, r));
   int64_t dims[prefix_n + l->rank + r->rank + 1];
+  int side[l->rank + r->rank + 1], sdim[l->rank + r->rank + 1];
   int rank = 0;
   for (int i = 0; i < prefix_n; i++) dims[i] = prefix[i];
-  if (dot_dims(c, l, r, rhs_skip, dims + prefix_n, &rank)) return HLO_ERR;
+  if (dot_dims(c, l, r, rhs_skip, dims + prefix_n, &rank, side, sdim)) return HLO_ERR;
   hlo_type t = sx_declared_type(c, hlo_shape_higher_precision(l->type, r->type));
-  return sx_array(c, t, prefix_n + rank, dims);
+  if (sx_array(c, t, prefix_n + rank, dims)) return HLO_ERR;
+  for (int i = 0; i < rank; i++)
+    if (sx_keep_dynamic(c, prefix_n + i, side[i] ? r : l, sdim[i])) return HLO_ERR;
+  return HLO_OK;
 }
 
 int hlo_shape_infer_dot(sctx *c) {
@@ -190,7 +196,8 @@ int hlo_shape_infer_convolution(sctx *c) {
     dims[dn->out_spatial[i]] = o;
   }
   hlo_type t = sx_declared_type(c, hlo_shape_higher_precision(l->type, r->type));
-  return sx_array(c, t, n, dims);
+  if (sx_array(c, t, n, dims)) return HLO_ERR;
+  return bgc == 1 ? sx_keep_dynamic(c, (int)dn->out_batch, l, (int)dn->in_batch) : HLO_OK;
 }
 
 int hlo_shape_infer_fft(sctx *c) {

@@ -73,7 +73,8 @@ int hlo_shape_infer_misc(sctx *c) {
     return sx_declared(c);
   case HLO_OP_TUPLE: {
     int n = in->noperands;
-    const hlo_shape *el[n ? n : 1];
+    const hlo_shape **el = SX_TMP(c, n, const hlo_shape *);
+    if (!el) return HLO_ERR;
     for (int i = 0; i < n; i++) el[i] = sx_op(c, i);
     return sx_tuple(c, n, el);
   }

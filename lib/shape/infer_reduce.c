@@ -8,7 +8,8 @@
 
 static int result_n(sctx *c, int n, const hlo_shape *el) {
   if (n == 1) return sx_copy(c, &el[0]);
-  const hlo_shape *p[n];
+  const hlo_shape **p = SX_TMP(c, n, const hlo_shape *);
+  if (!p) return HLO_ERR;
   for (int i = 0; i < n; i++) p[i] = &el[i];
   return sx_tuple(c, n, p);
 }
@@ -28,7 +29,10 @@ static int inputs_and_inits(sctx *c, const char *what, int *n_out) {
                      sx_str(c, s));
     if (init->rank != 0)
       return sx_fail(c, "%s init value %d must be a scalar; got %s.", what, i, sx_str(c, init));
-    if (!sx_same_type_fp(init->type, s->type))
+    /* the accumulator (init) type may be wider than the input's (is_promotable) */
+    bool promotable = hlo_type_kind_of(init->type) == hlo_type_kind_of(s->type) &&
+                      hlo_type_bits(init->type) >= hlo_type_bits(s->type);
+    if (!sx_same_type_fp(init->type, s->type) && !promotable)
       return sx_fail(c, "%s input %d has element type %s but its init value has %s.", what, i, hlo_type_name(s->type),
                      hlo_type_name(init->type));
   }
@@ -53,7 +57,8 @@ int hlo_shape_infer_reduce(sctx *c) {
     for (int j = 0; j < nd; j++) red |= dims[j] == d;
     if (!red) kdyn[k] = s0->dynamic && s0->dynamic[d], kept[k++] = s0->dims[d];
   }
-  hlo_shape el[n];
+  hlo_shape *el = SX_TMP(c, n, hlo_shape);
+  if (!el) return HLO_ERR;
   for (int i = 0; i < n; i++) {
     if (hlo_shape_make_array(c->a, &el[i], sx_op(c, n + i)->type, r, kept)) return HLO_ERR;
     if (s0->dynamic && r) {
@@ -106,7 +111,8 @@ int hlo_shape_infer_reduce_window(sctx *c) {
   if (!w) return HLO_ERR;
   int64_t dims[s0->rank ? s0->rank : 1];
   if (windowed_dims(c, s0, w, dims)) return HLO_ERR;
-  hlo_shape el[n];
+  hlo_shape *el = SX_TMP(c, n, hlo_shape);
+  if (!el) return HLO_ERR;
   for (int i = 0; i < n; i++)
     if (hlo_shape_make_array(c->a, &el[i], sx_op(c, n + i)->type, s0->rank, dims)) return HLO_ERR;
   return result_n(c, n, el);
@@ -150,7 +156,8 @@ int hlo_shape_infer_sort(sctx *c) {
                      sx_str(c, s), sx_str(c, s0));
   }
   if (n == 1) return sx_copy(c, s0);
-  const hlo_shape *el[n];
+  const hlo_shape **el = SX_TMP(c, n, const hlo_shape *);
+  if (!el) return HLO_ERR;
   for (int i = 0; i < n; i++) el[i] = sx_op(c, i);
   return sx_tuple(c, n, el);
 }

@@ -75,12 +75,16 @@ hlo_type hlo_shape_higher_precision(hlo_type a, hlo_type b) {
 /* ---- internal helpers ---------------------------------------------------- */
 
 int sx_fail(sctx *c, const char *fmt, ...) {
-  char msg[1024];
+  hlo_buf b;
+  hlo_buf_init(&b, c->d->alloc);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  hlo_buf_vprintf(&b, fmt, ap);
   va_end(ap);
-  return hlo_errorf(c->d, c->src, c->in->off, "%%%s: %s", c->in->name ? c->in->name : "?", msg);
+  hlo_errorf(c->d, c->src, c->in->off, "%%%s: %s", c->in->name ? c->in->name : "?",
+             b.data && !b.failed ? b.data : "(out of memory)");
+  hlo_buf_release(&b);
+  return HLO_ERR;
 }
 
 const hlo_shape *sx_op(const sctx *c, int i) { return &c->in->operands[i]->shape; }
@@ -166,6 +170,14 @@ int sx_dims_unique(sctx *c, const char *what, const int64_t *v, int n) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < i; j++)
       if (v[i] == v[j]) return sx_fail(c, "%s contains %lld more than once", what, (long long)v[i]);
+  return HLO_OK;
+}
+
+int sx_keep_dynamic(sctx *c, int od, const hlo_shape *src, int sd) {
+  if (!src->dynamic || !src->dynamic[sd] || od < 0 || od >= c->out->rank) return HLO_OK;
+  if (!c->out->dynamic && !(c->out->dynamic = hlo_arena_array(c->a, (size_t)c->out->rank, sizeof(bool))))
+    return HLO_ERR;
+  c->out->dynamic[od] = true;
   return HLO_OK;
 }
 

@@ -7,13 +7,16 @@
 #include "verify_internal.h"
 
 void vx_fail(vctx *v, const hlo_instruction *in, const char *fmt, ...) {
-  char msg[1024];
+  hlo_buf b;
+  hlo_buf_init(&b, v->d->alloc);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  hlo_buf_vprintf(&b, fmt, ap);
   va_end(ap);
   v->nerr++;
-  hlo_errorf(v->d, v->src, in->off, "%%%s: %s", in->name ? in->name : "?", msg);
+  hlo_errorf(v->d, v->src, in->off, "%%%s: %s", in->name ? in->name : "?",
+             b.data && !b.failed ? b.data : "(out of memory)");
+  hlo_buf_release(&b);
 }
 
 void vx_fail_at(vctx *v, size_t off, const char *fmt, ...) {
@@ -147,6 +150,11 @@ int hlo_verify_module(const hlo_module *m, const hlo_verify_options *opts, hlo_d
       bool ops_ok = true;
       for (int k = 0; k < in->noperands; k++) ops_ok &= in->operands[k] != NULL;
       if (!ops_ok) continue; /* reported by the structure checks */
+      if (in->shape_omitted && in->shape.type == HLO_PRED && in->shape.rank == 0 && !in->shape.layout) {
+        /* never filled in (hlo_shape_fill_omitted not run, or it failed) */
+        vx_fail(&v, in, "the result shape was omitted and has not been inferred");
+        continue;
+      }
       check_shape(&v, in);
       if (!hlo_shape_operand_count_ok(in, NULL, NULL)) continue; /* reported by check_shape */
       hlo_verify_calls(&v, in);

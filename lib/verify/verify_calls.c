@@ -94,7 +94,9 @@ static void reducer_inputs_inits(vctx *v, const hlo_instruction *in) {
   const hlo_computation *f = need(v, in, HLO_A_TO_APPLY);
   int n = in->noperands / 2;
   if (!f || n < 1 || in->noperands % 2) return;
-  hlo_type it[n], nt[n];
+  hlo_type *it = hlo_arena_array(&v->scratch, (size_t)n, sizeof(hlo_type));
+  hlo_type *nt = hlo_arena_array(&v->scratch, (size_t)n, sizeof(hlo_type));
+  if (!it || !nt) return;
   for (int i = 0; i < n; i++) it[i] = in->operands[n + i]->shape.type, nt[i] = in->operands[i]->shape.type;
   check_reducer(v, in, f, n, it, nt);
 }
@@ -159,7 +161,8 @@ static void check_while(vctx *v, const hlo_instruction *in) {
 }
 
 static void check_conditional(vctx *v, const hlo_instruction *in) {
-  const hlo_computation *br[in->ncalled ? in->ncalled : 1];
+  const hlo_computation **br = hlo_arena_array(&v->scratch, (size_t)(in->ncalled ? in->ncalled : 1), sizeof *br);
+  if (!br) return;
   int nb = 0;
   const hlo_attr *bc = hlo_instr_attr(in, HLO_A_BRANCH_COMPUTATIONS);
   if (bc && bc->kind == HLO_AK_COMPS) {
@@ -248,7 +251,9 @@ static void check_scatter(vctx *v, const hlo_instruction *in) {
   const hlo_computation *f = need(v, in, HLO_A_TO_APPLY);
   int n = (in->noperands - 1) / 2;
   if (!f || n < 1 || in->noperands % 2 == 0) return;
-  hlo_type it[n], ut[n];
+  hlo_type *it = hlo_arena_array(&v->scratch, (size_t)n, sizeof(hlo_type));
+  hlo_type *ut = hlo_arena_array(&v->scratch, (size_t)n, sizeof(hlo_type));
+  if (!it || !ut) return;
   for (int i = 0; i < n; i++) it[i] = in->operands[i]->shape.type, ut[i] = in->operands[n + 1 + i]->shape.type;
   check_reducer(v, in, f, n, it, ut);
 }

@@ -1,23 +1,29 @@
 /* verify_struct.c - structural rules of a module: unique names, operands
  * and control predecessors in the same computation and defined before use,
  * no cycles (data or control), a root, parameter numbering, no recursion in
- * the call graph, and the entry computation layout. */
+ * the call graph, the entry computation layout, channel ids, fusion kinds. */
 #include <string.h>
 
 #include "verify_internal.h"
 
 static void check_names(vctx *v) {
   const hlo_module *m = v->m;
-  for (int i = 0; i < m->ncomps; i++)
-    for (int j = 0; j < i; j++)
-      if (m->comps[i]->name && m->comps[j]->name && !strcmp(m->comps[i]->name, m->comps[j]->name))
-        vx_fail_at(v, m->comps[i]->off, "computation name '%s' is not unique", m->comps[i]->name);
+  hlo_strmap names;
+  hlo_strmap_init(&names, &v->scratch);
+  for (int i = 0; i < m->ncomps; i++) {
+    void *old = NULL;
+    if (!m->comps[i]->name || hlo_strmap_put(&names, m->comps[i]->name, m->comps[i], &old)) continue;
+    if (old) vx_fail_at(v, m->comps[i]->off, "computation name '%s' is not unique", m->comps[i]->name);
+  }
   for (int ci = 0; ci < m->ncomps; ci++) {
     const hlo_computation *c = m->comps[ci];
-    for (int i = 0; i < c->ninstrs; i++)
-      for (int j = 0; j < i; j++)
-        if (!strcmp(c->instrs[i]->name, c->instrs[j]->name))
-          vx_fail(v, c->instrs[i], "instruction name is not unique in computation '%s'", c->name);
+    hlo_strmap in_comp;
+    hlo_strmap_init(&in_comp, &v->scratch);
+    for (int i = 0; i < c->ninstrs; i++) {
+      void *old = NULL;
+      if (!c->instrs[i]->name || hlo_strmap_put(&in_comp, c->instrs[i]->name, c->instrs[i], &old)) continue;
+      if (old) vx_fail(v, c->instrs[i], "instruction name is not unique in computation '%s'", c->name);
+    }
   }
 }
 
@@ -87,31 +93,30 @@ static void check_operands(vctx *v, const hlo_computation *c) {
   }
 }
 
+/* Parameter numbers are 0..count-1, each used once. */
 static void check_params(vctx *v, const hlo_computation *c) {
-  int maxp = -1, count = 0;
+  int count = 0;
+  for (int i = 0; i < c->ninstrs; i++) count += c->instrs[i]->op == HLO_OP_PARAMETER;
+  if (!count) return;
+  const hlo_instruction **seen = hlo_arena_array(&v->scratch, (size_t)count, sizeof *seen);
+  if (!seen) return;
+  bool out_of_range = false;
   for (int i = 0; i < c->ninstrs; i++) {
     const hlo_instruction *in = c->instrs[i];
     if (in->op != HLO_OP_PARAMETER) continue;
-    count++;
-    if (in->param_number < 0 || in->param_number >= (1 << 24)) {
-      vx_fail(v, in, "parameter number %lld is out of range", (long long)in->param_number);
+    int64_t p = in->param_number;
+    if (p < 0 || p >= count) {
+      out_of_range = true;
       continue;
     }
-    if (in->param_number > maxp) maxp = (int)in->param_number;
-    for (int j = 0; j < i; j++)
-      if (c->instrs[j]->op == HLO_OP_PARAMETER && c->instrs[j]->param_number == in->param_number)
-        vx_fail(v, in, "parameter number %lld is already used by %%%s", (long long)in->param_number,
-                c->instrs[j]->name);
+    if (seen[p]) vx_fail(v, in, "parameter number %lld is already used by %%%s", (long long)p, seen[p]->name);
+    else seen[p] = in;
   }
-  if (maxp + 1 > count || (maxp >= 0 && c->nparams != maxp + 1)) {
-    for (int p = 0; p <= maxp; p++) {
-      bool found = false;
-      for (int i = 0; i < c->ninstrs && !found; i++)
-        found = c->instrs[i]->op == HLO_OP_PARAMETER && c->instrs[i]->param_number == p;
-      if (!found) vx_fail_at(v, c->off, "computation '%s' has no parameter number %d (parameters must be numbered 0..%d)",
-                             c->name, p, maxp);
-    }
-  }
+  if (!out_of_range) return;
+  for (int p = 0; p < count; p++)
+    if (!seen[p])
+      vx_fail_at(v, c->off, "computation '%s' has no parameter number %d (its %d parameters must be numbered 0..%d)",
+                 c->name, p, count, count - 1);
 }
 
 /* Recursion anywhere in the call graph. */
@@ -184,6 +189,69 @@ static void check_entry_layout(vctx *v) {
             vx_str(v, &e->root->shape), vx_str(v, &ps->result));
 }
 
+/* Channel-id families: send/recv and their -done halves share a channel;
+ * any other instruction with a channel_id must share it only with
+ * instructions of the same opcode. */
+static int channel_family(hlo_opcode op) {
+  if (op == HLO_OP_SEND || op == HLO_OP_SEND_DONE || op == HLO_OP_RECV || op == HLO_OP_RECV_DONE) return -1;
+  return (int)op;
+}
+
+/* Mark the computations reachable from the entry (the program that runs). */
+static void mark_reachable(const hlo_computation *c, unsigned char *seen, int ncomps) {
+  if (!c || c->id < 0 || c->id >= ncomps || seen[c->id]) return;
+  seen[c->id] = 1;
+  for (int i = 0; i < c->ninstrs; i++)
+    for (int k = 0; k < c->instrs[i]->ncalled; k++) mark_reachable(c->instrs[i]->called[k], seen, ncomps);
+}
+
+static void check_channels(vctx *v) {
+  const hlo_module *m = v->m;
+  int n = 0;
+  unsigned char *live = m->ncomps ? hlo_arena_array(&v->scratch, (size_t)m->ncomps, 1) : NULL;
+  if (!live || !m->entry) return;
+  mark_reachable(m->entry, live, m->ncomps);
+  for (int ci = 0; ci < m->ncomps; ci++)
+    for (int i = 0; i < m->comps[ci]->ninstrs && live[ci]; i++)
+      n += hlo_instr_attr(m->comps[ci]->instrs[i], HLO_A_CHANNEL_ID) != NULL;
+  if (!n) return;
+  const hlo_instruction **seen = hlo_arena_array(&v->scratch, (size_t)n, sizeof *seen);
+  if (!seen) return;
+  int k = 0;
+  for (int ci = 0; ci < m->ncomps; ci++)
+    for (int i = 0; i < m->comps[ci]->ninstrs && live[ci]; i++) {
+      const hlo_instruction *in = m->comps[ci]->instrs[i];
+      const hlo_attr *a = hlo_instr_attr(in, HLO_A_CHANNEL_ID);
+      if (!a || a->kind != HLO_AK_INT) continue;
+      if (a->u.i < 0) {
+        vx_fail(v, in, "channel_id %lld is negative", (long long)a->u.i);
+        continue;
+      }
+      for (int j = 0; j < k; j++) {
+        const hlo_attr *b = hlo_instr_attr(seen[j], HLO_A_CHANNEL_ID);
+        if (b->u.i == a->u.i && channel_family(seen[j]->op) != channel_family(in->op)) {
+          vx_fail(v, in, "channel %lld is used for different types of channel instructions (%s and %s)",
+                  (long long)a->u.i, hlo_opcode_name(seen[j]->op), hlo_opcode_name(in->op));
+          break;
+        }
+      }
+      seen[k++] = in;
+    }
+}
+
+static void check_fusion_kinds(vctx *v) {
+  static const char *const kinds[] = {"kLoop", "kInput", "kOutput", "kCustom"};
+  for (int ci = 0; ci < v->m->ncomps; ci++)
+    for (int i = 0; i < v->m->comps[ci]->ninstrs; i++) {
+      const hlo_instruction *in = v->m->comps[ci]->instrs[i];
+      if (in->op != HLO_OP_FUSION) continue;
+      const char *k = hlo_instr_word(in, HLO_A_KIND);
+      bool ok = false;
+      for (int j = 0; k && j < 4; j++) ok |= !strcmp(k, kinds[j]);
+      if (!ok) vx_fail(v, in, "fusion kind must be kLoop, kInput, kOutput or kCustom; got %s", k ? k : "none");
+    }
+}
+
 void hlo_verify_structure(vctx *v) {
   const hlo_module *m = v->m;
   if (!m->entry) vx_fail_at(v, 0, "module has no entry computation");
@@ -198,4 +266,6 @@ void hlo_verify_structure(vctx *v) {
   }
   check_call_graph(v);
   check_entry_layout(v);
+  check_channels(v);
+  check_fusion_kinds(v);
 }

@@ -103,7 +103,19 @@ static void test_alloc_failures(void) {
   CHECK(hit >= 2);
 }
 
+/* Without hlo_shape_fill_omitted an omitted shape is reported, not guessed. */
+static void test_unfilled(void) {
+  static const char t[] = "HloModule v\nENTRY e {\n  a = f32[4] parameter(0)\n  ROOT n = negate(a)\n}\n";
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  CHECK_INT(verify_text(t, NULL, &d, NULL), HLO_ERR);
+  CHECK_INT(d.nerrors, 1);
+  if (d.n) CHECK_STR(d.v[0].msg, "%n: the result shape was omitted and has not been inferred");
+  hlo_diags_release(&d);
+}
+
 int main(void) {
+  test_unfilled();
   test_valid();
   test_options();
   test_all_errors();
