@@ -110,6 +110,10 @@ hlo_val *hlo_run_new(hlo_run *r, const hlo_shape *s);
 /* Like hlo_run_new but the data is not cleared (kernel writes every element). */
 hlo_val *hlo_run_new_raw(hlo_run *r, const hlo_shape *s);
 void hlo_run_release(hlo_run *r, hlo_val *v);
+/* Move the storage of `from` (which must be dying: refs == 1, same byte
+ * size) into a new value of shape s; `from` keeps no data.  NULL if it
+ * cannot (the caller then allocates). */
+hlo_val *hlo_run_steal(hlo_run *r, hlo_val *from, const hlo_shape *s);
 /* Runtime error naming instruction in. */
 int hlo_run_errorf(hlo_run *r, const hlo_instruction *in, const char *fmt, ...) HLO_PRINTF(3, 4);
 
@@ -136,6 +140,11 @@ void hlo_strides(const hlo_shape *s, int64_t *st);
 /* Advance a multi-index in row-major order; false when it wraps to zero. */
 bool hlo_index_next(int rank, const int64_t *dims, int64_t *idx);
 int64_t hlo_index_dot(int rank, const int64_t *idx, const int64_t *st);
+
+/* Clamped start indices of dynamic-slice / dynamic-update-slice (operands
+ * from `first`), so a window of `size` fits in `base`. */
+int hlo_ref_read_starts(hlo_run *r, const plan_step *s, hlo_val **args, int first,
+                        const hlo_shape *base, const int64_t *size, int64_t *start);
 
 /* Reference kernels (one per op family) and fast kernels. */
 #define DECL_KERN(name) int name(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out)
@@ -207,6 +216,8 @@ DECL_KERN(hlo_kern_reduce_window);
 DECL_KERN(hlo_kern_dot);
 DECL_KERN(hlo_kern_convolution);
 DECL_KERN(hlo_kern_iota);
+DECL_KERN(hlo_kern_dynamic_update_slice);
+DECL_KERN(hlo_kern_dynamic_slice);
 DECL_KERN(hlo_kern_batch_norm_training);
 DECL_KERN(hlo_kern_batch_norm_inference);
 DECL_KERN(hlo_kern_batch_norm_grad);

@@ -348,6 +348,24 @@ int main(void) {
   RUN(ADD_COMP "ENTRY e { a = f32[2] constant({1,2})\n"
       " ROOT r = f32[2] all-reduce(a), replica_groups={}, to_apply=add }", 1, 2);
   RUN("ENTRY e { ROOT r = u32[] replica-id() }", 0);
+  /* intermediates that die are overwritten in place on the fast path */
+  RUN("ENTRY e { a = f32[3] constant({1, 2, 3})\n b = f32[3] constant({10, 20, 30})\n"
+      " c = f32[3] add(a, b)\n d = f32[3] multiply(c, b)\n n = f32[3] negate(d)\n"
+      " r = f32[3] reshape(n)\n s = f32[3] subtract(r, a)\n ROOT t = (f32[3], f32[3]) tuple(s, c) }",
+      -111, -442, -993, 11, 22, 33);
+  /* a while loop filling a buffer with dynamic-update-slice (in place) */
+  RUN("c { p = (s32[], s32[4]) parameter(0)\n i = s32[] get-tuple-element(p), index=0\n"
+      " n = s32[] constant(4)\n ROOT l = pred[] compare(i, n), direction=LT }\n"
+      "b { p = (s32[], s32[4]) parameter(0)\n i = s32[] get-tuple-element(p), index=0\n"
+      " v = s32[4] get-tuple-element(p), index=1\n sq = s32[] multiply(i, i)\n"
+      " u = s32[1] broadcast(sq), dimensions={}\n w = s32[4] dynamic-update-slice(v, u, i)\n"
+      " o = s32[] constant(1)\n j = s32[] add(i, o)\n ROOT t = (s32[], s32[4]) tuple(j, w) }\n"
+      "ENTRY e { z = s32[] constant(0)\n v = s32[4] constant({7, 7, 7, 7})\n"
+      " t = (s32[], s32[4]) tuple(z, v)\n w = (s32[], s32[4]) while(t), condition=c, body=b\n"
+      " ROOT r = s32[4] get-tuple-element(w), index=1 }", 0, 1, 4, 9);
+  /* the constant is shared and must not be overwritten by a later step */
+  RUN("ENTRY e { a = f32[2] constant({1, 2})\n b = f32[2] negate(a)\n c = f32[2] negate(a)\n"
+      " ROOT t = (f32[2], f32[2], f32[2]) tuple(a, b, c) }", 1, 2, -1, -2, -1, -2);
   /* unsupported ops name the instruction */
   check_fail(__LINE__, "ENTRY e { t = token[] after-all()\n ROOT i = (f32[2], token[]) infeed(t) }",
              "instruction %i: op 'infeed' is not supported by hlo-run");

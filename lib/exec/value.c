@@ -90,6 +90,25 @@ hlo_val *hlo_run_new(hlo_run *r, const hlo_shape *s) { return val_new(r->alloc, 
 hlo_val *hlo_run_new_raw(hlo_run *r, const hlo_shape *s) { return val_new(r->alloc, r, s, false); }
 void hlo_run_release(hlo_run *r, hlo_val *v) { val_release(r->alloc, r, v); }
 
+hlo_val *hlo_run_steal(hlo_run *r, hlo_val *from, const hlo_shape *s) {
+  int64_t bytes;
+  if (from->refs != 1 || !from->data || from->ntuple || !hlo_shape_is_array(s) ||
+      !hlo_shape_bytes(s, &bytes) || (size_t)bytes != from->nbytes)
+    return NULL;
+  hlo_val *v = hlo_malloc(r->alloc, sizeof *v);
+  if (!v) return NULL;
+  memset(v, 0, sizeof *v);
+  v->refs = 1;
+  v->shape = s;
+  v->nelems = from->nelems;
+  v->nbytes = from->nbytes;
+  v->data = from->data;
+  v->cap = from->cap;
+  from->data = NULL;
+  from->cap = 0;
+  return v;
+}
+
 int hlo_run_errorf(hlo_run *r, const hlo_instruction *in, const char *fmt, ...) {
   char msg[512];
   va_list ap;
