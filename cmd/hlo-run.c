@@ -67,6 +67,12 @@ static int on_opt(int idx, const char *arg, void *ud) {
   return 0;
 }
 
+static double cpu_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -352,7 +358,7 @@ int main(int argc, char **argv) {
   hlo_exec *e = NULL;
   hlo_val **args = NULL, *res = NULL;
   int nparams = 0;
-  double t0 = now_ms(), t_plan = 0, t_run = 0;
+  double t0 = now_ms(), t_plan = 0, t_run = 0, c_run = 0;
   size_t next;
   size_t end = hlo_module_chunk_end(&in.src, 0, &next);
   m = hlo_parse_module(&in.src, 0, end, NULL, &d, NULL);
@@ -361,6 +367,7 @@ int main(int argc, char **argv) {
   eo.reference = a.reference;
   eo.rng_seed = a.rng_seed;
   eo.max_while_iters = a.max_iters;
+  eo.profile = a.time;
   e = hlo_exec_new(m, &eo, NULL, &d);
   t_plan = now_ms() - t0;
   if (!e) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
@@ -417,18 +424,36 @@ int main(int argc, char **argv) {
 
   for (long long it = 0; it < a.iterations; it++) {
     if (res) { hlo_val_release(NULL, res); res = NULL; }
-    double t1 = now_ms();
+    double t1 = now_ms(), c1 = cpu_ms();
     if (hlo_exec_run(e, args, nparams, &res)) {
       cli_print_diags(&d);
       rc = CLI_INVALID;
       goto out;
     }
     t_run += now_ms() - t1;
+    c_run += cpu_ms() - c1;
   }
   if (a.time)
-    fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (%lld iteration%s, %s path)\n",
-            file, t_plan, t_run / (double)a.iterations, a.iterations, a.iterations == 1 ? "" : "s",
-            a.reference ? "reference" : "fast");
+    fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (cpu %.3f ms; %lld iteration%s, %s path)\n",
+            file, t_plan, t_run / (double)a.iterations, c_run / (double)a.iterations, a.iterations,
+            a.iterations == 1 ? "" : "s", a.reference ? "reference" : "fast");
+  if (a.time) { /* the five opcodes that took longest */
+    bool used[HLO_OP_COUNT] = {false};
+    for (int k = 0; k < 5; k++) {
+      int best = -1;
+      double bms = 0, ms;
+      int64_t n;
+      for (int op = 0; op < HLO_OP_COUNT; op++) {
+        hlo_exec_profile(e, (hlo_opcode)op, &ms, &n);
+        if (!used[op] && n && (best < 0 || ms > bms)) { best = op; bms = ms; }
+      }
+      if (best < 0) break;
+      used[best] = true;
+      hlo_exec_profile(e, (hlo_opcode)best, &ms, &n);
+      fprintf(stderr, "hlo-run:   %-22s %10.3f ms in %lld executions\n", hlo_opcode_name((hlo_opcode)best),
+              ms / (double)a.iterations, (long long)(n / a.iterations));
+    }
+  }
 
   if (a.spec) {
     const hlo_val *lv[256];

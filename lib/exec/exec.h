@@ -88,6 +88,8 @@ struct hlo_exec {
   plan_comp **plans;        /* by computation id */
   plan_comp *entry;
   uint64_t rng_state;       /* `rng` counter, advanced per execution */
+  double prof_ms[HLO_OP_COUNT];   /* opts.profile: time per opcode */
+  int64_t prof_n[HLO_OP_COUNT];
   hlo_val **consts;         /* constant values made at first use */
   int nconsts, capconsts;
 };
