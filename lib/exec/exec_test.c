@@ -348,6 +348,29 @@ int main(void) {
   RUN(ADD_COMP "ENTRY e { a = f32[2] constant({1,2})\n"
       " ROOT r = f32[2] all-reduce(a), replica_groups={}, to_apply=add }", 1, 2);
   RUN("ENTRY e { ROOT r = u32[] replica-id() }", 0);
+  /* gather/scatter with batching dimensions: out[i] = a[i, idx[i]] */
+  RUN("ENTRY e { a = s32[2,3] constant({{1,2,3},{4,5,6}})\n i = s32[2,1] constant({{2},{0}})\n"
+      " ROOT g = s32[2] gather(a, i), offset_dims={}, collapsed_slice_dims={1},"
+      " start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0},"
+      " index_vector_dim=1, slice_sizes={1,1} }", 3, 4);
+  RUN(ADDI_COMP "ENTRY e { a = s32[2,3] constant({{1,2,3},{4,5,6}})\n i = s32[2,1] constant({{2},{0}})\n"
+      " u = s32[2] constant({10, 20})\n"
+      " ROOT g = s32[2,3] scatter(a, i, u), update_window_dims={}, inserted_window_dims={1},"
+      " scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0},"
+      " index_vector_dim=1, to_apply=addi }", 1, 2, 13, 24, 5, 6);
+  /* scatter skips an out-of-bounds window; gather clamps */
+  RUN(ADDI_COMP "ENTRY e { a = s32[3] constant({1,2,3})\n i = s32[2,1] constant({{5},{1}})\n"
+      " u = s32[2,2] constant({{10,10},{20,30}})\n"
+      " ROOT g = s32[3] scatter(a, i, u), update_window_dims={1}, inserted_window_dims={},"
+      " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=addi }", 1, 22, 33);
+  RUN("ENTRY e { a = s32[3] constant({1,2,3})\n i = s32[1] constant({7})\n"
+      " ROOT g = s32[2] gather(a, i), offset_dims={0}, collapsed_slice_dims={},"
+      " start_index_map={0}, index_vector_dim=0, slice_sizes={2} }", 2, 3);
+  /* dot with a wider result type (s8 x s8 -> s32, f16 x f16 -> f32) */
+  RUN("ENTRY e { a = s8[2] constant({100, 100})\n b = s8[2] constant({100, -50})\n"
+      " ROOT d = s32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0} }", 5000);
+  RUN("ENTRY e { a = f16[2] constant({60000, 60000})\n b = f16[2] constant({2, 2})\n"
+      " ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0} }", 240000);
   /* intermediates that die are overwritten in place on the fast path */
   RUN("ENTRY e { a = f32[3] constant({1, 2, 3})\n b = f32[3] constant({10, 20, 30})\n"
       " c = f32[3] add(a, b)\n d = f32[3] multiply(c, b)\n n = f32[3] negate(d)\n"
