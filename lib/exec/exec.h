@@ -19,8 +19,8 @@ typedef struct hlo_sc {
 } hlo_sc;
 
 hlo_sc hlo_sc_load(hlo_type t, const void *data, int64_t k);
-/* Store with the type's rounding: floats rounded to nearest even (narrow
- * floats through f32 first), ints wrapped to their width, pred = (i != 0). */
+/* Store with the type's rounding: floats rounded once to nearest even from
+ * the double value, ints wrapped to their width, pred = (i != 0). */
 void hlo_sc_store(hlo_type t, void *data, int64_t k, hlo_sc v);
 /* Round a computed float value to type t and back (what a store+load does). */
 double hlo_sc_round(hlo_type t, double v);
@@ -160,7 +160,6 @@ DECL_KERN(hlo_kern_token);
 DECL_KERN(hlo_kern_call);           /* call, fusion, async wrappers */
 DECL_KERN(hlo_kern_while);
 DECL_KERN(hlo_kern_conditional);
-DECL_KERN(hlo_kern_unsupported);
 DECL_KERN(hlo_kern_replica_id);
 DECL_KERN(hlo_kern_get_dimension_size);
 DECL_KERN(hlo_kern_collective_identity);

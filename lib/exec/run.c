@@ -304,11 +304,6 @@ DECL_KERN(hlo_kern_conditional) {
   return hlo_run_comp(r, pc, &args[1 + b], 1, out);
 }
 
-DECL_KERN(hlo_kern_unsupported) {
-  (void)args; (void)out;
-  return hlo_run_errorf(r, s->in, "not supported by hlo-run");
-}
-
 DECL_KERN(hlo_kern_replica_id) {
   (void)args;
   *out = hlo_run_new(r, &s->in->shape); /* zero: the only replica/partition */
@@ -327,14 +322,6 @@ DECL_KERN(hlo_kern_get_dimension_size) {
   if (v->nelems == 1) hlo_sc_store(s->in->shape.type, v->data, 0, x);
   *out = v;
   return HLO_OK;
-}
-
-/* Deep copy of v into a fresh value of shape sh (same element layout). */
-static hlo_val *copy_as(hlo_run *r, const hlo_val *v, const hlo_shape *sh) {
-  hlo_val *o = hlo_run_new_raw(r, sh);
-  if (!o) return NULL;
-  if (o->nbytes && v->data) memcpy(o->data, v->data, o->nbytes < v->nbytes ? o->nbytes : v->nbytes);
-  return o;
 }
 
 /* With one replica every reduction, gather, scatter, all-to-all and broadcast
@@ -390,7 +377,6 @@ DECL_KERN(hlo_kern_collective_identity) {
     if (ok) { *out = t; return HLO_OK; }
     hlo_run_release(r, t);
   }
-  (void)copy_as;
   return hlo_run_errorf(r, in, "result shape differs from the operand: this collective needs "
                         "more than one replica, and hlo-run runs one");
 }
