@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "hlo/hlo_verify.h"
 
 #define PERR(e, in, ...) hlo_errorf((e)->diags, NULL, 0, __VA_ARGS__)
 
@@ -318,6 +319,8 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
     hlo_errorf(d, NULL, 0, "module has no entry computation");
     return NULL;
   }
+  /* The kernels trust shapes and attributes: only a valid module runs. */
+  if (hlo_verify_module(m, NULL, d, NULL) != HLO_OK) return NULL;
   hlo_exec *e = hlo_malloc(alloc, sizeof *e);
   if (!e) {
     hlo_errorf(d, NULL, 0, "out of memory");
