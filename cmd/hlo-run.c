@@ -12,10 +12,12 @@
 #include "common/run_spec.h"
 #include "hlo/hlo_exec.h"
 #include "hlo/hlo_npy.h"
+#include "hlo/hlo_shape_infer.h"
 #include "hlo/hlo_text.h"
+#include "hlo/hlo_verify.h"
 
 enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
-       OPT_RNG_SEED, OPT_MAX_ITERS };
+       OPT_RNG_SEED, OPT_MAX_ITERS, OPT_NO_VERIFY };
 
 static const cli_opt OPTS[] = {
     [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
@@ -27,6 +29,7 @@ static const cli_opt OPTS[] = {
     [OPT_ITER] = {"iterations", 0, 1, "N", "run N times (for --time); results of the last run are used"},
     [OPT_RNG_SEED] = {"rng-seed", 0, 1, "N", "seed of the rng op (default 0)"},
     [OPT_MAX_ITERS] = {"max-while-iterations", 0, 1, "N", "fail a while loop after N iterations (default: no limit)"},
+    [OPT_NO_VERIFY] = {"no-verify", 0, 0, NULL, "do not run the verifier before running the module"},
     {0},
 };
 
@@ -40,7 +43,7 @@ static const cli_tool TOOL = {
 
 typedef struct run_args {
   const char *npz, *output, *spec;
-  bool random, time, reference;
+  bool random, time, reference, no_verify;
   uint64_t seed, rng_seed;
   long long iterations, max_iters;
 } run_args;
@@ -63,6 +66,7 @@ static int on_opt(int idx, const char *arg, void *ud) {
     break;
   case OPT_RNG_SEED: a->rng_seed = (uint64_t)cli_int_arg(&TOOL, "--rng-seed", arg); break;
   case OPT_MAX_ITERS: a->max_iters = cli_int_arg(&TOOL, "--max-while-iterations", arg); break;
+  case OPT_NO_VERIFY: a->no_verify = true; break;
   }
   return 0;
 }
@@ -362,7 +366,20 @@ int main(int argc, char **argv) {
   size_t next;
   size_t end = hlo_module_chunk_end(&in.src, 0, &next);
   m = hlo_parse_module(&in.src, 0, end, NULL, &d, NULL);
-  if (!m) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
+  if (!m || hlo_shape_fill_omitted(m, &d, &in.src) != HLO_OK) {
+    cli_print_diags(&d);
+    rc = CLI_INVALID;
+    goto out;
+  }
+  if (!a.no_verify) {
+    hlo_verify_options vo = {0};
+    vo.allow_mixed_precision = true;
+    if (hlo_verify_module(m, &vo, &d, &in.src) != HLO_OK) {
+      cli_print_diags(&d);
+      rc = CLI_INVALID;
+      goto out;
+    }
+  }
   hlo_exec_options eo = {0};
   eo.reference = a.reference;
   eo.rng_seed = a.rng_seed;
