@@ -97,6 +97,7 @@ struct hlo_exec {
 /* Buffer pool: data blocks of released values are kept and reused by later
  * allocations of no larger size (liveness-driven reuse). */
 #define POOL_MAX 64
+#define POOL_BYTES_MAX ((size_t)1 << 30) /* dead storage kept for reuse */
 struct hlo_run {
   hlo_exec *e;
   const hlo_allocator *alloc;
@@ -105,6 +106,7 @@ struct hlo_run {
   int npool;
   void *pool[POOL_MAX];
   size_t pool_cap[POOL_MAX];
+  size_t pool_bytes;
 };
 
 /* Allocate a value of shape s (zero-filled leaves) using the pool. */

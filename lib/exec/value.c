@@ -45,6 +45,7 @@ static hlo_val *val_new(const hlo_allocator *alloc, hlo_run *r, const hlo_shape 
     if (best >= 0 && r->pool_cap[best] <= 2 * (size_t)bytes + 4096) {
       v->data = r->pool[best];
       v->cap = r->pool_cap[best];
+      r->pool_bytes -= v->cap;
       r->pool[best] = r->pool[r->npool - 1];
       r->pool_cap[best] = r->pool_cap[r->npool - 1];
       r->npool--;
@@ -74,9 +75,10 @@ static void val_release(const hlo_allocator *alloc, hlo_run *r, hlo_val *v) {
     if (v->tuple) val_release(alloc, r, v->tuple[i]);
   hlo_free(alloc, v->tuple);
   if (v->data) {
-    if (r && r->npool < POOL_MAX) {
+    if (r && r->npool < POOL_MAX && r->pool_bytes + v->cap <= POOL_BYTES_MAX) {
       r->pool[r->npool] = v->data;
       r->pool_cap[r->npool++] = v->cap;
+      r->pool_bytes += v->cap;
     } else {
       hlo_free(alloc, v->data);
     }
