@@ -138,6 +138,9 @@ static hlo_val *load_input(hlo_arena *A, const hlo_shape *ps, int i, const char 
   hlo_diags_init(&d, NULL);
   hlo_array arr;
   int rc;
+  char name[32];
+  hlo_src src = {name, text, strlen(text)}; /* diagnostics point into it */
+  snprintf(name, sizeof name, "<input %d>", i);
   if (is_file) {
     rc = hlo_npy_load(A, text, NULL, &arr, &d);
   } else {
@@ -148,14 +151,7 @@ static hlo_val *load_input(hlo_arena *A, const hlo_shape *ps, int i, const char 
       hlo_diags_release(&d);
       return NULL;
     }
-    hlo_src src = {"<input>", text, strlen(text)};
-    char name[32];
-    snprintf(name, sizeof name, "<input %d>", i);
-    src.name = name;
     rc = hlo_nplit_parse(A, &src, ps->type, &arr, &d);
-    if (rc == HLO_OK && d.nerrors == 0) {
-      /* a scalar literal fills an array parameter only if it has one element */
-    }
   }
   if (rc != HLO_OK) {
     cli_print_diags(&d);
@@ -485,12 +481,11 @@ int main(int argc, char **argv) {
       hlo_diags_release(&d);
       hlo_diags_init(&d, NULL);
       int lr;
-      if (s->kind == RS_FILE) {
+      hlo_src esrc = {"<expected>", s->text, strlen(s->text)}; /* outlives d's use */
+      if (s->kind == RS_FILE)
         lr = hlo_npy_load(&A, s->text, NULL, &want, &d);
-      } else {
-        hlo_src src = {"<expected>", s->text, strlen(s->text)};
-        lr = hlo_nplit_parse(&A, &src, lv[i]->shape->type, &want, &d);
-      }
+      else
+        lr = hlo_nplit_parse(&A, &esrc, lv[i]->shape->type, &want, &d);
       if (lr) { cli_print_diags(&d); rc = CLI_INVALID; continue; }
       if (compare_output(i, lv[i], &want, s->rtol, s->atol)) rc = CLI_INVALID;
     }
