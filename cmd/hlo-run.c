@@ -12,10 +12,12 @@
 #include "common/run_spec.h"
 #include "hlo/hlo_exec.h"
 #include "hlo/hlo_npy.h"
+#include "hlo/hlo_shape_infer.h"
 #include "hlo/hlo_text.h"
+#include "hlo/hlo_verify.h"
 
 enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
-       OPT_RNG_SEED, OPT_MAX_ITERS };
+       OPT_RNG_SEED, OPT_MAX_ITERS, OPT_NO_VERIFY };
 
 static const cli_opt OPTS[] = {
     [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
@@ -27,6 +29,7 @@ static const cli_opt OPTS[] = {
     [OPT_ITER] = {"iterations", 0, 1, "N", "run N times (for --time); results of the last run are used"},
     [OPT_RNG_SEED] = {"rng-seed", 0, 1, "N", "seed of the rng op (default 0)"},
     [OPT_MAX_ITERS] = {"max-while-iterations", 0, 1, "N", "fail a while loop after N iterations (default: no limit)"},
+    [OPT_NO_VERIFY] = {"no-verify", 0, 0, NULL, "do not run the verifier before running the module"},
     {0},
 };
 
@@ -40,7 +43,7 @@ static const cli_tool TOOL = {
 
 typedef struct run_args {
   const char *npz, *output, *spec;
-  bool random, time, reference;
+  bool random, time, reference, no_verify;
   uint64_t seed, rng_seed;
   long long iterations, max_iters;
 } run_args;
@@ -63,8 +66,15 @@ static int on_opt(int idx, const char *arg, void *ud) {
     break;
   case OPT_RNG_SEED: a->rng_seed = (uint64_t)cli_int_arg(&TOOL, "--rng-seed", arg); break;
   case OPT_MAX_ITERS: a->max_iters = cli_int_arg(&TOOL, "--max-while-iterations", arg); break;
+  case OPT_NO_VERIFY: a->no_verify = true; break;
   }
   return 0;
+}
+
+static double cpu_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static double now_ms(void) {
@@ -128,9 +138,8 @@ static hlo_val *load_input(hlo_arena *A, const hlo_shape *ps, int i, const char 
   hlo_diags_init(&d, NULL);
   hlo_array arr;
   int rc;
-  /* the diagnostics point into src, so it lives as long as d */
   char name[32];
-  hlo_src src = {name, text, strlen(text)};
+  hlo_src src = {name, text, strlen(text)}; /* diagnostics point into it */
   snprintf(name, sizeof name, "<input %d>", i);
   if (is_file) {
     rc = hlo_npy_load(A, text, NULL, &arr, &d);
@@ -349,15 +358,29 @@ int main(int argc, char **argv) {
   hlo_exec *e = NULL;
   hlo_val **args = NULL, *res = NULL;
   int nparams = 0;
-  double t0 = now_ms(), t_plan = 0, t_run = 0;
+  double t0 = now_ms(), t_plan = 0, t_run = 0, c_run = 0;
   size_t next;
   size_t end = hlo_module_chunk_end(&in.src, 0, &next);
   m = hlo_parse_module(&in.src, 0, end, NULL, &d, NULL);
-  if (!m) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
+  if (!m || hlo_shape_fill_omitted(m, &d, &in.src) != HLO_OK) {
+    cli_print_diags(&d);
+    rc = CLI_INVALID;
+    goto out;
+  }
+  if (!a.no_verify) {
+    hlo_verify_options vo = {0};
+    vo.allow_mixed_precision = true;
+    if (hlo_verify_module(m, &vo, &d, &in.src) != HLO_OK) {
+      cli_print_diags(&d);
+      rc = CLI_INVALID;
+      goto out;
+    }
+  }
   hlo_exec_options eo = {0};
   eo.reference = a.reference;
   eo.rng_seed = a.rng_seed;
   eo.max_while_iters = a.max_iters;
+  eo.profile = a.time;
   e = hlo_exec_new(m, &eo, NULL, &d);
   t_plan = now_ms() - t0;
   if (!e) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
@@ -414,18 +437,36 @@ int main(int argc, char **argv) {
 
   for (long long it = 0; it < a.iterations; it++) {
     if (res) { hlo_val_release(NULL, res); res = NULL; }
-    double t1 = now_ms();
+    double t1 = now_ms(), c1 = cpu_ms();
     if (hlo_exec_run(e, args, nparams, &res)) {
       cli_print_diags(&d);
       rc = CLI_INVALID;
       goto out;
     }
     t_run += now_ms() - t1;
+    c_run += cpu_ms() - c1;
   }
   if (a.time)
-    fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (%lld iteration%s, %s path)\n",
-            file, t_plan, t_run / (double)a.iterations, a.iterations, a.iterations == 1 ? "" : "s",
-            a.reference ? "reference" : "fast");
+    fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (cpu %.3f ms; %lld iteration%s, %s path)\n",
+            file, t_plan, t_run / (double)a.iterations, c_run / (double)a.iterations, a.iterations,
+            a.iterations == 1 ? "" : "s", a.reference ? "reference" : "fast");
+  if (a.time) { /* the five opcodes that took longest */
+    bool used[HLO_OP_COUNT] = {false};
+    for (int k = 0; k < 5; k++) {
+      int best = -1;
+      double bms = 0, ms;
+      int64_t n;
+      for (int op = 0; op < HLO_OP_COUNT; op++) {
+        hlo_exec_profile(e, (hlo_opcode)op, &ms, &n);
+        if (!used[op] && n && (best < 0 || ms > bms)) { best = op; bms = ms; }
+      }
+      if (best < 0) break;
+      used[best] = true;
+      hlo_exec_profile(e, (hlo_opcode)best, &ms, &n);
+      fprintf(stderr, "hlo-run:   %-22s %10.3f ms in %lld executions\n", hlo_opcode_name((hlo_opcode)best),
+              ms / (double)a.iterations, (long long)(n / a.iterations));
+    }
+  }
 
   if (a.spec) {
     const hlo_val *lv[256];
@@ -440,12 +481,11 @@ int main(int argc, char **argv) {
       hlo_diags_release(&d);
       hlo_diags_init(&d, NULL);
       int lr;
-      if (s->kind == RS_FILE) {
+      hlo_src esrc = {"<expected>", s->text, strlen(s->text)}; /* outlives d's use */
+      if (s->kind == RS_FILE)
         lr = hlo_npy_load(&A, s->text, NULL, &want, &d);
-      } else {
-        hlo_src src = {"<expected>", s->text, strlen(s->text)};
-        lr = hlo_nplit_parse(&A, &src, lv[i]->shape->type, &want, &d);
-      }
+      else
+        lr = hlo_nplit_parse(&A, &esrc, lv[i]->shape->type, &want, &d);
       if (lr) { cli_print_diags(&d); rc = CLI_INVALID; continue; }
       if (compare_output(i, lv[i], &want, s->rtol, s->atol)) rc = CLI_INVALID;
     }

@@ -34,6 +34,7 @@ typedef struct hlo_exec_options {
   bool reference;          /* run every op through the scalar reference code */
   uint64_t rng_seed;       /* seed of `rng` (rng-bit-generator takes its state) */
   int64_t max_while_iters; /* 0 = unlimited */
+  bool profile;            /* accumulate time per opcode (hlo_exec_profile) */
 } hlo_exec_options;
 
 typedef struct hlo_exec hlo_exec;
@@ -52,6 +53,10 @@ void hlo_exec_free(hlo_exec *e);
  * *result holds a new reference the caller releases.  Runtime errors (e.g.
  * while iteration limit) go to the diags given at creation. */
 int hlo_exec_run(hlo_exec *e, hlo_val **args, int nargs, hlo_val **result);
+
+/* With opts.profile: total milliseconds and executions of kernels for
+ * opcode op over all runs so far. */
+void hlo_exec_profile(const hlo_exec *e, hlo_opcode op, double *ms, int64_t *count);
 
 /* Number of entry parameters and the shape of parameter i. */
 int hlo_exec_nparams(const hlo_exec *e);

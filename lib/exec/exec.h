@@ -19,8 +19,8 @@ typedef struct hlo_sc {
 } hlo_sc;
 
 hlo_sc hlo_sc_load(hlo_type t, const void *data, int64_t k);
-/* Store with the type's rounding: floats rounded to nearest even (narrow
- * floats through f32 first), ints wrapped to their width, pred = (i != 0). */
+/* Store with the type's rounding: floats rounded once to nearest even from
+ * the double value, ints wrapped to their width, pred = (i != 0). */
 void hlo_sc_store(hlo_type t, void *data, int64_t k, hlo_sc v);
 /* Round a computed float value to type t and back (what a store+load does). */
 double hlo_sc_round(hlo_type t, double v);
@@ -88,6 +88,8 @@ struct hlo_exec {
   plan_comp **plans;        /* by computation id */
   plan_comp *entry;
   uint64_t rng_state;       /* `rng` counter, advanced per execution */
+  double prof_ms[HLO_OP_COUNT];   /* opts.profile: time per opcode */
+  int64_t prof_n[HLO_OP_COUNT];
   hlo_val **consts;         /* constant values made at first use */
   int nconsts, capconsts;
 };
@@ -95,6 +97,7 @@ struct hlo_exec {
 /* Buffer pool: data blocks of released values are kept and reused by later
  * allocations of no larger size (liveness-driven reuse). */
 #define POOL_MAX 64
+#define POOL_BYTES_MAX ((size_t)1 << 30) /* dead storage kept for reuse */
 struct hlo_run {
   hlo_exec *e;
   const hlo_allocator *alloc;
@@ -103,6 +106,7 @@ struct hlo_run {
   int npool;
   void *pool[POOL_MAX];
   size_t pool_cap[POOL_MAX];
+  size_t pool_bytes;
 };
 
 /* Allocate a value of shape s (zero-filled leaves) using the pool. */
@@ -110,6 +114,10 @@ hlo_val *hlo_run_new(hlo_run *r, const hlo_shape *s);
 /* Like hlo_run_new but the data is not cleared (kernel writes every element). */
 hlo_val *hlo_run_new_raw(hlo_run *r, const hlo_shape *s);
 void hlo_run_release(hlo_run *r, hlo_val *v);
+/* Move the storage of `from` (which must be dying: refs == 1, same byte
+ * size) into a new value of shape s; `from` keeps no data.  NULL if it
+ * cannot (the caller then allocates). */
+hlo_val *hlo_run_steal(hlo_run *r, hlo_val *from, const hlo_shape *s);
 /* Runtime error naming instruction in. */
 int hlo_run_errorf(hlo_run *r, const hlo_instruction *in, const char *fmt, ...) HLO_PRINTF(3, 4);
 
@@ -137,6 +145,11 @@ void hlo_strides(const hlo_shape *s, int64_t *st);
 bool hlo_index_next(int rank, const int64_t *dims, int64_t *idx);
 int64_t hlo_index_dot(int rank, const int64_t *idx, const int64_t *st);
 
+/* Clamped start indices of dynamic-slice / dynamic-update-slice (operands
+ * from `first`), so a window of `size` fits in `base`. */
+int hlo_ref_read_starts(hlo_run *r, const plan_step *s, hlo_val **args, int first,
+                        const hlo_shape *base, const int64_t *size, int64_t *start);
+
 /* Reference kernels (one per op family) and fast kernels. */
 #define DECL_KERN(name) int name(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out)
 /* structural / control (shared by both paths) */
@@ -149,7 +162,6 @@ DECL_KERN(hlo_kern_token);
 DECL_KERN(hlo_kern_call);           /* call, fusion, async wrappers */
 DECL_KERN(hlo_kern_while);
 DECL_KERN(hlo_kern_conditional);
-DECL_KERN(hlo_kern_unsupported);
 DECL_KERN(hlo_kern_replica_id);
 DECL_KERN(hlo_kern_get_dimension_size);
 DECL_KERN(hlo_kern_collective_identity);
@@ -207,6 +219,8 @@ DECL_KERN(hlo_kern_reduce_window);
 DECL_KERN(hlo_kern_dot);
 DECL_KERN(hlo_kern_convolution);
 DECL_KERN(hlo_kern_iota);
+DECL_KERN(hlo_kern_dynamic_update_slice);
+DECL_KERN(hlo_kern_dynamic_slice);
 DECL_KERN(hlo_kern_batch_norm_training);
 DECL_KERN(hlo_kern_batch_norm_inference);
 DECL_KERN(hlo_kern_batch_norm_grad);

@@ -111,6 +111,50 @@ static void check_fail(int line, const char *text, const char *needle) {
   hlo_diags_release(&d);
 }
 
+/* An allocator that fails the Nth allocation (and every later one). */
+typedef struct failing { int n, count; } failing;
+static void *f_alloc(void *ud, size_t n) {
+  failing *f = ud;
+  return ++f->count >= f->n ? NULL : malloc(n);
+}
+static void *f_realloc(void *ud, void *p, size_t n) {
+  failing *f = ud;
+  return ++f->count >= f->n ? NULL : realloc(p, n);
+}
+static void f_free(void *ud, void *p) { (void)ud; free(p); }
+
+/* Plan and run text with allocation k failing, for every k until a run
+ * succeeds: each attempt must fail cleanly (no crash, no leak under ASan). */
+static void check_alloc_failures(int line, const char *text) {
+  hlo_src src = {"test", text, strlen(text)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+  bool done = false;
+  for (int k = 1; m && k < 5000 && !done; k++) {
+    failing f = {k, 0};
+    hlo_allocator a = {f_alloc, f_realloc, f_free, &f};
+    hlo_diags d2;
+    hlo_diags_init(&d2, NULL);
+    for (int ref = 0; ref < 2; ref++) {
+      hlo_exec_options o = {0};
+      o.reference = ref;
+      hlo_exec *e = hlo_exec_new(m, &o, &a, &d2);
+      hlo_val *res = NULL;
+      if (e && hlo_exec_run(e, NULL, 0, &res) == HLO_OK) {
+        if (ref) done = true;
+        hlo_val_release(&a, res);
+      }
+      hlo_exec_free(e);
+    }
+    hlo_diags_release(&d2);
+  }
+  if (done) t_pass++;
+  else { t_fail++; printf("exec_test.c:%d: never succeeded\n", line); }
+  hlo_module_free(m);
+  hlo_diags_release(&d);
+}
+
 #define ADD_COMP "add { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT c = f32[] add(a, b) }\n"
 #define MAX_COMP "max { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT c = f32[] maximum(a, b) }\n"
 #define ADDI_COMP "addi { a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT c = s32[] add(a, b) }\n"
@@ -348,6 +392,55 @@ int main(void) {
   RUN(ADD_COMP "ENTRY e { a = f32[2] constant({1,2})\n"
       " ROOT r = f32[2] all-reduce(a), replica_groups={}, to_apply=add }", 1, 2);
   RUN("ENTRY e { ROOT r = u32[] replica-id() }", 0);
+  /* gather/scatter with batching dimensions: out[i] = a[i, idx[i]] */
+  RUN("ENTRY e { a = s32[2,3] constant({{1,2,3},{4,5,6}})\n i = s32[2,1] constant({{2},{0}})\n"
+      " ROOT g = s32[2] gather(a, i), offset_dims={}, collapsed_slice_dims={1},"
+      " start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0},"
+      " index_vector_dim=1, slice_sizes={1,1} }", 3, 4);
+  RUN(ADDI_COMP "ENTRY e { a = s32[2,3] constant({{1,2,3},{4,5,6}})\n i = s32[2,1] constant({{2},{0}})\n"
+      " u = s32[2] constant({10, 20})\n"
+      " ROOT g = s32[2,3] scatter(a, i, u), update_window_dims={}, inserted_window_dims={1},"
+      " scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0},"
+      " index_vector_dim=1, to_apply=addi }", 1, 2, 13, 24, 5, 6);
+  /* scatter skips an out-of-bounds window; gather clamps */
+  RUN(ADDI_COMP "ENTRY e { a = s32[3] constant({1,2,3})\n i = s32[2,1] constant({{5},{1}})\n"
+      " u = s32[2,2] constant({{10,10},{20,30}})\n"
+      " ROOT g = s32[3] scatter(a, i, u), update_window_dims={1}, inserted_window_dims={},"
+      " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=addi }", 1, 22, 33);
+  RUN("ENTRY e { a = s32[3] constant({1,2,3})\n i = s32[1] constant({7})\n"
+      " ROOT g = s32[2] gather(a, i), offset_dims={0}, collapsed_slice_dims={},"
+      " start_index_map={0}, index_vector_dim=0, slice_sizes={2} }", 2, 3);
+  /* dot with a wider result type (s8 x s8 -> s32, f16 x f16 -> f32) */
+  RUN("ENTRY e { a = s8[2] constant({100, 100})\n b = s8[2] constant({100, -50})\n"
+      " ROOT d = s32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0} }", 5000);
+  RUN("ENTRY e { a = f16[2] constant({60000, 60000})\n b = f16[2] constant({2, 2})\n"
+      " ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0} }", 240000);
+  /* intermediates that die are overwritten in place on the fast path */
+  RUN("ENTRY e { a = f32[3] constant({1, 2, 3})\n b = f32[3] constant({10, 20, 30})\n"
+      " c = f32[3] add(a, b)\n d = f32[3] multiply(c, b)\n n = f32[3] negate(d)\n"
+      " r = f32[3] reshape(n)\n s = f32[3] subtract(r, a)\n ROOT t = (f32[3], f32[3]) tuple(s, c) }",
+      -111, -442, -993, 11, 22, 33);
+  /* a while loop filling a buffer with dynamic-update-slice (in place) */
+  RUN("c { p = (s32[], s32[4]) parameter(0)\n i = s32[] get-tuple-element(p), index=0\n"
+      " n = s32[] constant(4)\n ROOT l = pred[] compare(i, n), direction=LT }\n"
+      "b { p = (s32[], s32[4]) parameter(0)\n i = s32[] get-tuple-element(p), index=0\n"
+      " v = s32[4] get-tuple-element(p), index=1\n sq = s32[] multiply(i, i)\n"
+      " u = s32[1] broadcast(sq), dimensions={}\n w = s32[4] dynamic-update-slice(v, u, i)\n"
+      " o = s32[] constant(1)\n j = s32[] add(i, o)\n ROOT t = (s32[], s32[4]) tuple(j, w) }\n"
+      "ENTRY e { z = s32[] constant(0)\n v = s32[4] constant({7, 7, 7, 7})\n"
+      " t = (s32[], s32[4]) tuple(z, v)\n w = (s32[], s32[4]) while(t), condition=c, body=b\n"
+      " ROOT r = s32[4] get-tuple-element(w), index=1 }", 0, 1, 4, 9);
+  /* the constant is shared and must not be overwritten by a later step */
+  RUN("ENTRY e { a = f32[2] constant({1, 2})\n b = f32[2] negate(a)\n c = f32[2] negate(a)\n"
+      " ROOT t = (f32[2], f32[2], f32[2]) tuple(a, b, c) }", 1, 2, -1, -2, -1, -2);
+  /* allocation failures anywhere in planning or running fail cleanly */
+  check_alloc_failures(__LINE__, ADD_COMP "ENTRY e { a = f32[2,3] constant({{1,2,3},{4,5,6}})\n"
+      " z = f32[] constant(0)\n r = f32[2] reduce(a, z), dimensions={1}, to_apply=add\n"
+      " b = f32[3,2] transpose(a), dimensions={1,0}\n d = f32[2,2] dot(a, b), lhs_contracting_dims={1},"
+      " rhs_contracting_dims={0}\n r2 = s32[2] iota(), iota_dimension=0\n"
+      " s = (f32[2], s32[2]) sort(r, r2), dimensions={0}, to_apply=lt2\n ROOT t = (f32[2], f32[2,2], (f32[2], s32[2])) tuple(r, d, s) }\n"
+      "lt2 { a = f32[] parameter(0)\n b = f32[] parameter(1)\n c = s32[] parameter(2)\n d = s32[] parameter(3)\n"
+      " ROOT l = pred[] compare(a, b), direction=GT }");
   /* unsupported ops name the instruction */
   check_fail(__LINE__, "ENTRY e { t = token[] after-all()\n ROOT i = (f32[2], token[]) infeed(t) }",
              "instruction %i: op 'infeed' is not supported by hlo-run");

@@ -232,6 +232,53 @@ static inline int64_t in_off(const conv_geom *g, int d, int64_t o, int64_t w) {
       }                                                                    \
   } while (0)
 
+/* Feature-minor layouts (b01f with 01io/01oi kernels): for every output
+ * element, a dot product over the contiguous input features per window
+ * position. */
+#define CONV_FI(T)                                                         \
+  do {                                                                     \
+    const T *X = args[0]->data, *Kp = args[1]->data;                       \
+    T *Y = o->data;                                                        \
+    int64_t oi[MAXR] = {0};                                                \
+    int64_t kis = kst[dn->kernel_in];                                      \
+    for (int64_t k = 0; k < o->nelems; k++) {                              \
+      int64_t ob = oi[dn->out_batch], of = oi[dn->out_feature];            \
+      int64_t g = of / ofg, bg = of / ofb;                                 \
+      int64_t lbase = (bg * OB + ob) * lst[dn->in_batch] + g * KI;         \
+      int64_t kbase = of * kst[dn->kernel_out];                            \
+      int64_t wi[MAXR] = {0};                                              \
+      double sum = 0;                                                      \
+      for (int64_t w = 0; w < WN; w++) {                                   \
+        int64_t loff = lbase, koff = kbase;                                \
+        bool ok = true;                                                    \
+        for (int d = 0; d < ns && ok; d++) {                               \
+          int64_t t_ = in_off(&G, d, oi[dn->out_spatial[d]], wi[d]);       \
+          if (t_ < 0) ok = false;                                          \
+          else { loff += t_; koff += wi[d] * G.kss[d]; }                   \
+        }                                                                  \
+        if (ok) {                                                          \
+          const T *xp = X + loff, *kp = Kp + koff;                         \
+          if (kis == 1) {                                                  \
+            double s0 = 0, s1 = 0, s2 = 0, s3 = 0;                         \
+            int64_t c = 0;                                                 \
+            for (; c + 4 <= KI; c += 4) {                                  \
+              s0 += (double)xp[c] * (double)kp[c];                         \
+              s1 += (double)xp[c + 1] * (double)kp[c + 1];                 \
+              s2 += (double)xp[c + 2] * (double)kp[c + 2];                 \
+              s3 += (double)xp[c + 3] * (double)kp[c + 3];                 \
+            }                                                              \
+            for (; c < KI; c++) s0 += (double)xp[c] * (double)kp[c];       \
+            sum += (s0 + s1) + (s2 + s3);                                  \
+          }                                                                \
+          else for (int64_t c = 0; c < KI; c++) sum += (double)xp[c] * (double)kp[c * kis]; \
+        }                                                                  \
+        hlo_index_next(ns, G.wsz, wi);                                     \
+      }                                                                    \
+      Y[k] = (T)sum;                                                       \
+      hlo_index_next(os->rank, os->dims, oi);                              \
+    }                                                                      \
+  } while (0)
+
 DECL_KERN(hlo_kern_convolution) {
   const hlo_instruction *in = s->in;
   const hlo_shape *ls = args[0]->shape, *ks = args[1]->shape, *os = &in->shape;
@@ -283,7 +330,10 @@ DECL_KERN(hlo_kern_convolution) {
   double *acc = hlo_malloc(r->alloc, sizeof(double) * (size_t)(P + 1));
   if (!acc) { hlo_run_release(r, o); return OOM(r, s); }
   int64_t ofg = OF / FG, ofb = OF / BG;
-  if (os->type == HLO_F32) CONV_BODY(float);
+  bool feature_inner = lst[dn->in_feature] == 1 && KI >= 4 && !flat;
+  if (feature_inner && os->type == HLO_F32) CONV_FI(float);
+  else if (feature_inner) CONV_FI(double);
+  else if (os->type == HLO_F32) CONV_BODY(float);
   else CONV_BODY(double);
   hlo_free(r->alloc, acc);
   *out = o;

@@ -250,10 +250,21 @@ static int compute(const hlo_instruction *in, hlo_val **args, hlo_val *o, int64_
 
 DECL_KERN(hlo_kern_elementwise) {
   const hlo_instruction *in = s->in;
-  /* the buffer comes from the pool: a dead operand's storage is reused */
-  hlo_val *o = hlo_run_new_raw(r, &in->shape);
+  /* write over an operand that dies here when it has the result's element
+   * size (each loop reads element k of every operand before writing k);
+   * otherwise take a block from the pool */
+  hlo_val *o = NULL;
+  int esz = hlo_type_bytes(in->shape.type), stolen = -1;
+  for (int i = 0; i < s->nargs && !o; i++)
+    if (s->last_use[i] && hlo_type_bytes(args[i]->shape->type) == esz &&
+        (o = hlo_run_steal(r, args[i], &in->shape)))
+      stolen = i;
+  if (!o) o = hlo_run_new_raw(r, &in->shape);
   if (!o) return OOM(r, s);
-  if (compute(in, args, o, o->nelems)) {
+  if (stolen >= 0) args[stolen]->data = o->data; /* still read during the loop */
+  int rc = compute(in, args, o, o->nelems);
+  if (stolen >= 0) args[stolen]->data = NULL;
+  if (rc) {
     hlo_run_release(r, o);
     return hlo_run_errorf(r, in, "no fast kernel for this type");
   }

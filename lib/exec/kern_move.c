@@ -224,3 +224,38 @@ DECL_KERN(hlo_kern_iota) {
   *out = o;
   return HLO_OK;
 }
+
+/* dynamic-update-slice writes into the operand's own block when the operand
+ * dies at this step (loops that update a buffer stay linear). */
+DECL_KERN(hlo_kern_dynamic_update_slice) {
+  const hlo_shape *os = &s->in->shape, *us = args[1]->shape;
+  int64_t start[MAXR];
+  if (os->rank != us->rank) return hlo_run_errorf(r, s->in, "rank mismatch");
+  if (hlo_ref_read_starts(r, s, args, 2, os, us->dims, start)) return HLO_ERR;
+  hlo_val *o = s->last_use[0] ? hlo_run_steal(r, args[0], os) : NULL;
+  if (!o) {
+    o = hlo_run_new_raw(r, os);
+    if (!o) return OOM(r, s);
+    if (o->nbytes) memcpy(o->data, args[0]->data, o->nbytes);
+  }
+  int64_t ost[MAXR], base = 0;
+  hlo_strides(os, ost);
+  for (int d = 0; d < os->rank; d++) base += start[d] * ost[d];
+  strided_put(o->data, args[1]->data, us->rank, us->dims, ost, base, (size_t)hlo_type_bytes(os->type));
+  *out = o;
+  return HLO_OK;
+}
+
+DECL_KERN(hlo_kern_dynamic_slice) {
+  const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
+  int64_t start[MAXR], ist[MAXR], base = 0;
+  if (os->rank != is->rank) return hlo_run_errorf(r, s->in, "rank mismatch");
+  if (hlo_ref_read_starts(r, s, args, 1, is, os->dims, start)) return HLO_ERR;
+  hlo_strides(is, ist);
+  for (int d = 0; d < is->rank; d++) base += start[d] * ist[d];
+  hlo_val *o = hlo_run_new_raw(r, os);
+  if (!o) return OOM(r, s);
+  strided_copy(o->data, args[0]->data, os->rank, os->dims, ist, base, (size_t)hlo_type_bytes(os->type));
+  *out = o;
+  return HLO_OK;
+}

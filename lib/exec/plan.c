@@ -109,8 +109,12 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
   case HLO_OP_TRANSPOSE: if (fast) K(hlo_kern_transpose); else K(hlo_ref_transpose); break;
   case HLO_OP_BROADCAST: if (fast) K(hlo_kern_broadcast); else K(hlo_ref_broadcast); break;
   case HLO_OP_SLICE: if (fast) K(hlo_kern_slice); else K(hlo_ref_slice); break;
-  case HLO_OP_DYNAMIC_SLICE: K(hlo_ref_dynamic_slice); break;
-  case HLO_OP_DYNAMIC_UPDATE_SLICE: K(hlo_ref_dynamic_update_slice); break;
+  case HLO_OP_DYNAMIC_SLICE:
+    if (fast) K(hlo_kern_dynamic_slice); else K(hlo_ref_dynamic_slice);
+    break;
+  case HLO_OP_DYNAMIC_UPDATE_SLICE:
+    if (fast) K(hlo_kern_dynamic_update_slice); else K(hlo_ref_dynamic_update_slice);
+    break;
   case HLO_OP_PAD: if (fast) K(hlo_kern_pad); else K(hlo_ref_pad); break;
   case HLO_OP_CONCATENATE:
     if (fast) K(hlo_kern_concatenate); else K(hlo_ref_concatenate);

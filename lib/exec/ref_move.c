@@ -92,7 +92,7 @@ DECL_KERN(hlo_ref_slice) {
 
 /* Start indices: either one scalar operand per dimension starting at
  * operand `first`, or one rank-1 operand.  Clamped so the window fits. */
-static int read_starts(hlo_run *r, const plan_step *s, hlo_val **args, int first,
+int hlo_ref_read_starts(hlo_run *r, const plan_step *s, hlo_val **args, int first,
                        const hlo_shape *base, const int64_t *size, int64_t *start) {
   int rank = base->rank;
   for (int d = 0; d < rank; d++) {
@@ -119,7 +119,7 @@ DECL_KERN(hlo_ref_dynamic_slice) {
   const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
   int64_t start[MAXR];
   if (os->rank != is->rank) return hlo_run_errorf(r, s->in, "rank mismatch");
-  if (read_starts(r, s, args, 1, is, os->dims, start)) return HLO_ERR;
+  if (hlo_ref_read_starts(r, s, args, 1, is, os->dims, start)) return HLO_ERR;
   hlo_val *o = hlo_run_new(r, os);
   if (!o) return OOM(r, s);
   int64_t ist[MAXR], oi[MAXR] = {0}, ii[MAXR];
@@ -138,7 +138,7 @@ DECL_KERN(hlo_ref_dynamic_update_slice) {
   const hlo_shape *os = &s->in->shape, *us = args[1]->shape;
   int64_t start[MAXR];
   if (os->rank != us->rank) return hlo_run_errorf(r, s->in, "rank mismatch");
-  if (read_starts(r, s, args, 2, os, us->dims, start)) return HLO_ERR;
+  if (hlo_ref_read_starts(r, s, args, 2, os, us->dims, start)) return HLO_ERR;
   hlo_val *o = hlo_run_new(r, os);
   if (!o) return OOM(r, s);
   if (o->nbytes) memcpy(o->data, args[0]->data, o->nbytes);

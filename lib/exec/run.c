@@ -4,6 +4,7 @@
  * kernels (constant, tuple, while, conditional, call/fusion, collectives
  * with one replica) shared by the fast and the reference path. */
 #include <string.h>
+#include <time.h>
 
 #include "exec/exec.h"
 
@@ -52,7 +53,22 @@ int hlo_run_comp(hlo_run *r, const plan_comp *pc, hlo_val **args, int nargs, hlo
     }
     for (int i = 0; i < s->nargs; i++) a[i] = slots[s->args[i]];
     hlo_val *res = NULL;
-    rc = s->fn(r, s, a, &res);
+    if (r->e->opts.profile) {
+      struct timespec t0, t1;
+      clock_gettime(CLOCK_MONOTONIC, &t0);
+      rc = s->fn(r, s, a, &res);
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+      /* control ops include their callees' time: count it once, at the leaves */
+      hlo_opcode op = s->in->op;
+      if (op != HLO_OP_WHILE && op != HLO_OP_CALL && op != HLO_OP_CONDITIONAL &&
+          op != HLO_OP_FUSION && op != HLO_OP_ASYNC_START) {
+        r->e->prof_ms[op] += ms;
+        r->e->prof_n[op]++;
+      }
+    } else {
+      rc = s->fn(r, s, a, &res);
+    }
     if (rc == HLO_OK && !res) rc = hlo_run_errorf(r, s->in, "kernel produced no value");
     slots[s->slot] = res;
     for (int i = 0; i < s->nargs; i++) {
@@ -288,11 +304,6 @@ DECL_KERN(hlo_kern_conditional) {
   return hlo_run_comp(r, pc, &args[1 + b], 1, out);
 }
 
-DECL_KERN(hlo_kern_unsupported) {
-  (void)args; (void)out;
-  return hlo_run_errorf(r, s->in, "not supported by hlo-run");
-}
-
 DECL_KERN(hlo_kern_replica_id) {
   (void)args;
   *out = hlo_run_new(r, &s->in->shape); /* zero: the only replica/partition */
@@ -311,14 +322,6 @@ DECL_KERN(hlo_kern_get_dimension_size) {
   if (v->nelems == 1) hlo_sc_store(s->in->shape.type, v->data, 0, x);
   *out = v;
   return HLO_OK;
-}
-
-/* Deep copy of v into a fresh value of shape sh (same element layout). */
-static hlo_val *copy_as(hlo_run *r, const hlo_val *v, const hlo_shape *sh) {
-  hlo_val *o = hlo_run_new_raw(r, sh);
-  if (!o) return NULL;
-  if (o->nbytes && v->data) memcpy(o->data, v->data, o->nbytes < v->nbytes ? o->nbytes : v->nbytes);
-  return o;
 }
 
 /* With one replica every reduction, gather, scatter, all-to-all and broadcast
@@ -374,7 +377,6 @@ DECL_KERN(hlo_kern_collective_identity) {
     if (ok) { *out = t; return HLO_OK; }
     hlo_run_release(r, t);
   }
-  (void)copy_as;
   return hlo_run_errorf(r, in, "result shape differs from the operand: this collective needs "
                         "more than one replica, and hlo-run runs one");
 }
@@ -406,6 +408,12 @@ DECL_KERN(hlo_kern_collective_permute) {
     return HLO_OK;
   }
   return hlo_run_errorf(r, s->in, "unexpected result shape");
+}
+
+void hlo_exec_profile(const hlo_exec *e, hlo_opcode op, double *ms, int64_t *count) {
+  bool ok = (unsigned)op < HLO_OP_COUNT;
+  *ms = ok ? e->prof_ms[op] : 0;
+  *count = ok ? e->prof_n[op] : 0;
 }
 
 /* ---- entry point ------------------------------------------------------------- */

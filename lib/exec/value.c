@@ -45,6 +45,7 @@ static hlo_val *val_new(const hlo_allocator *alloc, hlo_run *r, const hlo_shape 
     if (best >= 0 && r->pool_cap[best] <= 2 * (size_t)bytes + 4096) {
       v->data = r->pool[best];
       v->cap = r->pool_cap[best];
+      r->pool_bytes -= v->cap;
       r->pool[best] = r->pool[r->npool - 1];
       r->pool_cap[best] = r->pool_cap[r->npool - 1];
       r->npool--;
@@ -74,9 +75,10 @@ static void val_release(const hlo_allocator *alloc, hlo_run *r, hlo_val *v) {
     if (v->tuple) val_release(alloc, r, v->tuple[i]);
   hlo_free(alloc, v->tuple);
   if (v->data) {
-    if (r && r->npool < POOL_MAX) {
+    if (r && r->npool < POOL_MAX && r->pool_bytes + v->cap <= POOL_BYTES_MAX) {
       r->pool[r->npool] = v->data;
       r->pool_cap[r->npool++] = v->cap;
+      r->pool_bytes += v->cap;
     } else {
       hlo_free(alloc, v->data);
     }
@@ -89,6 +91,25 @@ void hlo_val_release(const hlo_allocator *alloc, hlo_val *v) { val_release(alloc
 hlo_val *hlo_run_new(hlo_run *r, const hlo_shape *s) { return val_new(r->alloc, r, s, true); }
 hlo_val *hlo_run_new_raw(hlo_run *r, const hlo_shape *s) { return val_new(r->alloc, r, s, false); }
 void hlo_run_release(hlo_run *r, hlo_val *v) { val_release(r->alloc, r, v); }
+
+hlo_val *hlo_run_steal(hlo_run *r, hlo_val *from, const hlo_shape *s) {
+  int64_t bytes;
+  if (from->refs != 1 || !from->data || from->ntuple || !hlo_shape_is_array(s) ||
+      !hlo_shape_bytes(s, &bytes) || (size_t)bytes != from->nbytes)
+    return NULL;
+  hlo_val *v = hlo_malloc(r->alloc, sizeof *v);
+  if (!v) return NULL;
+  memset(v, 0, sizeof *v);
+  v->refs = 1;
+  v->shape = s;
+  v->nelems = from->nelems;
+  v->nbytes = from->nbytes;
+  v->data = from->data;
+  v->cap = from->cap;
+  from->data = NULL;
+  from->cap = 0;
+  return v;
+}
 
 int hlo_run_errorf(hlo_run *r, const hlo_instruction *in, const char *fmt, ...) {
   char msg[512];

@@ -492,6 +492,8 @@ def dot_conv(h):
 
 
 CONV_CASES = [
+    ([2, 5, 4, 10], [3, 3, 6, 10], {"text": "window={size=3x3 pad=1_1x1_1}", "size": [3, 3], "stride": [1, 1],
+     "pad": [(1, 1), (1, 1)], "lhs": [1, 1], "rhs": [1, 1]}, "b01f_01oi->b01f", 1, 1),
     ([2, 6, 3, 4], [4, 3, 1, 1], {"text": "window={size=1x1}", "size": [1, 1], "stride": [1, 1],
      "pad": [(0, 0), (0, 0)], "lhs": [1, 1], "rhs": [1, 1]}, "bf01_oi01->bf01", 2, 1),
     ([2, 3, 7, 6], [4, 3, 3, 2], {"text": "window={size=3x2 stride=2x1 pad=1_2x0_1}", "size": [3, 2], "stride": [2, 1],
