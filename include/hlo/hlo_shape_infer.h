@@ -17,6 +17,10 @@
  * declared type is used when the shape was written.  Returns HLO_OK, or
  * HLO_ERR after recording in d (at in->off, naming the instruction) every
  * broken shape constraint found.  src may be NULL. */
+/* Instructions with more operands (or called computations) than this are
+ * refused by inference and the verifier: some rules keep per-operand arrays
+ * on the stack. */
+#define HLO_INFER_MAX_OPERANDS 16384
 int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out,
                     hlo_diags *d, const hlo_src *src);
 

@@ -77,14 +77,35 @@ static int dispatch(sctx *c) {
   return sx_fail(c, "unknown opcode %d", (int)c->in->op);
 }
 
+/* Tuple nesting depth of s, counting at most up to cap (so the recursion is
+ * bounded whatever s is). */
+static int tuple_depth(const hlo_shape *s, int cap) {
+  if (s->type != HLO_TUPLE || cap <= 0) return 0;
+  int d = 0;
+  for (int i = 0; i < s->ntuple && d < cap; i++) {
+    int k = tuple_depth(&s->tuple[i], cap - 1);
+    if (k > d) d = k;
+  }
+  return d + 1;
+}
+
+/* Tuples built from tuples by a chain of instructions could otherwise nest
+ * without limit (and every copy of such a shape costs its depth). */
+enum { MAX_TUPLE_DEPTH = 256 }; /* the text parser's nesting limit */
+
 int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out, hlo_diags *d, const hlo_src *src) {
   sctx c = {in, a, d, src, out};
   memset(out, 0, sizeof *out);
+  if (in->noperands > HLO_INFER_MAX_OPERANDS || in->ncalled > HLO_INFER_MAX_OPERANDS)
+    return sx_fail(&c, "more than %d operands or called computations", HLO_INFER_MAX_OPERANDS);
   int arity = hlo_opcode_arity(in->op);
   if (arity != HLO_VARIADIC && in->noperands != arity)
     return sx_fail(&c, "%s expects %d operand%s, got %d.", hlo_opcode_name(in->op), arity, arity == 1 ? "" : "s",
                    in->noperands);
   for (int i = 0; i < in->noperands; i++)
     if (!in->operands[i]) return sx_fail(&c, "operand %d is missing", i);
-  return dispatch(&c);
+  int rc = dispatch(&c);
+  if (rc == HLO_OK && tuple_depth(out, MAX_TUPLE_DEPTH + 1) > MAX_TUPLE_DEPTH)
+    return sx_fail(&c, "result shape nests tuples more than %d levels deep", MAX_TUPLE_DEPTH);
+  return rc;
 }

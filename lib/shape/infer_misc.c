@@ -72,8 +72,9 @@ int hlo_shape_infer_misc(sctx *c) {
     if (in->literal && (in->shape_omitted || !in->literal->elided)) return sx_copy(c, &in->literal->shape);
     return sx_declared(c);
   case HLO_OP_TUPLE: {
-    int n = in->noperands;
-    const hlo_shape *el[n ? n : 1];
+    int n = in->noperands; /* may be huge: no array on the stack */
+    const hlo_shape **el = hlo_arena_array(c->a, (size_t)n + 1, sizeof *el);
+    if (!el) return sx_fail(c, "out of memory");
     for (int i = 0; i < n; i++) el[i] = sx_op(c, i);
     return sx_tuple(c, n, el);
   }

@@ -6,18 +6,34 @@
 
 #include "verify_internal.h"
 
+/* Hash maps instead of comparing all pairs: a module may have 100k names. */
 static void check_names(vctx *v) {
   const hlo_module *m = v->m;
-  for (int i = 0; i < m->ncomps; i++)
-    for (int j = 0; j < i; j++)
-      if (m->comps[i]->name && m->comps[j]->name && !strcmp(m->comps[i]->name, m->comps[j]->name))
-        vx_fail_at(v, m->comps[i]->off, "computation name '%s' is not unique", m->comps[i]->name);
+  hlo_strmap names;
+  hlo_strmap_init(&names, &v->scratch);
+  for (int i = 0; i < m->ncomps; i++) {
+    const char *name = m->comps[i]->name;
+    if (!name) continue;
+    void *old = NULL;
+    if (hlo_strmap_get(&names, name)) old = m->comps[i];
+    else if (hlo_strmap_put(&names, name, m->comps[i], NULL)) {
+      vx_fail_at(v, m->comps[i]->off, "out of memory while checking names");
+      return;
+    }
+    if (old) vx_fail_at(v, m->comps[i]->off, "computation name '%s' is not unique", name);
+  }
   for (int ci = 0; ci < m->ncomps; ci++) {
     const hlo_computation *c = m->comps[ci];
-    for (int i = 0; i < c->ninstrs; i++)
-      for (int j = 0; j < i; j++)
-        if (!strcmp(c->instrs[i]->name, c->instrs[j]->name))
-          vx_fail(v, c->instrs[i], "instruction name is not unique in computation '%s'", c->name);
+    hlo_strmap_init(&names, &v->scratch);
+    for (int i = 0; i < c->ninstrs; i++) {
+      const char *name = c->instrs[i]->name;
+      if (hlo_strmap_get(&names, name)) {
+        vx_fail(v, c->instrs[i], "instruction name is not unique in computation '%s'", c->name);
+      } else if (hlo_strmap_put(&names, name, c->instrs[i], NULL)) {
+        vx_fail_at(v, c->off, "out of memory while checking names");
+        return;
+      }
+    }
   }
 }
 
