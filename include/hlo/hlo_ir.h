@@ -131,7 +131,7 @@ typedef enum hlo_attr_kind {
   HLO_AK_INTS, HLO_AK_BOOLS, HLO_AK_WORDS, HLO_AK_COMP, HLO_AK_COMPS,
   HLO_AK_INSTRS, HLO_AK_WINDOW, HLO_AK_CONV_DNUMS, HLO_AK_SLICES,
   HLO_AK_PADDING, HLO_AK_REPLICA_GROUPS, HLO_AK_PAIRS, HLO_AK_SHAPE,
-  HLO_AK_SHAPES, HLO_AK_SHARDING, HLO_AK_PROGRAM_SHAPE, HLO_AK_LITERAL, HLO_AK_RAW
+  HLO_AK_SHAPES, HLO_AK_SHARDING, HLO_AK_PROGRAM_SHAPE, HLO_AK_LITERAL, HLO_AK_ALIASING, HLO_AK_RAW
 } hlo_attr_kind;
 
 typedef enum hlo_attr_key {
@@ -190,9 +190,10 @@ typedef struct hlo_replica_groups {
 } hlo_replica_groups;
 
 /* Sharding: {replicated}, {maximal device=N}, {manual}, {unknown},
- * {devices=[..]ids or <=[..]T(..) last_tile_dim_replicate ...}, or a tuple of
- * those.  `text` always holds the verbatim form used for printing; the
- * parsed fields serve analyses. */
+ * {devices=[tile dims]ids} or {devices=[tile dims]<=[reshape]T(perm)} with
+ * optional last_tile_dim_replicate / last_tile_dims={...}, or a tuple
+ * {{...}, {...}}.  Parsed into the fields below; `text` holds the verbatim
+ * form (including braces), which is what prints. */
 typedef enum hlo_sharding_kind {
   HLO_SHARD_REPLICATED, HLO_SHARD_MAXIMAL, HLO_SHARD_MANUAL, HLO_SHARD_UNKNOWN,
   HLO_SHARD_TILED, HLO_SHARD_TUPLE, HLO_SHARD_OTHER
@@ -206,11 +207,34 @@ struct hlo_sharding {
   int64_t *tile;
   int ndevices;                  /* explicit device list, or 0 for iota */
   int64_t *devices;
+  bool iota;                     /* devices written <=[reshape]T(perm) */
+  int niota_reshape, niota_perm;
+  int64_t *iota_reshape, *iota_perm;
   bool last_tile_dim_replicate;
+  int nlast_tile_dims;           /* last_tile_dims={manual, replicated, ...} */
+  const char **last_tile_dims;
   int ntuple;
   hlo_sharding *tuple;
   const char *text;              /* verbatim, including braces */
 };
+
+/* Aliasing lists: output_to_operand_aliasing={{0}: (1, {})},
+ * input_output_alias={ {0}: (0, {}, may-alias) }, buffer_donor={ (0, {}) }.
+ * `text` is the verbatim value, which is what prints. */
+typedef struct hlo_alias_entry {
+  int noutput;
+  int64_t *output_index;   /* shape index of the output (empty for buffer_donor) */
+  int64_t operand;         /* operand or parameter number */
+  int noperand_index;
+  int64_t *operand_index;  /* shape index within that operand */
+  const char *kind;        /* "may-alias", "must-alias" or NULL */
+} hlo_alias_entry;
+
+typedef struct hlo_aliasing {
+  int n;
+  hlo_alias_entry *v;
+  const char *text;
+} hlo_aliasing;
 
 typedef struct hlo_program_shape {
   int nparams;
@@ -249,6 +273,7 @@ typedef struct hlo_attr {
     hlo_sharding sharding;
     hlo_program_shape pshape;
     hlo_literal *literal; /* LITERAL: "shape value" */
+    hlo_aliasing aliasing;
   } u;
 } hlo_attr;
 

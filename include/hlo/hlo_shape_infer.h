@@ -17,12 +17,17 @@
  * declared type is used when the shape was written.  Returns HLO_OK, or
  * HLO_ERR after recording in d (at in->off, naming the instruction) every
  * broken shape constraint found.  src may be NULL. */
-/* Instructions with more operands (or called computations) than this are
- * refused by inference and the verifier: some rules keep per-operand arrays
- * on the stack. */
+/* Instructions that name more called computations than this are refused by
+ * inference and the verifier (some rules keep per-computation arrays on the
+ * stack; operand counts are bounded by hlo_shape_operand_count_ok). */
 #define HLO_INFER_MAX_OPERANDS 16384
 int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out,
                     hlo_diags *d, const hlo_src *src);
+
+/* Whether the instruction has an operand count its opcode's rules accept
+ * (the table's arity, or a range for ops the table lists as variadic).
+ * The accepted range goes to *lo / *hi (either may be NULL). */
+bool hlo_shape_operand_count_ok(const hlo_instruction *in, int *lo, int *hi);
 
 /* Fill in the result shape of every instruction written without one
  * (shape_omitted), in dependency order: called computations first, operands

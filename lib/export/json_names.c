@@ -31,6 +31,7 @@ const char *hlo_json_kind_name(hlo_attr_kind k) {
   case HLO_AK_SHARDING: return "sharding";
   case HLO_AK_PROGRAM_SHAPE: return "program_shape";
   case HLO_AK_LITERAL: return "literal";
+  case HLO_AK_ALIASING: return "aliasing";
   case HLO_AK_RAW: return "raw";
   }
   return "?";

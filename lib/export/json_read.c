@@ -581,6 +581,25 @@ static int read_attr_value(jr *r, const cJSON *o, const cJSON *v, hlo_attr *a) {
       if (read_shape(r, e, &ps->params[i], 0)) return HLO_ERR;
     return get_shape(r, v, "result", &ps->result);
   }
+  case HLO_AK_ALIASING: {
+    hlo_aliasing *al = &a->u.aliasing;
+    if (!cJSON_IsObject(v)) return jerr(r, NULL, "aliasing: expected an object");
+    cJSON *es = field(r, v, "entries", true);
+    if (!es || as_array(r, es, "entries", &al->n)) return HLO_ERR;
+    al->v = al->n ? hlo_arena_array(r->a, (size_t)al->n, sizeof *al->v) : NULL;
+    if (al->n && !al->v) return oom(r);
+    int i = 0;
+    for (cJSON *e = es->child; e; e = e->next, i++) {
+      hlo_alias_entry *en = &al->v[i];
+      if (!cJSON_IsObject(e)) return jerr(r, NULL, "aliasing entry: expected an object");
+      if (get_ints(r, e, "output_index", false, &en->output_index, &en->noutput) ||
+          get_int(r, e, "operand", true, 0, &en->operand) ||
+          get_ints(r, e, "operand_index", false, &en->operand_index, &en->noperand_index) ||
+          get_str(r, e, "kind", false, true, &en->kind))
+        return HLO_ERR;
+    }
+    return get_str(r, v, "text", true, false, &al->text);
+  }
   case HLO_AK_LITERAL:
     if (cJSON_IsNull(v)) return HLO_OK;
     a->u.literal = hlo_arena_alloc(r->a, sizeof *a->u.literal);

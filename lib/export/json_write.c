@@ -237,6 +237,22 @@ static cJSON *attr_value(jw *w, const hlo_attr *a, cJSON *attr_obj) {
     return o;
   }
   case HLO_AK_LITERAL: return a->u.literal ? literal_json(w, a->u.literal, true) : cJSON_CreateNull();
+  case HLO_AK_ALIASING: {
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON *es = put(w, o, "entries", cJSON_CreateArray());
+    for (int i = 0; es && i < a->u.aliasing.n; i++) {
+      const hlo_alias_entry *e = &a->u.aliasing.v[i];
+      cJSON *eo = put(w, es, NULL, cJSON_CreateObject());
+      if (!eo) break;
+      put(w, eo, "output_index", int_array(w, e->output_index, e->noutput));
+      put(w, eo, "operand", hlo_json_int(e->operand));
+      put(w, eo, "operand_index", int_array(w, e->operand_index, e->noperand_index));
+      if (e->kind) put(w, eo, "kind", cJSON_CreateString(e->kind));
+    }
+    put(w, o, "text", str_or_null(a->u.aliasing.text));
+    return o;
+  }
   }
   return cJSON_CreateNull();
 }

@@ -63,7 +63,10 @@ bool hlo_type_lookup(const char *s, size_t n, hlo_type *out) {
   default: break;
   }
   for (int i = lo; i < hi; i++) {
-    if (TYPES[i].len == n && memcmp(TYPES[i].name, s, n) == 0 && i != HLO_TUPLE) {
+    if (TYPES[i].len != n || i == HLO_TUPLE) continue;
+    size_t k = 1;
+    while (k < n && TYPES[i].name[k] == s[k]) k++;
+    if (k == n && TYPES[i].name[0] == s[0]) {
       *out = (hlo_type)i;
       return true;
     }

@@ -54,9 +54,32 @@ typedef struct parser {
   int nested_counter;
   hlo_arena scratch;  /* placeholders and growing lists; freed after parsing */
   hlo_strmap layouts; /* layout text -> shared hlo_layout (in the module arena) */
+  hlo_strmap opcodes; /* spelling -> opcode + 1, built per parse from the table */
+  hlo_strmap attrs;   /* spelling -> attribute key + 1 */
 } parser;
 
 static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level);
+
+/* Hash lookups of opcode and attribute spellings, built from the .def
+ * tables once per parse (faster than scanning the tables per name). */
+static int build_name_maps(parser *p) {
+  hlo_strmap_init(&p->opcodes, &p->scratch);
+  hlo_strmap_init(&p->attrs, &p->scratch);
+  for (int i = 0; i < HLO_OP_COUNT; i++)
+    if (hlo_strmap_put(&p->opcodes, hlo_opcode_name((hlo_opcode)i), (void *)(uintptr_t)(i + 1), NULL))
+      return HLO_ERR;
+  for (int i = 0; i < HLO_ATTR_COUNT; i++)
+    if (hlo_strmap_put(&p->attrs, hlo_attr_name((hlo_attr_key)i), (void *)(uintptr_t)(i + 1), NULL))
+      return HLO_ERR;
+  return HLO_OK;
+}
+
+static bool lookup_opcode(parser *p, const char *s, size_t n, hlo_opcode *out) {
+  void *v = hlo_strmap_getn(&p->opcodes, s, n);
+  if (!v) return false;
+  *out = (hlo_opcode)((uintptr_t)v - 1);
+  return true;
+}
 
 /* Placeholder operand: an instruction holding only a name, an offset and
  * maybe a declared shape; id == -1 marks it. */
@@ -102,7 +125,7 @@ static int parse_operands(parser *p, hlo_instruction *in) {
       size_t n = sc_name(sc, &nm, NULL);
       if (!n) return sc_errorf(sc, at, "expected an operand name");
       hlo_opcode op;
-      if (sc_peek(sc, '(') && hlo_opcode_lookup(nm, n, &op) && nm[-1] != '%') {
+      if (sc_peek(sc, '(') && lookup_opcode(p, nm, n, &op) && nm[-1] != '%') {
         /* nested operand: an anonymous instruction defined in place */
         hlo_instruction *nin = hlo_arena_alloc(sc->a, sizeof *nin);
         if (!nin) return sc_errorf(sc, at, "out of memory");
@@ -194,7 +217,9 @@ static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) 
     hlo_attr *a = hlo_arena_alloc(&p->scratch, sizeof *a);
     if (!a) return sc_errorf(sc, at, "out of memory");
     a->off = at;
-    if (!hlo_attr_lookup(nm, n, &a->key)) {
+    void *key = hlo_strmap_getn(&p->attrs, nm, n);
+    if (key) a->key = (hlo_attr_key)((uintptr_t)key - 1);
+    if (!key) {
       a->key = HLO_A_UNKNOWN;
       a->kind = HLO_AK_RAW;
     } else {
@@ -252,7 +277,7 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   in->op_off = sc->pos;
   size_t n = sc_name(sc, &opn, NULL);
   if (!n) return sc_errorf(sc, in->op_off, "expected a shape or an opcode");
-  if (!hlo_opcode_lookup(opn, n, &in->op)) {
+  if (!lookup_opcode(p, opn, n, &in->op)) {
     hlo_type t;
     /* "f31[2]": a shape whose element type is misspelt, not an opcode */
     if (in->shape_omitted && sc->pos < sc->end && sc->s[sc->pos] == '[')
@@ -551,7 +576,7 @@ hlo_module *hlo_parse_module(const hlo_src *src, size_t begin, size_t end,
     hlo_arena_release(&p.scratch);
     return NULL;
   }
-  int rc = parse_module_body(&p);
+  int rc = build_name_maps(&p) ? hlo_errorf(d, src, begin, "out of memory") : parse_module_body(&p);
   hlo_arena_release(&p.scratch);
   if (rc || p.sc.nerrors) {
     hlo_module_free(m);

@@ -400,20 +400,163 @@ static int parse_program_shape(scanner *sc, hlo_program_shape *ps) {
   return sc_expect(sc, '}', "to close the program shape");
 }
 
-/* Structured view of a sharding; the verbatim text is what prints. */
-static void classify_sharding(hlo_sharding *s) {
-  const char *t = s->text;
-  if (strncmp(t, "{{", 2) == 0) s->kind = HLO_SHARD_TUPLE;
-  else if (strstr(t, "replicated") && !strstr(t, "devices=")) s->kind = HLO_SHARD_REPLICATED;
-  else if (strstr(t, "maximal")) {
-    s->kind = HLO_SHARD_MAXIMAL;
-    const char *d = strstr(t, "device=");
-    s->device = d ? strtoll(d + 7, NULL, 10) : 0;
-  } else if (strstr(t, "manual") && !strstr(t, "devices=")) s->kind = HLO_SHARD_MANUAL;
-  else if (strstr(t, "unknown") && !strstr(t, "devices=")) s->kind = HLO_SHARD_UNKNOWN;
-  else if (strstr(t, "devices=")) s->kind = HLO_SHARD_TILED;
-  else s->kind = HLO_SHARD_OTHER;
-  s->last_tile_dim_replicate = strstr(t, "last_tile_dim_replicate") != NULL;
+/* aliasing -> '{' [entry {',' entry}] '}'
+ * entry    -> '{' [INT {',' INT}] '}' ':' '(' INT ',' ints [',' word] ')'
+ *           | '(' INT ',' ints ')'                      (buffer_donor) */
+static int parse_aliasing(scanner *sc, hlo_aliasing *al) {
+  sc_skip(sc);
+  size_t st = sc->pos;
+  if (sc_expect(sc, '{', "to start an aliasing list")) return HLO_ERR;
+  int cap = 0;
+  while (!sc_peek(sc, '}')) {
+    if (al->n && sc_expect(sc, ',', "between aliasing entries")) return HLO_ERR;
+    if (al->n == cap) {
+      cap = cap ? cap * 2 : 4;
+      hlo_alias_entry *nv = hlo_arena_array(sc->a, (size_t)cap, sizeof *nv);
+      if (!nv) return sc_errorf(sc, st, "out of memory");
+      if (al->n) memcpy(nv, al->v, (size_t)al->n * sizeof *nv);
+      al->v = nv;
+    }
+    hlo_alias_entry *e = &al->v[al->n];
+    memset(e, 0, sizeof *e);
+    if (sc_peek(sc, '{')) {
+      ilist out = {0};
+      if (parse_ints(sc, &out) || sc_expect(sc, ':', "after the output index")) return HLO_ERR;
+      e->output_index = out.v;
+      e->noutput = out.n;
+    }
+    ilist idx = {0};
+    if (sc_expect(sc, '(', "to start an aliased operand") || sc_int(sc, &e->operand) ||
+        sc_expect(sc, ',', "after the operand number") || parse_ints(sc, &idx))
+      return HLO_ERR;
+    e->operand_index = idx.v;
+    e->noperand_index = idx.n;
+    if (sc_accept(sc, ',')) {
+      const char *w;
+      size_t at = (sc_skip(sc), sc->pos);
+      size_t n = sc_name(sc, &w, NULL);
+      if (!n) return sc_errorf(sc, at, "expected may-alias or must-alias");
+      if (!(e->kind = hlo_arena_strndup(sc->a, w, n))) return sc_errorf(sc, at, "out of memory");
+    }
+    if (sc_expect(sc, ')', "to close an aliased operand")) return HLO_ERR;
+    al->n++;
+  }
+  sc->pos++; /* '}' */
+  al->text = hlo_arena_strndup(sc->a, sc->s + st, sc->pos - st);
+  return al->text ? HLO_OK : sc_errorf(sc, st, "out of memory");
+}
+
+/* '[' INT {',' INT} ']' */
+static int bracket_ints(scanner *sc, int64_t **v, int *n) {
+  ilist l = {0};
+  l.a = sc->a;
+  if (sc_expect(sc, '[', "to start a list of dimensions")) return HLO_ERR;
+  if (!sc_peek(sc, ']')) {
+    do {
+      int64_t x;
+      if (sc_int(sc, &x) || ipush(sc, &l, x)) return HLO_ERR;
+    } while (sc_accept(sc, ','));
+  }
+  if (sc_expect(sc, ']', "to close the list of dimensions")) return HLO_ERR;
+  *v = l.v;
+  *n = l.n;
+  return HLO_OK;
+}
+
+/* sharding -> '{' ( sharding {',' sharding} | item {item} ) '}'
+ * item     -> replicated | manual | unknown | maximal device=INT
+ *           | devices=[dims](ids | <=[dims][T(perm)])
+ *           | last_tile_dim_replicate | last_tile_dims={words}
+ *           | metadata={...} | other words kept only in the text */
+static int parse_sharding(scanner *sc, hlo_sharding *s) {
+  sc_skip(sc);
+  size_t st = sc->pos;
+  memset(s, 0, sizeof *s);
+  s->kind = HLO_SHARD_OTHER;
+  if (sc_expect(sc, '{', "to start a sharding")) return HLO_ERR;
+  if (sc_enter(sc)) return HLO_ERR;
+  int rc = HLO_OK;
+  if (sc_peek(sc, '{')) { /* tuple */
+    s->kind = HLO_SHARD_TUPLE;
+    int cap = 0;
+    do {
+      if (s->ntuple == cap) {
+        cap = cap ? cap * 2 : 4;
+        hlo_sharding *nt = hlo_arena_array(sc->a, (size_t)cap, sizeof *nt);
+        if (!nt) { rc = sc_errorf(sc, st, "out of memory"); break; }
+        if (s->ntuple) memcpy(nt, s->tuple, (size_t)s->ntuple * sizeof *nt);
+        s->tuple = nt;
+      }
+      if ((rc = parse_sharding(sc, &s->tuple[s->ntuple]))) break;
+      s->ntuple++;
+    } while (sc_accept(sc, ','));
+  } else {
+    while (!rc && !sc_peek(sc, '}')) {
+      const char *w;
+      size_t at = (sc_skip(sc), sc->pos);
+      size_t n = sc_name(sc, &w, NULL);
+      if (!n) { rc = sc_errorf(sc, at, "unexpected text in sharding"); break; }
+#define IS(k) (n == sizeof(k) - 1 && memcmp(w, k, n) == 0)
+      if (IS("replicated")) s->kind = HLO_SHARD_REPLICATED;
+      else if (IS("manual")) s->kind = HLO_SHARD_MANUAL;
+      else if (IS("unknown")) s->kind = HLO_SHARD_UNKNOWN;
+      else if (IS("maximal")) s->kind = HLO_SHARD_MAXIMAL;
+      else if (IS("last_tile_dim_replicate")) s->last_tile_dim_replicate = true;
+      else if (IS("device")) {
+        rc = sc_expect(sc, '=', "after 'device'");
+        if (!rc) rc = sc_int(sc, &s->device);
+      } else if (IS("devices")) {
+        s->kind = HLO_SHARD_TILED;
+        rc = sc_expect(sc, '=', "after 'devices'");
+        if (!rc) rc = bracket_ints(sc, &s->tile, &s->ntile);
+        if (rc) break;
+        sc_skip(sc);
+        if (sc->pos + 1 < sc->end && sc->s[sc->pos] == '<' && sc->s[sc->pos + 1] == '=') {
+          sc->pos += 2;
+          s->iota = true;
+          rc = bracket_ints(sc, &s->iota_reshape, &s->niota_reshape);
+          if (!rc && sc->pos + 1 < sc->end && sc->s[sc->pos] == 'T' && sc->s[sc->pos + 1] == '(') {
+            sc->pos++;
+            ilist l = {0};
+            l.a = sc->a;
+            sc->pos++;
+            do {
+              int64_t x;
+              if ((rc = sc_int(sc, &x)) || (rc = ipush(sc, &l, x))) break;
+            } while (sc_accept(sc, ','));
+            if (!rc) rc = sc_expect(sc, ')', "to close the permutation");
+            s->iota_perm = l.v;
+            s->niota_perm = l.n;
+          }
+        } else {
+          ilist l = {0};
+          l.a = sc->a;
+          do {
+            int64_t x;
+            if ((rc = sc_int(sc, &x)) || (rc = ipush(sc, &l, x))) break;
+          } while (sc_accept(sc, ','));
+          s->devices = l.v;
+          s->ndevices = l.n;
+        }
+      } else if (IS("last_tile_dims")) {
+        hlo_attr tmp = {.kind = HLO_AK_WORDS, .name = "last_tile_dims"};
+        rc = sc_expect(sc, '=', "after 'last_tile_dims'");
+        if (!rc) rc = sc_attr_value(sc, &tmp);
+        s->nlast_tile_dims = tmp.u.words.n;
+        s->last_tile_dims = tmp.u.words.v;
+      } else if (sc_accept(sc, '=')) { /* metadata={...} and other key=value parts */
+        const char *ignored;
+        rc = sc_raw_value(sc, &ignored);
+      }
+      /* any other bare word (shard_as, shard_like, ...) stays in the text */
+#undef IS
+    }
+  }
+  sc_leave(sc);
+  if (rc) return HLO_ERR;
+  if (sc_expect(sc, '}', "to close the sharding")) return HLO_ERR;
+  s->text = hlo_arena_strndup(sc->a, sc->s + st, sc->pos - st);
+  return s->text ? HLO_OK : sc_errorf(sc, st, "out of memory");
 }
 
 int sc_attr_value(scanner *sc, hlo_attr *a) {
@@ -521,9 +664,7 @@ int sc_attr_value(scanner *sc, hlo_attr *a) {
     return parse_shapes(sc, a);
   case HLO_AK_SHARDING:
     if (!sc_peek(sc, '{')) return sc_errorf(sc, st, "expected '{' to start a sharding");
-    if (sc_raw_value(sc, &a->u.sharding.text)) return HLO_ERR;
-    classify_sharding(&a->u.sharding);
-    return HLO_OK;
+    return parse_sharding(sc, &a->u.sharding);
   case HLO_AK_PROGRAM_SHAPE:
     return parse_program_shape(sc, &a->u.pshape);
   case HLO_AK_LITERAL: {
@@ -533,6 +674,8 @@ int sc_attr_value(scanner *sc, hlo_attr *a) {
     if (!a->u.literal) return sc_errorf(sc, st, "out of memory");
     return sc_literal(sc, &ls, a->u.literal);
   }
+  case HLO_AK_ALIASING:
+    return parse_aliasing(sc, &a->u.aliasing);
   case HLO_AK_RAW:
     return sc_raw_value(sc, &a->u.s);
   }

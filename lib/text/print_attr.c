@@ -233,6 +233,9 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
   case HLO_AK_SHARDING:
     hlo_buf_puts(b, a->u.sharding.text);
     break;
+  case HLO_AK_ALIASING:
+    hlo_buf_puts(b, a->u.aliasing.text);
+    break;
   case HLO_AK_LITERAL:
     hlo_print_shape(b, &a->u.literal->shape, false);
     hlo_buf_putc(b, ' ');

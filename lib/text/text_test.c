@@ -129,8 +129,38 @@ static void test_alloc_failures(void) {
   CHECK(failures_seen > 0);
 }
 
+static void test_sharding(void) {
+  const char *text =
+      "ENTRY e {\n"
+      "  p = f32[4,4] parameter(0), sharding={devices=[2,2]<=[2,2]T(1,0) last_tile_dim_replicate}\n"
+      "  q = f32[4,4] parameter(1), sharding={devices=[2,1,2]0,1,2,3 last_tile_dims={manual}}\n"
+      "  ROOT t = (f32[4,4], f32[4,4]) tuple(p, q), sharding={{maximal device=1}, {replicated}}\n"
+      "}\n";
+  hlo_src src = {"s.hlo", text, strlen(text)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+  CHECK(m != NULL);
+  if (!m) return;
+  const hlo_sharding *p = &hlo_instr_attr(m->entry->instrs[0], HLO_A_SHARDING)->u.sharding;
+  CHECK(p->kind == HLO_SHARD_TILED && p->iota && p->ntile == 2 && p->tile[0] == 2);
+  CHECK(p->niota_reshape == 2 && p->niota_perm == 2 && p->iota_perm[0] == 1);
+  CHECK(p->last_tile_dim_replicate && p->ndevices == 0);
+  const hlo_sharding *q = &hlo_instr_attr(m->entry->instrs[1], HLO_A_SHARDING)->u.sharding;
+  CHECK(q->ntile == 3 && q->ndevices == 4 && q->devices[3] == 3 && !q->iota);
+  CHECK(q->nlast_tile_dims == 1 && strcmp(q->last_tile_dims[0], "manual") == 0);
+  const hlo_sharding *t = &hlo_instr_attr(m->entry->root, HLO_A_SHARDING)->u.sharding;
+  CHECK(t->kind == HLO_SHARD_TUPLE && t->ntuple == 2);
+  CHECK(t->tuple[0].kind == HLO_SHARD_MAXIMAL && t->tuple[0].device == 1);
+  CHECK(t->tuple[1].kind == HLO_SHARD_REPLICATED);
+  CHECK_STR(t->tuple[0].text, "{maximal device=1}");
+  hlo_module_free(m);
+  hlo_diags_release(&d);
+}
+
 int main(void) {
   test_roundtrip();
+  test_sharding();
   test_error_position();
   test_alloc_failures();
   TEST_MAIN_END("text");
