@@ -73,7 +73,14 @@ unit: all
 	@BUILD=$(BUILD) $(PYTHON) testdata/run_tests.py --unit-only
 
 demo: all
+	@echo '== hlo-fmt: canonical text'
 	$(BUILD)/bin/hlo-fmt testdata/examples/mlp.hlo
+	@echo '== hlo-verify'
+	$(BUILD)/bin/hlo-verify testdata/examples/mlp.hlo
+	@echo '== hlo-fuse: the dot with its bias and relu epilogue becomes one output fusion'
+	$(BUILD)/bin/hlo-fuse --stats testdata/examples/mlp.hlo > /dev/null
+	@echo '== hlo-run on random inputs (seed 1)'
+	$(BUILD)/bin/hlo-run --random=1 testdata/examples/mlp.hlo
 
 bench: all
 	@BUILD=$(BUILD) $(PYTHON) testdata/bench.py
