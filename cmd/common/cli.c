@@ -167,7 +167,20 @@ void cli_input_release(cli_input *in) {
 void cli_print_diags(const hlo_diags *d) {
   hlo_buf b;
   hlo_buf_init(&b, NULL);
-  for (int i = 0; i < d->n; i++) hlo_diag_render(&b, &d->v[i]);
+  /* locations counted on from the previous diagnostic: linear, not
+   * quadratic, for many errors in one big file */
+  const hlo_src *last = NULL;
+  size_t last_off = 0;
+  hlo_loc loc = {1, 1};
+  for (int i = 0; i < d->n; i++) {
+    const hlo_diag *g = &d->v[i];
+    if (g->src) {
+      if (g->src != last) last = g->src, last_off = 0, loc.line = loc.col = 1;
+      loc = hlo_src_loc_from(g->src, g->off, last_off, loc);
+      last_off = g->off > g->src->len ? g->src->len : g->off;
+    }
+    hlo_diag_render_loc(&b, g, loc);
+  }
   if (d->max_errors && d->nerrors > d->max_errors)
     hlo_buf_printf(&b, "(%d more error%s not shown)\n", d->nerrors - d->max_errors,
                    d->nerrors - d->max_errors == 1 ? "" : "s");

@@ -14,7 +14,7 @@
 #include "hlo/hlo_json.h"
 
 #define MAX_RANK 4096
-#define MAX_DEPTH 64
+#define MAX_DEPTH 256 /* as the text parser, so whatever parses reads back */
 
 /* ---- a small name -> pointer map (open addressing) --------------------- */
 typedef struct nmap {
