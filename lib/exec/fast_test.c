@@ -1,0 +1,307 @@
+/* fast_test.c - differential tests of the fast path against the reference
+ * path (hlo_exec_options.reference): per-ISA accuracy of every vector chunk
+ * kernel in ulps against the reference scalar semantics, and whole modules
+ * (fusions, standalone ops, reductions, dots) run both ways on random data
+ * with edge values (zeros of both signs, infinities, NaN, subnormals, huge
+ * and tiny magnitudes). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/fast.h"
+#include "hlo/hlo_text.h"
+#include "testing.h"
+
+/* ---- ulp distance ---------------------------------------------------------- */
+static int64_t ord32(float f) {
+  int32_t i;
+  memcpy(&i, &f, 4);
+  return i < 0 ? (int64_t)INT32_MIN - i : i;
+}
+static int64_t ord64(double f) {
+  int64_t i;
+  memcpy(&i, &f, 8);
+  return i < 0 ? INT64_MIN - i : i;
+}
+static int64_t ulp32(float a, float b) {
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b) ? 0 : INT64_MAX;
+  int64_t d = ord32(a) - ord32(b);
+  return d < 0 ? -d : d;
+}
+static int64_t ulp64(double a, double b) {
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b) ? 0 : INT64_MAX;
+  if (a == b) return 0;
+  /* beyond 2^62 apart counts as "huge" */
+  int64_t x = ord64(a), y = ord64(b);
+  if ((x > 0) != (y > 0) && (x > INT64_MAX / 2 || y > INT64_MAX / 2)) return INT64_MAX;
+  int64_t d = x - y;
+  return d < 0 ? -d : d;
+}
+
+/* ---- vector kernels vs reference scalar semantics -------------------------- */
+#define NV 4099
+static float xs32[NV], ys32[NV], zs32[NV];
+static double xs64[NV], ys64[NV], zs64[NV];
+
+static const double EDGE[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1e-40, -1e-40, 1e-310,
+                              88.7, -88.7, 89.0, -104.0, 1e30, -1e30, 0.5, -0.5, 1.0, -1.0,
+                              2.0, 3.14159, 1e-8, 100.0, 710.0, -745.0, 20.0, -20.0, 9.0};
+
+static void fill(uint64_t seed, double scale) {
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (int i = 0; i < NV; i++) {
+    s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+    double u = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
+    s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+    double v = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
+    xs64[i] = u * scale;
+    ys64[i] = v * scale;
+  }
+  int ne = (int)(sizeof EDGE / sizeof EDGE[0]);
+  for (int i = 0; i < ne; i++)
+    for (int j = 0; j < ne; j++) {
+      xs64[i * ne + j] = EDGE[i];
+      ys64[i * ne + j] = EDGE[j];
+    }
+  for (int i = 0; i < NV; i++) {
+    xs32[i] = (float)xs64[i];
+    ys32[i] = (float)ys64[i];
+  }
+}
+
+typedef struct opb { hlo_opcode op; int b32, b64; double scale; } opb;
+
+/* Documented bounds (docs/fast.md): exact ops 0; SLEEF 1-ulp functions
+ * against the reference (double math rounded once) within these. */
+static const opb UNARY[] = {
+    {HLO_OP_NEGATE, 0, 0, 10}, {HLO_OP_ABS, 0, 0, 10}, {HLO_OP_SQRT, 0, 0, 100},
+    {HLO_OP_RSQRT, 0, 0, 100}, {HLO_OP_FLOOR, 0, 0, 10}, {HLO_OP_CEIL, 0, 0, 10},
+    {HLO_OP_ROUND_NEAREST_EVEN, 0, 0, 10}, {HLO_OP_SIGN, 0, 0, 10},
+    {HLO_OP_EXP, 1, 1, 90}, {HLO_OP_EXPM1, 1, 1, 10}, {HLO_OP_LOG, 1, 1, 1000},
+    {HLO_OP_LOG1P, 1, 1, 10}, {HLO_OP_TANH, 1, 2, 10}, {HLO_OP_SIN, 1, 1, 100},
+    {HLO_OP_COS, 1, 1, 100}, {HLO_OP_TAN, 1, 1, 10}, {HLO_OP_ERF, 1, 1, 5},
+    {HLO_OP_CBRT, 1, 3, 1000}, {HLO_OP_LOGISTIC, 2, 2, 30},
+};
+static const opb BINARY[] = {
+    {HLO_OP_ADD, 0, 0, 10}, {HLO_OP_SUBTRACT, 0, 0, 10}, {HLO_OP_MULTIPLY, 0, 0, 10},
+    {HLO_OP_DIVIDE, 0, 0, 10}, {HLO_OP_MAXIMUM, 0, 0, 10}, {HLO_OP_MINIMUM, 0, 0, 10},
+    {HLO_OP_POWER, 1, 1, 4}, {HLO_OP_ATAN2, 1, 1, 10},
+};
+
+static void check_isa(const hlo_fv_isa *isa) {
+  for (size_t t = 0; t < sizeof UNARY / sizeof UNARY[0] + sizeof BINARY / sizeof BINARY[0]; t++) {
+    bool bin = t >= sizeof UNARY / sizeof UNARY[0];
+    const opb *o = bin ? &BINARY[t - sizeof UNARY / sizeof UNARY[0]] : &UNARY[t];
+    fill(t + 1, o->scale);
+    int64_t w32 = 0, w64 = 0;
+    int at32 = -1, at64 = -1;
+    bool ok = bin ? isa->bin32(o->op, NV, xs32, ys32, zs32) && isa->bin64(o->op, NV, xs64, ys64, zs64)
+                  : isa->un32(o->op, NV, xs32, zs32) && isa->un64(o->op, NV, xs64, zs64);
+    CHECK(ok);
+    for (int i = 0; i < NV; i++) {
+      hlo_sc a = {xs32[i], 0, 0}, b = {ys32[i], 0, 0};
+      hlo_sc r = bin ? hlo_ref_binary(o->op, HLO_F32, HLO_F32, a, b)
+                     : hlo_ref_unary(o->op, HLO_F32, HLO_F32, a);
+      int64_t u = ulp32((float)r.f, zs32[i]);
+      if (u > w32) { w32 = u; at32 = i; }
+      hlo_sc a6 = {xs64[i], 0, 0}, b6 = {ys64[i], 0, 0};
+      hlo_sc r6 = bin ? hlo_ref_binary(o->op, HLO_F64, HLO_F64, a6, b6)
+                      : hlo_ref_unary(o->op, HLO_F64, HLO_F64, a6);
+      u = ulp64(r6.f, zs64[i]);
+      if (u > w64) { w64 = u; at64 = i; }
+    }
+    if (w32 > o->b32 || w64 > o->b64) {
+      t_fail++;
+      printf("fast_test: %s %s: worst f32 %lld ulp at x=%.9g y=%.9g got %.9g; worst f64 %lld "
+             "ulp at x=%.17g got %.17g\n", isa->name, hlo_opcode_name(o->op), (long long)w32,
+             at32 >= 0 ? xs32[at32] : 0, at32 >= 0 ? ys32[at32] : 0,
+             at32 >= 0 ? zs32[at32] : 0, (long long)w64, at64 >= 0 ? xs64[at64] : 0,
+             at64 >= 0 ? zs64[at64] : 0);
+    } else {
+      t_pass++;
+    }
+  }
+}
+
+/* ---- whole modules, fast vs reference ---------------------------------------- */
+static hlo_val *run_mod(const char *text, bool fast, hlo_val **args, int nargs, bool *planned,
+                        hlo_module **mout) {
+  hlo_src src = {"test", text, strlen(text)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+  hlo_exec_options o = {0};
+  o.reference = !fast;
+  hlo_exec *e = m ? hlo_exec_new(m, &o, NULL, &d) : NULL;
+  hlo_val *res = NULL;
+  if (e && fast) {
+    /* apply the fast-path choice to every planned computation */
+    for (int c = 0; c < m->ncomps; c++) {
+      plan_comp *pc = e->plans[c];
+      for (int k = 0; pc && k < pc->nsteps; k++)
+        if (hlo_fast_plan(e, &pc->steps[k])) *planned = true;
+    }
+  }
+  if (!e || hlo_exec_run(e, args, nargs, &res)) {
+    printf("fast_test: %s run failed:", fast ? "fast" : "reference");
+    for (int i = 0; i < d.n; i++) printf(" %s", d.v[i].msg);
+    printf("\n");
+    res = NULL;
+  }
+  hlo_exec_free(e);
+  hlo_diags_release(&d);
+  if (mout) *mout = m;
+  else hlo_module_free(m);
+  return res;
+}
+
+static void put_edges(hlo_val *v) {
+  if (v->ntuple) {
+    for (int i = 0; i < v->ntuple; i++) put_edges(v->tuple[i]);
+    return;
+  }
+  int ne = (int)(sizeof EDGE / sizeof EDGE[0]);
+  for (int64_t i = 0; i < v->nelems && i < ne; i += 1) {
+    if (v->shape->type == HLO_F32) ((float *)v->data)[i * 7 % v->nelems] = (float)EDGE[i];
+    if (v->shape->type == HLO_F64) ((double *)v->data)[i * 7 % v->nelems] = EDGE[i];
+  }
+}
+
+/* Compare leaves: floats within ulp (absolute slack abs_tol for sums);
+ * other types exactly. */
+static bool same_val(const hlo_val *a, const hlo_val *b, int64_t ulp, double rel, char *why,
+                     size_t wl) {
+  if (a->ntuple != b->ntuple) return snprintf(why, wl, "tuple arity"), false;
+  for (int i = 0; i < a->ntuple; i++)
+    if (!same_val(a->tuple[i], b->tuple[i], ulp, rel, why, wl)) return false;
+  if (a->ntuple) return true;
+  if (a->nelems != b->nelems || a->shape->type != b->shape->type)
+    return snprintf(why, wl, "shape: %lld/%d vs %lld/%d", (long long)a->nelems, (int)a->shape->type, (long long)b->nelems, (int)b->shape->type), false;
+  for (int64_t i = 0; i < a->nelems; i++) {
+    if (a->shape->type == HLO_F32 || a->shape->type == HLO_F64) {
+      double x = a->shape->type == HLO_F32 ? ((float *)a->data)[i] : ((double *)a->data)[i];
+      double y = b->shape->type == HLO_F32 ? ((float *)b->data)[i] : ((double *)b->data)[i];
+      int64_t u = a->shape->type == HLO_F32 ? ulp32((float)x, (float)y) : ulp64(x, y);
+      bool close = rel > 0 && fabs(x - y) <= rel * (1 + fabs(x));
+      if (u > ulp && !close)
+        return snprintf(why, wl, "element %lld: reference %.17g fast %.17g (%lld ulp)",
+                        (long long)i, x, y, (long long)u), false;
+    } else if (memcmp((char *)a->data + i * hlo_type_bytes(a->shape->type),
+                      (char *)b->data + i * hlo_type_bytes(a->shape->type),
+                      (size_t)hlo_type_bytes(a->shape->type)) != 0) {
+      return snprintf(why, wl, "element %lld differs", (long long)i), false;
+    }
+  }
+  return true;
+}
+
+/* Run text both ways on random inputs (with edge values when edges). */
+static void check_mod(int line, const char *text, int64_t ulp, double rel, bool edges) {
+  hlo_module *m = NULL;
+  bool planned = false;
+  hlo_src src = {"test", text, strlen(text)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+  if (!m) {
+    t_fail++;
+    printf("fast_test.c:%d: parse failed: %s\n", line, d.n ? d.v[0].msg : "");
+    hlo_diags_release(&d);
+    return;
+  }
+  hlo_val *args[8];
+  int na = m->entry->nparams;
+  for (int i = 0; i < na; i++) {
+    args[i] = hlo_val_new(NULL, &m->entry->params[i]->shape);
+    hlo_val_randomize(args[i], 17 + (uint64_t)i);
+    if (edges) put_edges(args[i]);
+  }
+  hlo_module *m1 = NULL, *m2 = NULL;
+  hlo_val *ref = run_mod(text, false, args, na, &planned, &m1);
+  hlo_val *fast = run_mod(text, true, args, na, &planned, &m2);
+  char why[256] = "";
+  if (!ref || !fast || !planned || !same_val(ref, fast, ulp, rel, why, sizeof why)) {
+    t_fail++;
+    printf("fast_test.c:%d: %s\n", line, !planned ? "no fast kernel was chosen" : why);
+  } else {
+    t_pass++;
+  }
+  hlo_val_release(NULL, ref);
+  hlo_val_release(NULL, fast);
+  for (int i = 0; i < na; i++) hlo_val_release(NULL, args[i]);
+  hlo_module_free(m1);
+  hlo_module_free(m2);
+  hlo_module_free(m);
+  hlo_diags_release(&d);
+}
+
+static void test_loops(void) {
+  /* fused chain with broadcasts of a row, a column, a scalar constant */
+  check_mod(__LINE__,
+            "HloModule m\n"
+            "f {\n  p0 = f32[37,129] parameter(0)\n  p1 = f32[129] parameter(1)\n"
+            "  p2 = f32[37] parameter(2)\n  c = f32[] constant(0.5)\n"
+            "  b1 = f32[37,129] broadcast(p1), dimensions={1}\n"
+            "  b2 = f32[37,129] broadcast(p2), dimensions={0}\n"
+            "  bc = f32[37,129] broadcast(c), dimensions={}\n"
+            "  t = f32[37,129] tanh(p0)\n  m1 = f32[37,129] multiply(t, b1)\n"
+            "  a1 = f32[37,129] add(m1, b2)\n  ROOT s = f32[37,129] subtract(a1, bc)\n}\n"
+            "ENTRY e {\n  a = f32[37,129] parameter(0)\n  b = f32[129] parameter(1)\n"
+            "  c = f32[37] parameter(2)\n"
+            "  ROOT r = f32[37,129] fusion(a, b, c), kind=kLoop, calls=f\n}\n",
+            2, 0, true);
+  /* f64: transpose, slice, reshape, compare/select, clamp, exp/log */
+  check_mod(__LINE__,
+            "HloModule m\n"
+            "f {\n  p0 = f64[20,30] parameter(0)\n  p1 = f64[30,40] parameter(1)\n"
+            "  t = f64[30,20] transpose(p0), dimensions={1,0}\n"
+            "  s = f64[30,20] slice(p1), slice={[0:30], [1:40:2]}\n"
+            "  a = f64[30,20] add(t, s)\n  z = f64[] constant(0)\n"
+            "  zb = f64[30,20] broadcast(z), dimensions={}\n"
+            "  g = pred[30,20] compare(a, zb), direction=GT\n"
+            "  e = f64[30,20] exponential(a)\n  l = f64[30,20] log(a)\n"
+            "  sel = f64[30,20] select(g, l, e)\n  lo = f64[] constant(-0.25)\n"
+            "  hi = f64[] constant(1.5)\n  c = f64[30,20] clamp(lo, sel, hi)\n"
+            "  ROOT r = f64[600] reshape(c)\n}\n"
+            "ENTRY e {\n  a = f64[20,30] parameter(0)\n  b = f64[30,40] parameter(1)\n"
+            "  ROOT r = f64[600] fusion(a, b), kind=kLoop, calls=f\n}\n",
+            1, 0, true);
+  /* reshape of a parameter under a broadcast, unit-dim reshape of an inner
+   * node; standalone ops; softmax-like pieces */
+  check_mod(__LINE__,
+            "HloModule m\n"
+            "f {\n  p0 = f32[6,4] parameter(0)\n  p1 = f32[24] parameter(1)\n"
+            "  r1 = f32[4,6] reshape(p1)\n  t1 = f32[6,4] transpose(r1), dimensions={1,0}\n"
+            "  n = f32[6,4] negate(p0)\n  r2 = f32[6,1,4] reshape(n)\n"
+            "  b = f32[6,5,4] broadcast(r2), dimensions={0,1,2}\n"
+            "  b2 = f32[6,5,4] broadcast(t1), dimensions={0,2}\n"
+            "  ROOT m = f32[6,5,4] maximum(b, b2)\n}\n"
+            "ENTRY e {\n  a = f32[6,4] parameter(0)\n  b = f32[24] parameter(1)\n"
+            "  ROOT r = f32[6,5,4] fusion(a, b), kind=kLoop, calls=f\n}\n",
+            0, 0, true);
+  check_mod(__LINE__,
+            "HloModule m\nENTRY e {\n  a = f32[1000] parameter(0)\n  b = f32[1000] parameter(1)\n"
+            "  x = f32[1000] divide(a, b)\n  y = f32[1000] power(a, b)\n"
+            "  z = f32[1000] logistic(x)\n  w = f32[1000] minimum(y, z)\n"
+            "  ROOT s = f32[1000] atan2(w, a)\n}\n",
+            3, 0, true);
+  /* large enough to split across threads; parameter used twice */
+  check_mod(__LINE__,
+            "HloModule m\n"
+            "f {\n  p0 = f32[300,1000] parameter(0)\n  t = f32[300,1000] tanh(p0)\n"
+            "  m = f32[300,1000] multiply(t, p0)\n  ROOT a = f32[300,1000] add(m, p0)\n}\n"
+            "ENTRY e {\n  a = f32[300,1000] parameter(0)\n"
+            "  ROOT r = f32[300,1000] fusion(a), kind=kLoop, calls=f\n}\n",
+            2, 1e-6, true); /* one tanh ulp, amplified by the cancelling add */
+}
+
+
+int main(void) {
+  const char *names[] = {"avx512", "avx2", "sse2"};
+  for (int i = 0; i < 3; i++) {
+    const hlo_fv_isa *isa = hlo_fv_named(names[i]);
+    if (isa) check_isa(isa);
+  }
+  test_loops();
+  TEST_MAIN_END("fast");
+}
