@@ -177,11 +177,14 @@ static bool same_val(const hlo_val *a, const hlo_val *b, int64_t ulp, double rel
   if (a->ntuple) return true;
   if (a->nelems != b->nelems || a->shape->type != b->shape->type)
     return snprintf(why, wl, "shape: %lld/%d vs %lld/%d", (long long)a->nelems, (int)a->shape->type, (long long)b->nelems, (int)b->shape->type), false;
-  for (int64_t i = 0; i < a->nelems; i++) {
-    if (a->shape->type == HLO_F32 || a->shape->type == HLO_F64) {
-      double x = a->shape->type == HLO_F32 ? ((float *)a->data)[i] : ((double *)a->data)[i];
-      double y = b->shape->type == HLO_F32 ? ((float *)b->data)[i] : ((double *)b->data)[i];
-      int64_t u = a->shape->type == HLO_F32 ? ulp32((float)x, (float)y) : ulp64(x, y);
+  hlo_type t = a->shape->type;
+  bool cplx = t == HLO_C64 || t == HLO_C128;
+  bool f32 = t == HLO_F32 || t == HLO_C64;
+  for (int64_t i = 0; i < a->nelems * (cplx ? 2 : 1); i++) {
+    if (t == HLO_F32 || t == HLO_F64 || cplx) {
+      double x = f32 ? ((float *)a->data)[i] : ((double *)a->data)[i];
+      double y = f32 ? ((float *)b->data)[i] : ((double *)b->data)[i];
+      int64_t u = f32 ? ulp32((float)x, (float)y) : ulp64(x, y);
       bool close = rel > 0 && fabs(x - y) <= rel * (1 + fabs(x));
       if (u > ulp && !close)
         return snprintf(why, wl, "element %lld: reference %.17g fast %.17g (%lld ulp)",
@@ -296,6 +299,171 @@ static void test_loops(void) {
 }
 
 
+static void dot_case(int line, const char *lt, const char *rt, const char *ot, const char *dn,
+                     double rel) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  a = %s parameter(0)\n  b = %s parameter(1)\n"
+           "  ROOT d = %s dot(a, b), %s\n}\n", lt, rt, ot, dn);
+  check_mod(line, text, 0, rel, false);
+}
+
+static void test_dots(void) {
+  const char *mk = "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
+  dot_case(__LINE__, "f32[33,70]", "f32[70,45]", "f32[33,45]", mk, 1e-5);
+  dot_case(__LINE__, "f32[70,33]", "f32[70,45]", "f32[33,45]",
+           "lhs_contracting_dims={0}, rhs_contracting_dims={0}", 1e-5);
+  dot_case(__LINE__, "f32[33,70]", "f32[45,70]", "f32[33,45]",
+           "lhs_contracting_dims={1}, rhs_contracting_dims={1}", 1e-5);
+  dot_case(__LINE__, "f32[4,33,70]", "f32[4,70,45]", "f32[4,33,45]",
+           "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+           "rhs_contracting_dims={1}", 1e-5);
+  /* batch dims not leading, two contracting dims in swapped order: packed */
+  dot_case(__LINE__, "f32[7,3,5,6]", "f32[6,3,2,7]", "f32[3,5,2]",
+           "lhs_batch_dims={1}, lhs_contracting_dims={3,0}, rhs_batch_dims={1}, "
+           "rhs_contracting_dims={0,3}", 1e-5);
+  dot_case(__LINE__, "f32[70]", "f32[70]", "f32[]",
+           "lhs_contracting_dims={0}, rhs_contracting_dims={0}", 1e-5);
+  dot_case(__LINE__, "f32[5,0]", "f32[0,4]", "f32[5,4]", mk, 0);
+  dot_case(__LINE__, "f64[33,70]", "f64[70,45]", "f64[33,45]", mk, 1e-13);
+  dot_case(__LINE__, "c64[13,20]", "c64[20,9]", "c64[13,9]", mk, 1e-5);
+  dot_case(__LINE__, "c128[13,20]", "c128[20,9]", "c128[13,9]", mk, 1e-13);
+  dot_case(__LINE__, "f16[13,20]", "f16[20,9]", "f16[13,9]", mk, 2e-3);
+  dot_case(__LINE__, "bf16[13,20]", "bf16[20,9]", "bf16[13,9]", mk, 1e-2);
+  dot_case(__LINE__, "bf16[13,20]", "bf16[20,9]", "f32[13,9]", mk, 1e-5);
+  dot_case(__LINE__, "s32[13,300]", "s32[300,9]", "s32[13,9]", mk, 0);
+  dot_case(__LINE__, "s8[13,20]", "s8[20,9]", "s8[13,9]", mk, 0);
+  dot_case(__LINE__, "u8[13,20]", "u8[9,20]", "u8[13,9]",
+           "lhs_contracting_dims={1}, rhs_contracting_dims={1}", 0);
+  dot_case(__LINE__, "s64[3,13,20]", "s64[3,20,9]", "s64[3,13,9]",
+           "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+           "rhs_contracting_dims={1}", 0);
+  dot_case(__LINE__, "pred[13,20]", "pred[20,9]", "pred[13,9]", mk, 0);
+}
+
+#define ADDF(T) "add" #T " {\n  x = " #T "[] parameter(0)\n  y = " #T "[] parameter(1)\n" \
+  "  ROOT s = " #T "[] add(x, y)\n}\n"
+#define MAXF(T) "max" #T " {\n  x = " #T "[] parameter(0)\n  y = " #T "[] parameter(1)\n" \
+  "  ROOT s = " #T "[] maximum(x, y)\n}\n"
+#define MINF(T) "min" #T " {\n  x = " #T "[] parameter(0)\n  y = " #T "[] parameter(1)\n" \
+  "  ROOT s = " #T "[] minimum(x, y)\n}\n"
+
+static void red_case(int line, const char *it, const char *ot, const char *dims,
+                     const char *comp, const char *cname, double rel) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "HloModule m\n%sENTRY e {\n  a = %s parameter(0)\n  i = %.3s[] parameter(1)\n"
+           "  ROOT r = %s reduce(a, i), dimensions={%s}, to_apply=%s\n}\n",
+           comp, it, it, ot, dims, cname);
+  check_mod(line, text, 0, rel, true);
+}
+
+static void test_reduces(void) {
+  red_case(__LINE__, "f32[37,1000]", "f32[37]", "1", ADDF(f32), "addf32", 1e-5);
+  red_case(__LINE__, "f32[1000,37]", "f32[37]", "0", ADDF(f32), "addf32", 1e-5);
+  red_case(__LINE__, "f32[300000]", "f32[]", "0", ADDF(f32), "addf32", 1e-5);
+  red_case(__LINE__, "f32[5,6,7,3]", "f32[5,3]", "1,2", ADDF(f32), "addf32", 1e-5);
+  red_case(__LINE__, "f32[2,3000,700]", "f32[2,700]", "1", ADDF(f32), "addf32", 1e-4);
+  red_case(__LINE__, "f64[37,1000]", "f64[37]", "1", ADDF(f64), "addf64", 1e-13);
+  red_case(__LINE__, "f64[200000]", "f64[]", "0", ADDF(f64), "addf64", 1e-12);
+  red_case(__LINE__, "f64[100,37]", "f64[37]", "0", ADDF(f64), "addf64", 1e-13);
+  red_case(__LINE__, "f32[37,1000]", "f32[37]", "1", MAXF(f32), "maxf32", 0);
+  red_case(__LINE__, "f32[1000,37]", "f32[37]", "0", MINF(f32), "minf32", 0);
+  red_case(__LINE__, "f64[37,100]", "f64[37]", "1", MINF(f64), "minf64", 0);
+  red_case(__LINE__, "f32[0,5]", "f32[5]", "0", ADDF(f32), "addf32", 0);
+  /* input fusion: softmax pieces, producer never materialized */
+  check_mod(__LINE__,
+            "HloModule m\n" ADDF(f32) MAXF(f32)
+            "f {\n  p0 = f32[64,1000] parameter(0)\n  p1 = f32[64] parameter(1)\n"
+            "  b = f32[64,1000] broadcast(p1), dimensions={0}\n"
+            "  d = f32[64,1000] subtract(p0, b)\n  x = f32[64,1000] exponential(d)\n"
+            "  z = f32[] constant(0)\n"
+            "  ROOT r = f32[64] reduce(x, z), dimensions={1}, to_apply=addf32\n}\n"
+            "ENTRY e {\n  a = f32[64,1000] parameter(0)\n  ninf = f32[] constant(-inf)\n"
+            "  m = f32[64] reduce(a, ninf), dimensions={1}, to_apply=maxf32\n"
+            "  ROOT r = f32[64] fusion(a, m), kind=kInput, calls=f\n}\n",
+            0, 1e-5, false);
+  check_mod(__LINE__,
+            "HloModule m\n" ADDF(f64)
+            "f {\n  p0 = f64[300,70] parameter(0)\n  i = f64[] parameter(1)\n"
+            "  x = f64[300,70] multiply(p0, p0)\n"
+            "  ROOT r = f64[70] reduce(x, i), dimensions={0}, to_apply=addf64\n}\n"
+            "ENTRY e {\n  a = f64[300,70] parameter(0)\n  i = f64[] parameter(1)\n"
+            "  ROOT r = f64[70] fusion(a, i), kind=kInput, calls=f\n}\n",
+            0, 1e-13, false);
+}
+
+/* Ill-conditioned sums: large terms that cancel plus small integers.  f32
+ * sums must be exact (all partial sums are integers below 2^53); f64 sums
+ * within the pairwise bound 2 log2(n) eps sum|x| of a long double sum. */
+static void test_ill_conditioned(void) {
+  const char *t32 = "HloModule m\n" ADDF(f32)
+                    "ENTRY e {\n  a = f32[100001] parameter(0)\n  z = f32[] constant(0)\n"
+                    "  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=addf32\n}\n";
+  hlo_shape sh = {0};
+  int64_t dims1[1];
+  sh.dims = dims1;
+  sh.type = HLO_F32;
+  sh.rank = 1;
+  sh.dims[0] = 100001;
+  hlo_val *a = hlo_val_new(NULL, &sh);
+  int64_t exact = 0;
+  for (int64_t i = 0; i < 100001; i++) {
+    int64_t v = (i < 50000 ? 16000000 : -16000000) + (i % 3) - 1 + (i % 7 == 0 ? 3 : 0);
+    if (i == 100000) v = 5;
+    ((float *)a->data)[i] = (float)v;
+    exact += v;
+  }
+  bool planned = false;
+  hlo_module *m1 = NULL, *m2 = NULL;
+  hlo_val *fr = run_mod(t32, true, &a, 1, &planned, &m1);
+  hlo_val *rr = run_mod(t32, false, &a, 1, &planned, &m2);
+  CHECK(fr && planned);
+  if (fr) CHECK(((float *)fr->data)[0] == (float)exact);
+  if (fr && rr && ((float *)rr->data)[0] != (float)exact)
+    printf("  (note: the reference's sequential f32 sum gives %.9g, exact %lld)\n",
+           ((float *)rr->data)[0], (long long)exact);
+  hlo_val_release(NULL, fr);
+  hlo_val_release(NULL, rr);
+  hlo_val_release(NULL, a);
+  hlo_module_free(m1);
+  hlo_module_free(m2);
+
+  const char *t64 = "HloModule m\n" ADDF(f64)
+                    "ENTRY e {\n  a = f64[1000003] parameter(0)\n  z = f64[] constant(0)\n"
+                    "  ROOT r = f64[] reduce(a, z), dimensions={0}, to_apply=addf64\n}\n";
+  sh.type = HLO_F64;
+  sh.dims[0] = 1000003;
+  a = hlo_val_new(NULL, &sh);
+  long double ex = 0, comp = 0, absum = 0;
+  uint64_t st = 12345;
+  for (int64_t i = 0; i < sh.dims[0]; i++) {
+    st ^= st << 13; st ^= st >> 7; st ^= st << 17;
+    double v = ((double)(st >> 11) / 9007199254740992.0 - 0.5) * (i % 5 == 0 ? 1e10 : 1.0);
+    ((double *)a->data)[i] = v;
+    long double y = (long double)v - comp, t = ex + y;
+    comp = (t - ex) - y;
+    ex = t;
+    absum += fabsl((long double)v);
+  }
+  fr = run_mod(t64, true, &a, 1, &planned, &m1);
+  CHECK(fr != NULL);
+  if (fr) {
+    double got = ((double *)fr->data)[0];
+    double bound = 2 * 20 * 2.220446049250313e-16 * (double)absum;
+    if (fabs(got - (double)ex) > bound) {
+      t_fail++;
+      printf("fast_test: f64 ill-conditioned sum %.17g, exact %.17Lg, bound %.3g\n", got, ex,
+             bound);
+    } else {
+      t_pass++;
+    }
+  }
+  hlo_val_release(NULL, fr);
+  hlo_val_release(NULL, a);
+  hlo_module_free(m1);
+}
+
 int main(void) {
   const char *names[] = {"avx512", "avx2", "sse2"};
   for (int i = 0; i < 3; i++) {
@@ -303,5 +471,8 @@ int main(void) {
     if (isa) check_isa(isa);
   }
   test_loops();
+  test_dots();
+  test_reduces();
+  test_ill_conditioned();
   TEST_MAIN_END("fast");
 }
