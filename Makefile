@@ -78,8 +78,32 @@ demo: all
 bench: all
 	@BUILD=$(BUILD) $(PYTHON) testdata/bench.py
 
+# ---- fuzzing (docs/robustness.md) ----------------------------------------
+# fuzz/fuzz_<name>.c are libFuzzer targets.  `all` builds each also as a plain
+# replay program ($(BUILD)/fuzz/fuzz_<name>, fuzz/replay_main.c) that the test
+# suite runs on testdata/fuzz/<name>/; `make fuzz FUZZ_SECONDS=N` builds them
+# with clang's libFuzzer+ASan+UBSan into build-fuzz/ and runs each N seconds.
+FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
+REPLAYS   := $(FUZZ_SRCS:fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_SECONDS ?= 60
+FUZZ_CC   ?= clang-14
+FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all
+all: $(REPLAYS)
+
+$(BUILD)/fuzz/%: fuzz/%.c fuzz/replay_main.c fuzz/fuzz.h $(COMMON_OBJS) $(BUILD)/lib/libhlo.a
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS) -Icmd $(LDSAN) -o $@ $< fuzz/replay_main.c $(COMMON_OBJS) $(BUILD)/lib/libhlo.a $(LDLIBS)
+
 fuzz:
-	@echo "fuzz targets: see docs/ (not built yet)"; exit 2
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) WARN="-Wall -Wno-unused-parameter" \
+	  OPT="-O1 -g -fno-omit-frame-pointer -include fuzz/clang_cmplx.h -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	  LDSAN="$(FUZZ_SAN)" build-fuzz/lib/libhlo.a $(COMMON_SRCS:%.c=build-fuzz/obj/%.o)
+	@for t in $(FUZZ_SRCS:fuzz/%.c=%); do mkdir -p build-fuzz/bin; echo "  FUZZ-LD build-fuzz/bin/$$t"; \
+	  $(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -Iinclude -Ilib -Icmd \
+	    $(PKG_CFLAGS) -o build-fuzz/bin/$$t fuzz/$$t.c $(COMMON_SRCS:%.c=build-fuzz/obj/%.o) \
+	    build-fuzz/lib/libhlo.a $(LDLIBS) || exit 1; done
+	@sh fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_SRCS:fuzz/fuzz_%.c=%)
 
 deps:
 	@BUILD=$(BUILD) sh .ci/deps.sh
@@ -96,4 +120,4 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hlo.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hlo.pc
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz

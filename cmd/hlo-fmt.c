@@ -163,10 +163,8 @@ int main(int argc, char **argv) {
     cli_errorf(&TOOL, "out of memory");
     rc = CLI_USAGE;
   } else if (!a.check && rc == CLI_OK) {
+    /* all or nothing: output is written only when every input formatted */
     if (cli_write(&TOOL, a.output, out.data ? out.data : "", out.len)) rc = CLI_USAGE;
-  } else if (!a.check && !a.output && out.len) {
-    /* print what could be formatted even when another module failed */
-    fwrite(out.data, 1, out.len, stdout);
   }
   hlo_buf_release(&out);
   return rc;

@@ -10,19 +10,18 @@
 #include "hlo/hlo_imap.h"
 #include "hlo/hlo_text.h"
 
-enum { OPT_INSTRUCTION, OPT_OPERAND, OPT_OUTPUT, OPT_I2O, OPT_PHYSICAL, OPT_SIMPLIFY, OPT_COMPARE };
+enum { OPT_INSTRUCTION, OPT_OPERAND, OPT_OUTPUT, OPT_I2O, OPT_PHYSICAL, OPT_ALL, OPT_SIMPLIFY, OPT_COMPARE };
 
 static const cli_opt OPTS[] = {
     [OPT_INSTRUCTION] = {"instruction", 'i', 1, "NAME", "index instruction NAME instead of the entry ROOT"},
-    [OPT_OPERAND] = {"operand", 0, 1, "N",
-                     "output->input: print only operand N's maps; input->output: map from operand N "
-                     "(default 0)"},
-    [OPT_OUTPUT] = {"output", 0, 1, "N",
-                    "output->input: start from output N of a multi-output op (default 0); "
-                    "input->output: print only the maps to output N"},
+    [OPT_OPERAND] = {"operand", 0, 1, "N", "only operand N's maps; with --input-to-output: from operand N"},
+    [OPT_OUTPUT] = {"output", 0, 1, "N", "from output N of a multi-output op; with --input-to-output: only to output N"},
     [OPT_I2O] = {"input-to-output", 0, 0, NULL, "print input->output maps instead of output->input"},
     [OPT_PHYSICAL] = {"physical-layout", 0, 0, NULL,
                       "index physical positions (dims in each shape's major-to-minor layout order)"},
+    [OPT_ALL] = {"all", 0, 0, NULL,
+                 "index every instruction of every computation both ways; print counts of defined, "
+                 "undefined and empty maps"},
     [OPT_SIMPLIFY] = {"simplify", 0, 0, NULL, "FILE holds indexing maps: print each one simplified"},
     [OPT_COMPARE] = {"compare", 0, 0, NULL,
                      "compare two listings of maps (FILE1 FILE2) by meaning; exit 1 if they differ"},
@@ -39,7 +38,7 @@ static const cli_tool TOOL = {
 typedef struct args {
   const char *instruction;
   long long operand, output;
-  bool operand_set, output_set, i2o, physical, simplify, compare;
+  bool operand_set, output_set, i2o, physical, all, simplify, compare;
 } args;
 
 static int on_opt(int idx, const char *arg, void *ud) {
@@ -56,6 +55,7 @@ static int on_opt(int idx, const char *arg, void *ud) {
     break;
   case OPT_I2O: a->i2o = true; break;
   case OPT_PHYSICAL: a->physical = true; break;
+  case OPT_ALL: a->all = true; break;
   case OPT_SIMPLIFY: a->simplify = true; break;
   case OPT_COMPARE: a->compare = true; break;
   }
@@ -82,9 +82,48 @@ static const hlo_instruction *find_instruction(const hlo_module *m, const char *
   return NULL;
 }
 
+/* --all: every instruction, every output (O->I) and every operand (I->O). */
+static int index_all(const hlo_module *m, hlo_buf *out) {
+  long counts[3] = {0, 0, 0}; /* defined, undefined, known empty */
+  long undef_by_op[HLO_OP_COUNT] = {0};
+  int rc = CLI_OK;
+  for (int ci = 0; ci < m->ncomps; ci++)
+    for (int ii = 0; ii < m->comps[ci]->ninstrs; ii++) {
+      const hlo_instruction *in = m->comps[ci]->instrs[ii];
+      int nout = hlo_shape_is_tuple(&in->shape) ? in->shape.ntuple : 1;
+      for (int dir = 0; dir < 2; dir++)
+        for (int k = 0; k < (dir ? in->noperands : nout); k++) {
+          imap_ctx c;
+          imap_ctx_init(&c, NULL);
+          hlo_diags d;
+          hlo_diags_init(&d, NULL);
+          imap_indexing x;
+          int r = dir ? imap_input_to_output(&c, in, k, &x, &d) : imap_output_to_input(&c, in, k, &x, &d);
+          if (r) {
+            cli_print_diags(&d);
+            rc = CLI_INVALID;
+          } else {
+            for (int s = 0; s < x.n; s++)
+              for (int j = 0; j < x.sets[s].n; j++) {
+                counts[x.sets[s].v[j]->state]++;
+                if (x.sets[s].v[j]->state == IMAP_UNDEFINED) undef_by_op[in->op]++;
+              }
+          }
+          hlo_diags_release(&d);
+          imap_ctx_release(&c);
+        }
+    }
+  hlo_buf_printf(out, "%ld defined, %ld undefined, %ld known empty\n", counts[IMAP_DEFINED],
+                 counts[IMAP_UNDEFINED], counts[IMAP_KNOWN_EMPTY]);
+  for (int op = 0; op < HLO_OP_COUNT; op++)
+    if (undef_by_op[op]) hlo_buf_printf(out, "  undefined: %s %ld\n", hlo_opcode_name((hlo_opcode)op), undef_by_op[op]);
+  return rc;
+}
+
 /* Index one module into out. */
 static int index_module(const hlo_module *m, const args *a, hlo_buf *out) {
   const hlo_instruction *in = NULL;
+  if (a->all) return index_all(m, out);
   if (a->instruction) {
     in = find_instruction(m, a->instruction);
     if (!in) {

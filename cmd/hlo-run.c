@@ -178,7 +178,7 @@ static void print_value(hlo_buf *b, const hlo_val *v, int depth) {
   if (v->shape->type == HLO_TUPLE) {
     hlo_buf_putc(b, '(');
     for (int i = 0; i < v->ntuple; i++) {
-      if (i) hlo_buf_puts(b, ",\n ");
+      if (i) hlo_buf_puts(b, ", ");
       print_value(b, v->tuple[i], depth + 1);
     }
     if (v->ntuple == 1) hlo_buf_putc(b, ',');
@@ -191,11 +191,10 @@ static void print_value(hlo_buf *b, const hlo_val *v, int depth) {
   }
   hlo_array arr;
   val_to_array(v, &arr);
-  hlo_arena A;
-  hlo_arena_init(&A, NULL);
-  hlo_literal lit;
-  if (hlo_array_to_literal(&A, &arr, &lit) == HLO_OK) hlo_print_literal(b, &lit, NULL);
-  hlo_arena_release(&A);
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  if (hlo_npy_repr(b, &arr, &d)) hlo_buf_puts(b, "<unprintable>");
+  hlo_diags_release(&d);
 }
 
 static int write_output(const char *path, const hlo_val *res) {

@@ -17,8 +17,8 @@ enum { OPT_JSON, OPT_LAYOUT, OPT_MIXED, OPT_UNBOUNDED, OPT_REPLICAS, OPT_PARTITI
 static const cli_opt OPTS[] = {
     [OPT_JSON] = {"json", 0, 0, NULL, "print the results as JSON on standard output"},
     [OPT_LAYOUT] = {"layout-sensitive", 0, 0, NULL, "compare layouts too (XLA's layout_sensitive)"},
-    [OPT_MIXED] = {"allow-mixed-precision", 0, 0, NULL, "allow mixing floating-point precisions"},
-    [OPT_UNBOUNDED] = {"allow-unbounded-dynamism", 0, 0, NULL, "accept '?' (unbounded) dimensions"},
+    [OPT_MIXED] = {"allow-mixed-precision", 0, 0, NULL, "(XLA's allow_mixed_precision) let precisions mix"},
+    [OPT_UNBOUNDED] = {"allow-unbounded-dynamism", 0, 0, NULL, "('?' dimensions) accept unbounded dimensions"},
     [OPT_REPLICAS] = {"replica-count", 0, 1, "N", "number of replicas (default: the module's replica_count)"},
     [OPT_PARTITIONS] = {"num-partitions", 0, 1, "N", "number of partitions (default: the module's num_partitions)"},
     [OPT_QUIET] = {"quiet", 'q', 0, NULL, "print nothing for valid modules"},

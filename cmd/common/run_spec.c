@@ -2,6 +2,7 @@
  * document API into a run_spec (see run_spec.h). */
 #include "run_spec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,12 +42,13 @@ static bool num(const char *s, double *out) {
   char *end;
   if (!s || !*s) return false;
   *out = strtod(s, &end);
-  return *end == 0;
+  return *end == 0 && isfinite(*out);
 }
 
 static int parse_list(const char *path, yaml_document_t *doc, yaml_node_t *seq, bool outputs,
                       run_src **out, int *nout, char *err, size_t len) {
   if (seq->type != YAML_SEQUENCE_NODE) return fail(err, len, seq, "expected a list");
+  if (*out) return fail(err, len, seq, outputs ? "outputs: given twice" : "inputs: given twice");
   int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
   *out = calloc((size_t)n + 1, sizeof(run_src));
   if (!*out) return fail(err, len, seq, "out of memory");
@@ -63,6 +65,8 @@ static int parse_list(const char *path, yaml_document_t *doc, yaml_node_t *seq, 
       yaml_node_t *vn = yaml_document_get_node(doc, p->value);
       const char *v = scalar(doc, vn);
       if (!k || !v) return fail(err, len, vn, "expected 'key: value'");
+      if (have && (strcmp(k, "file") == 0 || strcmp(k, "inline") == 0 || strcmp(k, "random") == 0))
+        return fail(err, len, vn, "entry has more than one of file:, inline:, random:");
       if (strcmp(k, "file") == 0) {
         r->kind = RS_FILE;
         r->text = resolve(path, v);
@@ -73,7 +77,8 @@ static int parse_list(const char *path, yaml_document_t *doc, yaml_node_t *seq, 
         have = true;
       } else if (strcmp(k, "random") == 0 && !outputs) {
         double d;
-        if (!num(v, &d) || d < 0) return fail(err, len, vn, "random: needs a seed >= 0");
+        if (!num(v, &d) || d < 0 || d >= 18446744073709551616.0)
+          return fail(err, len, vn, "random: needs a seed in [0, 2^64)");
         r->kind = RS_RANDOM;
         r->seed = (uint64_t)d;
         have = true;
@@ -125,7 +130,9 @@ int run_spec_load(const char *path, run_spec *s, char *err, size_t len) {
     double d;
     if (!k) { rc = fail(err, len, vn, "keys must be plain words"); break; }
     if (strcmp(k, "module") == 0 && v) {
+      if (s->module) { rc = fail(err, len, vn, "module: given twice"); break; }
       s->module = resolve(path, v);
+      if (!s->module) rc = fail(err, len, vn, "out of memory");
     } else if (strcmp(k, "inputs") == 0) {
       rc = parse_list(path, &doc, vn, false, &s->inputs, &s->ninputs, err, len);
     } else if (strcmp(k, "outputs") == 0) {

@@ -57,6 +57,12 @@ bool hlo_fp_is_inf(hlo_type t, uint64_t bits);
  * text does not fit (cap >= HLO_FP_FMT_MAX always fits). */
 int hlo_fp_format(char *out, size_t cap, hlo_type t, uint64_t bits, bool shortest);
 
+/* A complex element as XLA prints it: "(re, im)" with each part formatted
+ * as by hlo_fp_format in the part type (f32 for c64, f64 for c128).
+ * Needs at most 2 * HLO_FP_FMT_MAX + 4 bytes. */
+int hlo_fp_format_complex(char *out, size_t cap, hlo_type t, uint64_t re, uint64_t im,
+                          bool shortest);
+
 /* Length of the longest prefix of s[0..n) that has the form of a float
  * literal as XLA's HLO lexer reads it (see hlo_fp_parse), 0 if none. */
 size_t hlo_fp_scan(const char *s, size_t n);

@@ -20,6 +20,11 @@
 int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out,
                     hlo_diags *d, const hlo_src *src);
 
+/* Whether the instruction has an operand count its opcode's rules accept
+ * (the table's arity, or a range for ops the table lists as variadic).
+ * The accepted range goes to *lo / *hi (either may be NULL). */
+bool hlo_shape_operand_count_ok(const hlo_instruction *in, int *lo, int *hi);
+
 /* Fill in the result shape of every instruction written without one
  * (shape_omitted), in dependency order: called computations first, operands
  * before users.  Filled shapes get default layouts where inference gave

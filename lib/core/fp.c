@@ -393,6 +393,18 @@ int hlo_fp_parse_ex(const char *s, size_t n, hlo_type t, uint64_t *bits, const c
   buf[n] = 0;
   char *end;
   errno = 0;
+  if (t == HLO_F32) { /* strtof rounds correctly in one step */
+    int saved = fegetround();
+    fesetround(FE_TONEAREST);
+    float fv = strtof(buf, &end);
+    fesetround(saved);
+    if (end != buf + n) return fail(why, "malformed floating-point number");
+    if (isinf(fv)) return fail(why, "value out of range for the type");
+    uint32_t u;
+    memcpy(&u, &fv, sizeof u);
+    *bits = u;
+    return HLO_OK;
+  }
   double v;
   if (!decimal_to_double(buf, t != HLO_F64, &v, &end) || end != buf + n)
     return fail(why, "malformed floating-point number");
@@ -456,5 +468,18 @@ int hlo_fp_format(char *out, size_t cap, hlo_type t, uint64_t bits, bool shortes
     if (same) return put(out, cap, tmp);
   }
   snprintf(tmp, sizeof tmp, "%.*g", f->max_digits10, v);
+  return put(out, cap, tmp);
+}
+
+int hlo_fp_format_complex(char *out, size_t cap, hlo_type t, uint64_t re, uint64_t im,
+                          bool shortest) {
+  hlo_type part = t == HLO_C64 ? HLO_F32 : t == HLO_C128 ? HLO_F64 : HLO_TYPE_COUNT;
+  char a[HLO_FP_FMT_MAX], b[HLO_FP_FMT_MAX], tmp[2 * HLO_FP_FMT_MAX + 8];
+  if (part == HLO_TYPE_COUNT || hlo_fp_format(a, sizeof a, part, re, shortest) < 0 ||
+      hlo_fp_format(b, sizeof b, part, im, shortest) < 0) {
+    if (cap) out[0] = 0;
+    return HLO_ERR;
+  }
+  snprintf(tmp, sizeof tmp, "(%s, %s)", a, b);
   return put(out, cap, tmp);
 }

@@ -151,6 +151,13 @@ static void test_format_xla(void) {
   CHECK_STR(fmt(HLO_F8E8M0FNU, 0xfe, false), "1.7e+38");
   CHECK_STR(fmt(HLO_F4E2M1FN, 0xf, false), "-6");
   CHECK_STR(fmt(HLO_F4E2M1FN, 0x8, false), "-0");
+  char cbuf[2 * HLO_FP_FMT_MAX + 4];
+  CHECK_INT(hlo_fp_format_complex(cbuf, sizeof cbuf, HLO_C64, 0x3f800000, 0xc0000000, false), 7);
+  CHECK_STR(cbuf, "(1, -2)"); /* literal.cc: StrCat("(", re, ", ", im, ")") */
+  CHECK_INT(hlo_fp_format_complex(cbuf, sizeof cbuf, HLO_C128, 0x3fb999999999999aull,
+                                  0x7ff8000000000000ull, true), 10);
+  CHECK_STR(cbuf, "(0.1, nan)");
+  CHECK_INT(hlo_fp_format_complex(cbuf, sizeof cbuf, HLO_F32, 0, 0, true), HLO_ERR);
   char small[4];
   CHECK_INT(hlo_fp_format(small, sizeof small, HLO_F32, 0x3eaaaaab, false), HLO_ERR);
   CHECK_STR(small, "");
@@ -362,6 +369,61 @@ static void test_numpy_f16(void) {
   CHECK_INT(bad, 0);
 }
 
+/* Random texts: parsing never crashes, and whatever parses formats back
+ * to text that parses to the same bits. */
+static void test_fuzz(void) {
+  static const char alpha[] = "0123456789.eE+-infatx()ABCF";
+  uint64_t st = 0x243f6a8885a308d3ull;
+  int ok = 0, bad = 0;
+  for (int it = 0; it < 30000; it++) {
+    char text[32];
+    int n = (int)(rng(&st) % 24);
+    for (int i = 0; i < n; i++) text[i] = alpha[rng(&st) % (sizeof alpha - 1)];
+    hlo_type t = FLOATS[it % NFLOATS];
+    uint64_t b, back;
+    if (hlo_fp_parse(text, (size_t)n, t, &b) != HLO_OK) continue;
+    ok++;
+    char buf[HLO_FP_FMT_MAX];
+    int len = hlo_fp_format(buf, sizeof buf, t, b, true);
+    if (len < 0 || hlo_fp_parse(buf, (size_t)len, t, &back) != HLO_OK || back != b) bad++;
+  }
+  CHECK(ok > 100);
+  CHECK_INT(bad, 0);
+}
+
+/* XLA's own printed text: every float constant in the shared corpus of
+ * XLA-printed HLO (../shared/corpus, relative to the repo root where make
+ * check runs us) must parse and re-print identically in XLA mode.  The
+ * hlo_to_mhlo import tests are hand-written input ("1.0"), not XLA output. */
+static void test_corpus(void) {
+  const char *prog =
+      PY " -c 'import re, glob\n"
+      "for f in sorted(glob.glob(\"../shared/corpus/*.hlo\")):\n"
+      "  if \"hlo_to_mhlo\" in f: continue\n"
+      "  for m in re.finditer(r\"\\b(f16|bf16|f32|f64|f8\\w*)\\[[0-9,]*\\](?:\\{[^}]*\\})?"
+      " constant\\(([^)]*)\\)\", open(f).read()):\n"
+      "    for v in re.findall(r\"-?(?:nan(?:\\(0x[0-9a-f]+\\))?|inf|[0-9.]+(?:e[-+]?[0-9]+)?)\","
+      " m.group(2)): print(m.group(1), v)\n'";
+  FILE *p = popen(prog, "r");
+  CHECK(p != NULL);
+  if (!p) return;
+  char ty[32], v[128];
+  int n = 0, bad = 0;
+  while (fscanf(p, "%31s %127s", ty, v) == 2) {
+    hlo_type t;
+    uint64_t b;
+    char out[HLO_FP_FMT_MAX] = "";
+    n++;
+    if (!hlo_type_lookup(ty, strlen(ty), &t) || hlo_fp_parse(v, strlen(v), t, &b) != HLO_OK ||
+        hlo_fp_format(out, sizeof out, t, b, false) < 0 || strcmp(out, v) != 0) {
+      if (bad++ < 5) printf("corpus %s %s re-printed as %s\n", ty, v, out);
+    }
+  }
+  CHECK_INT(pclose(p), 0);
+  CHECK(n > 500);
+  CHECK_INT(bad, 0);
+}
+
 int main(void) {
   test_spot_encode();
   test_format_xla();
@@ -371,5 +433,7 @@ int main(void) {
   test_wide_roundtrip();
   test_fast_helpers();
   test_numpy_f16();
+  test_fuzz();
+  test_corpus();
   TEST_MAIN_END("fp");
 }

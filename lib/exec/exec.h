@@ -207,11 +207,15 @@ DECL_KERN(hlo_kern_reduce_window);
 DECL_KERN(hlo_kern_dot);
 DECL_KERN(hlo_kern_convolution);
 DECL_KERN(hlo_kern_iota);
+DECL_KERN(hlo_kern_batch_norm_training);
+DECL_KERN(hlo_kern_batch_norm_inference);
+DECL_KERN(hlo_kern_batch_norm_grad);
 /* Whether a fast kernel exists for this instruction (type/attrs). */
 bool hlo_kern_elementwise_ok(const hlo_instruction *in);
 bool hlo_kern_reduce_ok(const hlo_instruction *in);
 bool hlo_kern_dot_ok(const hlo_instruction *in);
 bool hlo_kern_conv_ok(const hlo_instruction *in);
+bool hlo_kern_bn_ok(const hlo_instruction *in);
 
 /* Recognize a reducer computation that is a single binary op of its two
  * parameters (add, multiply, maximum, minimum, and, or, xor); returns the

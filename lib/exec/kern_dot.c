@@ -25,7 +25,6 @@ bool hlo_kern_dot_ok(const hlo_instruction *in) {
 bool hlo_kern_conv_ok(const hlo_instruction *in) {
   if (!hlo_kern_dot_ok(in)) return false;
   const hlo_attr *w = hlo_instr_attr(in, HLO_A_WINDOW);
-  if (hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1) != 1) return false;
   for (int d = 0; w && d < w->u.window.n; d++)
     if (w->u.window.dims[d].reversal) return false;
   return hlo_instr_attr(in, HLO_A_DIM_LABELS) != NULL;
@@ -104,6 +103,135 @@ DECL_KERN(hlo_kern_dot) {
   return HLO_OK;
 }
 
+/* Valid range [lo, hi] of an index i >= 0 with p = i*st + c - pl inside
+ * [0, n) (no dilation of the base). */
+static void valid_range(int64_t st, int64_t c, int64_t pl, int64_t n, int64_t cnt, int64_t *lo,
+                        int64_t *hi) {
+  /* p >= 0  <=>  i >= (pl - c) / st ; p <= n-1  <=>  i <= (n - 1 + pl - c) / st */
+  int64_t a = pl - c, b = n - 1 + pl - c;
+  int64_t l = a <= 0 ? 0 : (a + st - 1) / st;
+  int64_t h = b < 0 ? -1 : b / st;
+  if (h > cnt - 1) h = cnt - 1;
+  *lo = l;
+  *hi = h;
+}
+
+typedef struct conv_geom {
+  int ns;
+  int64_t wsz[MAXR], wst[MAXR], wrd[MAXR], wld[MAXR], wpl[MAXR], idim[MAXR], osz[MAXR];
+  int64_t lss[MAXR], kss[MAXR], oss[MAXR]; /* strides of the spatial dims */
+} conv_geom;
+
+/* Input offset contribution of spatial dim d for output index o and window
+ * index w; -1 if it falls into padding or a dilation hole. */
+static inline int64_t in_off(const conv_geom *g, int d, int64_t o, int64_t w) {
+  int64_t p = o * g->wst[d] + w * g->wrd[d] - g->wpl[d];
+  if (p < 0 || p % g->wld[d]) return -1;
+  p /= g->wld[d];
+  return p < g->idim[d] ? p * g->lss[d] : -1;
+}
+
+#define CONV_BODY(T)                                                       \
+  do {                                                                     \
+    const T *X = args[0]->data, *Kp = args[1]->data;                       \
+    T *Y = o->data;                                                        \
+    for (int64_t ob = 0; ob < OB; ob++)                                    \
+      for (int64_t of = 0; of < OF; of++) {                                \
+        int64_t g = of / ofg, bg = of / ofb;                               \
+        for (int64_t q = 0; q < P; q++) acc[q] = 0;                        \
+        for (int64_t kf = 0; kf < KI; kf++) {                              \
+          int64_t lbase = (bg * OB + ob) * lst[dn->in_batch] + (g * KI + kf) * lst[dn->in_feature]; \
+          int64_t kbase = of * kst[dn->kernel_out] + kf * kst[dn->kernel_in]; \
+          if (!window_inner) {                                             \
+            /* every window position scales a shifted input plane */      \
+            int64_t wi[MAXR] = {0};                                        \
+            for (int64_t w = 0; w < WN; w++) {                             \
+              int64_t koff = kbase;                                        \
+              for (int d = 0; d < ns; d++) koff += wi[d] * G.kss[d];       \
+              double wv = (double)Kp[koff];                                \
+              if (flat) { /* 1x1 window over a contiguous plane: axpy */   \
+                const T *xp = X + lbase;                                   \
+                for (int64_t q = 0; q < P; q++) acc[q] += wv * (double)xp[q]; \
+                hlo_index_next(ns, G.wsz, wi);                             \
+                continue;                                                  \
+              }                                                            \
+              int64_t lo, hi;                                              \
+              bool simple = G.wld[L] == 1;                                 \
+              if (simple) valid_range(G.wst[L], wi[L] * G.wrd[L], G.wpl[L], G.idim[L], G.osz[L], &lo, &hi); \
+              else { lo = 0; hi = G.osz[L] - 1; }                          \
+              int64_t oi[MAXR] = {0};                                      \
+              for (int64_t row = 0; row < P; row += G.osz[L]) {            \
+                int64_t off = lbase;                                       \
+                bool ok = true;                                            \
+                for (int d = 0; d < L && ok; d++) {                        \
+                  int64_t t_ = in_off(&G, d, oi[d], wi[d]);                \
+                  if (t_ < 0) ok = false; else off += t_;                  \
+                }                                                          \
+                if (ok) {                                                  \
+                  double *ar = acc + row;                                  \
+                  if (simple) {                                            \
+                    int64_t step = G.wst[L] * G.lss[L];                    \
+                    const T *xp = X + off + (lo * G.wst[L] + wi[L] * G.wrd[L] - G.wpl[L]) * G.lss[L]; \
+                    for (int64_t ox = lo; ox <= hi; ox++, xp += step) ar[ox] += wv * (double)*xp; \
+                  } else {                                                 \
+                    for (int64_t ox = 0; ox < G.osz[L]; ox++) {            \
+                      int64_t t_ = in_off(&G, L, ox, wi[L]);               \
+                      if (t_ >= 0) ar[ox] += wv * (double)X[off + t_];     \
+                    }                                                      \
+                  }                                                        \
+                }                                                          \
+                if (L > 0) hlo_index_next(L, G.osz, oi);                   \
+              }                                                            \
+              hlo_index_next(ns, G.wsz, wi);                               \
+            }                                                              \
+          } else {                                                         \
+            /* large windows (weight gradients): dot products along the   \
+             * window's last dimension */                                  \
+            int64_t oi[MAXR] = {0};                                        \
+            for (int64_t q = 0; q < P; q++) {                              \
+              int64_t wi[MAXR] = {0};                                      \
+              double sum = 0;                                              \
+              for (int64_t w = 0; w < WN; w += G.wsz[L]) {                 \
+                int64_t off = lbase, koff = kbase;                         \
+                bool ok = true;                                            \
+                for (int d = 0; d < L && ok; d++) {                        \
+                  int64_t t_ = in_off(&G, d, oi[d], wi[d]);                \
+                  if (t_ < 0) ok = false; else { off += t_; koff += wi[d] * G.kss[d]; } \
+                }                                                          \
+                if (ok) {                                                  \
+                  if (G.wld[L] == 1) {                                     \
+                    int64_t lo, hi;                                        \
+                    valid_range(G.wrd[L], oi[L] * G.wst[L], G.wpl[L], G.idim[L], G.wsz[L], &lo, &hi); \
+                    const T *xp = X + off + (oi[L] * G.wst[L] + lo * G.wrd[L] - G.wpl[L]) * G.lss[L]; \
+                    const T *kp = Kp + koff + lo * G.kss[L];               \
+                    int64_t xs = G.wrd[L] * G.lss[L], ks_ = G.kss[L];      \
+                    for (int64_t wx = lo; wx <= hi; wx++, xp += xs, kp += ks_) \
+                      sum += (double)*xp * (double)*kp;                    \
+                  } else {                                                 \
+                    for (int64_t wx = 0; wx < G.wsz[L]; wx++) {            \
+                      int64_t t_ = in_off(&G, L, oi[L], wx);               \
+                      if (t_ >= 0) sum += (double)X[off + t_] * (double)Kp[koff + wx * G.kss[L]]; \
+                    }                                                      \
+                  }                                                        \
+                }                                                          \
+                if (L > 0) hlo_index_next(L, G.wsz, wi);                   \
+              }                                                            \
+              acc[q] += sum;                                               \
+              hlo_index_next(ns, G.osz, oi);                               \
+            }                                                              \
+          }                                                                \
+        }                                                                  \
+        int64_t oi[MAXR] = {0};                                            \
+        int64_t obase = ob * ost[dn->out_batch] + of * ost[dn->out_feature]; \
+        for (int64_t q = 0; q < P; q++) {                                  \
+          int64_t off = obase;                                             \
+          for (int d = 0; d < ns; d++) off += oi[d] * G.oss[d];            \
+          Y[off] = (T)acc[q];                                              \
+          hlo_index_next(ns, G.osz, oi);                                   \
+        }                                                                  \
+      }                                                                    \
+  } while (0)
+
 DECL_KERN(hlo_kern_convolution) {
   const hlo_instruction *in = s->in;
   const hlo_shape *ls = args[0]->shape, *ks = args[1]->shape, *os = &in->shape;
@@ -111,62 +239,53 @@ DECL_KERN(hlo_kern_convolution) {
   int ns = dn->nspatial;
   if (ns + 2 != ls->rank || ns + 2 != ks->rank || ns + 2 != os->rank)
     return hlo_run_errorf(r, in, "dim_labels do not match the ranks");
+  if (ns == 0) return hlo_ref_convolution(r, s, args, out);
   const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
   if (wa && wa->u.window.n != ns) return hlo_run_errorf(r, in, "window rank mismatch");
-  int64_t G = hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1);
+  int64_t FG = hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1);
+  int64_t BG = hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1);
   int64_t IF = ls->dims[dn->in_feature], KI = ks->dims[dn->kernel_in];
-  int64_t OF = os->dims[dn->out_feature];
-  if (G < 1 || IF != KI * G || OF % G)
-    return hlo_run_errorf(r, in, "feature group count does not divide the dimensions");
+  int64_t OF = os->dims[dn->out_feature], OB = os->dims[dn->out_batch];
+  if (FG < 1 || BG < 1 || IF != KI * FG || OF % FG || OF % BG)
+    return hlo_run_errorf(r, in, "feature/batch group counts do not divide the dimensions");
   int64_t lst[MAXR], kst[MAXR], ost[MAXR];
   hlo_strides(ls, lst);
   hlo_strides(ks, kst);
   hlo_strides(os, ost);
-  int64_t wsz[MAXR], wst[MAXR], wrd[MAXR], wld[MAXR], wpl[MAXR], idim[MAXR];
+  conv_geom G;
+  G.ns = ns;
+  int64_t P = 1, WN = 1;
   for (int d = 0; d < ns; d++) {
-    wsz[d] = ks->dims[dn->kernel_spatial[d]];
+    G.wsz[d] = ks->dims[dn->kernel_spatial[d]];
     const hlo_window_dim *w = wa ? &wa->u.window.dims[d] : NULL;
-    wst[d] = w && w->stride ? w->stride : 1;
-    wrd[d] = w && w->rhs_dilate ? w->rhs_dilate : 1;
-    wld[d] = w && w->lhs_dilate ? w->lhs_dilate : 1;
-    wpl[d] = w ? w->pad_lo : 0;
-    idim[d] = ls->dims[dn->in_spatial[d]];
+    G.wst[d] = w && w->stride ? w->stride : 1;
+    G.wrd[d] = w && w->rhs_dilate ? w->rhs_dilate : 1;
+    G.wld[d] = w && w->lhs_dilate ? w->lhs_dilate : 1;
+    G.wpl[d] = w ? w->pad_lo : 0;
+    G.idim[d] = ls->dims[dn->in_spatial[d]];
+    G.osz[d] = os->dims[dn->out_spatial[d]];
+    G.lss[d] = lst[dn->in_spatial[d]];
+    G.kss[d] = kst[dn->kernel_spatial[d]];
+    G.oss[d] = ost[dn->out_spatial[d]];
+    P *= G.osz[d];
+    WN *= G.wsz[d];
   }
-  hlo_val *o = hlo_run_new_raw(r, os);
+  int L = ns - 1;
+  bool window_inner = G.wsz[L] > G.osz[L];
+  bool flat = WN == 1 && G.lss[L] == 1;
+  for (int d = 0; d < ns; d++) {
+    if (G.wst[d] != 1 || G.wld[d] != 1 || G.wpl[d] != 0 || G.idim[d] != G.osz[d]) flat = false;
+    if (d < L && G.lss[d] != G.lss[d + 1] * G.idim[d + 1]) flat = false;
+  }
+  hlo_val *o = hlo_run_new(r, os);
   if (!o) return OOM(r, s);
-  bool f32 = os->type == HLO_F32;
-  const float *lf = args[0]->data, *kf = args[1]->data;
-  const double *ld = args[0]->data, *kd = args[1]->data;
-  int64_t ofg = OF / G, oi[MAXR] = {0}, wi[MAXR];
-  int64_t lfs = lst[dn->in_feature], kis = kst[dn->kernel_in];
-  for (int64_t k = 0; k < o->nelems; k++) {
-    int64_t ob = oi[dn->out_batch], of = oi[dn->out_feature], g = of / ofg;
-    double acc = 0;
-    int64_t lbase = ob * lst[dn->in_batch] + g * KI * lfs;
-    int64_t kbase = of * kst[dn->kernel_out];
-    memset(wi, 0, sizeof(int64_t) * (size_t)(ns ? ns : 1));
-    bool more = true;
-    while (more) {
-      int64_t loff = lbase, koff = kbase;
-      bool ok = true;
-      for (int d = 0; d < ns; d++) {
-        int64_t p = oi[dn->out_spatial[d]] * wst[d] + wi[d] * wrd[d] - wpl[d];
-        if (p < 0 || p % wld[d] || p / wld[d] >= idim[d]) { ok = false; break; }
-        loff += (p / wld[d]) * lst[dn->in_spatial[d]];
-        koff += wi[d] * kst[dn->kernel_spatial[d]];
-      }
-      if (ok) {
-        if (f32)
-          for (int64_t c = 0; c < KI; c++) acc += (double)lf[loff + c * lfs] * (double)kf[koff + c * kis];
-        else
-          for (int64_t c = 0; c < KI; c++) acc += ld[loff + c * lfs] * kd[koff + c * kis];
-      }
-      more = ns > 0 && hlo_index_next(ns, wsz, wi);
-    }
-    if (f32) ((float *)o->data)[k] = (float)acc;
-    else ((double *)o->data)[k] = acc;
-    hlo_index_next(os->rank, os->dims, oi);
-  }
+  if (o->nelems == 0 || WN == 0) { *out = o; return HLO_OK; }
+  double *acc = hlo_malloc(r->alloc, sizeof(double) * (size_t)(P + 1));
+  if (!acc) { hlo_run_release(r, o); return OOM(r, s); }
+  int64_t ofg = OF / FG, ofb = OF / BG;
+  if (os->type == HLO_F32) CONV_BODY(float);
+  else CONV_BODY(double);
+  hlo_free(r->alloc, acc);
   *out = o;
   return HLO_OK;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "hlo/hlo_verify.h"
 
 #define PERR(e, in, ...) hlo_errorf((e)->diags, NULL, 0, __VA_ARGS__)
 
@@ -142,9 +143,18 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
   case HLO_OP_FFT: K(hlo_ref_fft); break;
   case HLO_OP_TRIANGULAR_SOLVE: K(hlo_ref_triangular_solve); break;
   case HLO_OP_CHOLESKY: K(hlo_ref_cholesky); break;
-  case HLO_OP_BATCH_NORM_TRAINING: K(hlo_ref_batch_norm_training); break;
-  case HLO_OP_BATCH_NORM_INFERENCE: K(hlo_ref_batch_norm_inference); break;
-  case HLO_OP_BATCH_NORM_GRAD: K(hlo_ref_batch_norm_grad); break;
+  case HLO_OP_BATCH_NORM_TRAINING:
+    if (fast && hlo_kern_bn_ok(in)) K(hlo_kern_batch_norm_training);
+    else K(hlo_ref_batch_norm_training);
+    break;
+  case HLO_OP_BATCH_NORM_INFERENCE:
+    if (fast && hlo_kern_bn_ok(in)) K(hlo_kern_batch_norm_inference);
+    else K(hlo_ref_batch_norm_inference);
+    break;
+  case HLO_OP_BATCH_NORM_GRAD:
+    if (fast && hlo_kern_bn_ok(in)) K(hlo_kern_batch_norm_grad);
+    else K(hlo_ref_batch_norm_grad);
+    break;
   /* control flow and structure */
   case HLO_OP_WHILE: K(hlo_kern_while); break;
   case HLO_OP_CONDITIONAL: K(hlo_kern_conditional); break;
@@ -305,6 +315,8 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
     hlo_errorf(d, NULL, 0, "module has no entry computation");
     return NULL;
   }
+  /* The kernels trust shapes and attributes: only a valid module runs. */
+  if (hlo_verify_module(m, NULL, d, NULL) != HLO_OK) return NULL;
   hlo_exec *e = hlo_malloc(alloc, sizeof *e);
   if (!e) {
     hlo_errorf(d, NULL, 0, "out of memory");

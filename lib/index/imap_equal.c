@@ -31,7 +31,7 @@ static void ts_push(tupset *t, const int64_t *x) {
       t->oom = true;
       return;
     }
-    int64_t *nv = realloc(t->v, bytes);
+    int64_t *nv = hlo_realloc(NULL, t->v, bytes);
     if (!nv) {
       t->oom = true;
       return;
@@ -227,7 +227,7 @@ int imap_equal_meaning(const imap_map *a, const imap_map *b, char *why, size_t w
       if (i == nd) break;
     }
   }
-  free(ta.v);
-  free(tb.v);
+  hlo_free(NULL, ta.v);
+  hlo_free(NULL, tb.v);
   return result;
 }

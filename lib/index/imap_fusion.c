@@ -1,7 +1,9 @@
 /* imap_fusion.c - output->input indexing of a fusion: start from the
  * identity of the fused root, walk the fused computation from users to
  * producers composing each instruction's maps, simplify every composed map,
- * drop unused symbols, and collect a deduplicated set per parameter. */
+ * drop unused symbols, and collect a deduplicated set per parameter.
+ * Paths whose composed domain is empty read nothing and are left out; a
+ * parameter reached only through such paths gets one KNOWN EMPTY map. */
 #include <string.h>
 
 #include "hlo/hlo_imap.h"
@@ -73,7 +75,8 @@ int imap_fusion_output_to_input(imap_ctx *c, const hlo_instruction *in, int outp
   /* sets[id * ... ] per instruction and output */
   int n = comp->ninstrs;
   imap_set **sets = imap_alloc(c, (size_t)n, sizeof *sets);
-  if (!sets) goto oom;
+  bool *empty_seen = imap_alloc(c, (size_t)n, sizeof *empty_seen);
+  if (!sets || !empty_seen) goto oom;
   for (int i = 0; i < n; i++) {
     int k = imap_noutputs(comp->instrs[i]);
     if (!(sets[i] = imap_alloc(c, (size_t)k, sizeof **sets))) goto oom;
@@ -106,6 +109,10 @@ int imap_fusion_output_to_input(imap_ctx *c, const hlo_instruction *in, int outp
             imap_map *m = imap_compose(c, mine->v[j], ops.sets[k].v[l]);
             if (m && m->state == IMAP_DEFINED) m = imap_simplify(c, m);
             if (m && m->state == IMAP_DEFINED) m = imap_remove_unused_symbols(c, m);
+            if (m && m->state == IMAP_KNOWN_EMPTY) { /* this path reads nothing */
+              empty_seen[p->id] = true;
+              continue;
+            }
             if (imap_set_add(c, &sets[p->id][0], m)) goto oom;
           }
       }
@@ -118,6 +125,13 @@ int imap_fusion_output_to_input(imap_ctx *c, const hlo_instruction *in, int outp
       continue;
     }
     x->sets[k] = sets[p->id][0];
+    /* reached only through paths with empty domains */
+    if (x->sets[k].n == 0 && empty_seen[p->id]) {
+      imap_map *e = imap_map_new(c, ss->rank, 0, 0, p->shape.rank);
+      if (!e) goto oom;
+      imap_map_set_empty(c, e);
+      if (imap_set_add(c, &x->sets[k], e)) goto oom;
+    }
   }
   return HLO_OK;
 undef_all:

@@ -260,6 +260,43 @@ static int index_of(const int64_t *v, int n, int64_t x) {
   return -1;
 }
 
+/* Slice dim i of operand size n gives exactly `out` elements, all inside. */
+static bool slice_fits(const hlo_slice_dim *s, int64_t n, int64_t out) {
+  if (s->stride < 1 || s->start < 0 || s->limit > n || s->limit < s->start) return false;
+  int64_t want = (s->limit - s->start + s->stride - 1) / s->stride;
+  return want == out;
+}
+
+/* Size of a padded (and base-dilated) dimension; -1 on overflow. */
+static int64_t padded_size(int64_t n, int64_t lo, int64_t hi, int64_t interior) {
+  int64_t t = 0;
+  if (n > 0 && (__builtin_mul_overflow(n - 1, interior + 1, &t) || __builtin_add_overflow(t, 1, &t)))
+    return -1;
+  if (__builtin_add_overflow(t, lo, &t) || __builtin_add_overflow(t, hi, &t)) return -1;
+  return t;
+}
+
+/* Number of window positions along a dim of padded size p. */
+static int64_t window_count(int64_t p, int64_t size, int64_t stride, int64_t dilation) {
+  int64_t span;
+  if (__builtin_mul_overflow(size - 1, dilation, &span) || __builtin_add_overflow(span, 1, &span)) return -1;
+  return p < span ? 0 : (p - span) / stride + 1;
+}
+
+/* Concatenation along cd: every operand has the output's other dims and the
+ * sizes along cd add up. */
+static bool concat_fits(const hlo_instruction *in, const hlo_shape *os, int cd) {
+  int64_t total = 0;
+  for (int k = 0; k < in->noperands; k++) {
+    const hlo_shape *is = in->operands[k] ? &in->operands[k]->shape : NULL;
+    if (!arr(is) || is->rank != os->rank) return false;
+    for (int i = 0; i < os->rank; i++)
+      if (i != cd && is->dims[i] != os->dims[i]) return false;
+    if (__builtin_add_overflow(total, is->dims[cd], &total)) return false;
+  }
+  return total == os->dims[cd];
+}
+
 /* ---- building blocks shared with bitcast/reduce-window/convolution ----------- */
 
 /* Map from an index of shape `from` (dims listed major-to-minor by
@@ -364,6 +401,7 @@ static int o2i_reduce_window(imap_ctx *c, const hlo_instruction *in, const hlo_s
         pd[i] = t;
         lo[i] = w[i].pad_lo;
         it[i] = bd - 1;
+        ok = ok && window_count(t, size, stride, wd) == os->dims[i];
         win->syms[i] = (imap_interval){0, size - 1};
         win->results[i] = imap_add(c, imap_mul(c, imap_dim(c, i), stride), imap_mul(c, imap_sym(c, i), wd));
         if (ok && !win->results[i]) return HLO_ERR;
@@ -402,7 +440,9 @@ static int o2i_conv(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os,
         dn->kernel_spatial[i] < 0 || dn->kernel_spatial[i] >= r)
       return all_undefined(c, x);
   int64_t inf = ls->dims[ifd], outf = os->dims[of];
-  if (inf % fgc != 0 || outf % fgc != 0 || ks->dims[ki] != inf / fgc) return all_undefined(c, x);
+  if (inf % fgc != 0 || outf % fgc != 0 || ks->dims[ki] != inf / fgc || ks->dims[ko] != outf ||
+      ls->dims[ib] != os->dims[ob])
+    return all_undefined(c, x);
   /* lhs: window map over the padded input, then the pad map */
   imap_map *win = over(c, os, ns + 1, 0, r), *kern = over(c, os, ns + 1, 0, r);
   int64_t *pd = imap_alloc(c, (size_t)r, sizeof *pd), *lo = imap_alloc(c, (size_t)r, sizeof *lo),
@@ -432,6 +472,7 @@ static int o2i_conv(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os,
     pd[d] = t;
     lo[d] = w->pad_lo;
     it[d] = bd - 1;
+    if (window_count(t, w->size, stride, wd) != os->dims[dn->out_spatial[i]]) return all_undefined(c, x);
     win->syms[i] = kern->syms[i] = (imap_interval){0, w->size - 1};
     win->results[d] = imap_add(c, imap_mul(c, imap_dim(c, (int)dn->out_spatial[i]), stride),
                                imap_mul(c, imap_sym(c, i), wd));
@@ -472,7 +513,11 @@ static int o2i_dot(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os, 
       int bi = index_of(b, nlb, k), ci = index_of(cc, nlc, k);
       if (bi >= 0) m->results[k] = imap_dim(c, bi);
       else if (ci >= 0) m->results[k] = imap_sym(c, ci);
-      else m->results[k] = imap_dim(c, nlb + (side ? nlf : 0) + free++);
+      else {
+        int od = nlb + (side ? nlf : 0) + free++;
+        if (s->dims[k] != os->dims[od]) return all_undefined(c, x);
+        m->results[k] = imap_dim(c, od);
+      }
       if (!m->results[k]) return HLO_ERR;
       if (bi >= 0 && s->dims[k] != os->dims[bi]) return all_undefined(c, x);
     }
@@ -526,6 +571,14 @@ int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int outpu
   if (imap_indexing_init(c, x, in->noperands)) goto oom;
   const hlo_shape *os = imap_out_shape(in, output);
   rule r = op_rule(in->op);
+  hlo_shape ds_shape;
+  if (in->shape_omitted && r == R_DYNAMIC_SLICE && in->noperands > 0 && in->operands[0]) {
+    /* result shape not written: it is the slice sizes */
+    int cnt;
+    const int64_t *v = hlo_instr_ints(in, HLO_A_DYNAMIC_SLICE_SIZES, &cnt);
+    if (!v || hlo_shape_make_array(&c->arena, &ds_shape, in->operands[0]->shape.type, cnt, v)) r = R_NONE;
+    else os = &ds_shape;
+  }
   if (r == R_FUSION) {
     if (imap_fusion_output_to_input(c, in, output, x, d, depth)) return HLO_ERR;
     return HLO_OK;
@@ -597,7 +650,7 @@ int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int outpu
     if (!m) goto oom;
     for (int i = 0; i < os->rank; i++) {
       const hlo_slice_dim *s = &a->u.slices.v[i];
-      if (s->stride < 1 || s->start < 0) goto undef;
+      if (!slice_fits(s, is->dims[i], os->dims[i])) goto undef;
       m->results[i] = imap_add_const(c, imap_mul(c, imap_dim(c, i), s->stride), s->start);
       if (!m->results[i]) goto oom;
     }
@@ -640,7 +693,7 @@ int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int outpu
   }
   case R_CONCATENATE: {
     v = hlo_instr_ints(in, HLO_A_DIMENSIONS, &cnt);
-    if (cnt != 1 || v[0] < 0 || v[0] >= os->rank) break;
+    if (cnt != 1 || v[0] < 0 || v[0] >= os->rank || !concat_fits(in, os, (int)v[0])) break;
     int cd = (int)v[0];
     int64_t offset = 0;
     for (int k = 0; k < n; k++) {
@@ -671,6 +724,7 @@ int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int outpu
     for (int i = 0; i < os->rank; i++) {
       lo[i] = a->u.padding.dims[i].lo;
       it[i] = a->u.padding.dims[i].interior;
+      if (it[i] < 0 || padded_size(is->dims[i], lo[i], a->u.padding.dims[i].hi, it[i]) != os->dims[i]) goto undef;
     }
     if (imap_set_add(c, &x->sets[0], pad_map(c, os->rank, os->dims, is->dims, lo, it)) ||
         imap_set_add(c, &x->sets[1], over(c, os, 0, 0, 0)))
@@ -831,7 +885,7 @@ int imap_input_to_output(imap_ctx *c, const hlo_instruction *in, int input, imap
     for (int i = 0; i < is->rank; i++) {
       const hlo_slice_dim *s = &a->u.slices.v[i];
       int64_t last;
-      if (s->stride < 1 || s->start < 0 || __builtin_mul_overflow(os->dims[i] - 1, s->stride, &last) ||
+      if (!slice_fits(s, is->dims[i], os->dims[i]) || __builtin_mul_overflow(os->dims[i] - 1, s->stride, &last) ||
           __builtin_add_overflow(last, s->start, &last))
         goto undef;
       const imap_expr *e = imap_add_const(c, imap_dim(c, i), -s->start);
@@ -845,7 +899,7 @@ int imap_input_to_output(imap_ctx *c, const hlo_instruction *in, int input, imap
   }
   case R_CONCATENATE: {
     v = hlo_instr_ints(in, HLO_A_DIMENSIONS, &cnt);
-    if (cnt != 1 || v[0] < 0 || v[0] >= os->rank || is->rank != os->rank) break;
+    if (cnt != 1 || v[0] < 0 || v[0] >= os->rank || is->rank != os->rank || !concat_fits(in, os, (int)v[0])) break;
     int64_t offset = 0;
     for (int k = 0; k < input; k++)
       if (!in->operands[k] || !arr(&in->operands[k]->shape) || in->operands[k]->shape.rank != os->rank ||
@@ -909,8 +963,22 @@ int imap_input_to_output(imap_ctx *c, const hlo_instruction *in, int input, imap
     if (!m) goto oom;
     for (int i = 0; i < nlb; i++) m->results[i] = imap_dim(c, (int)b[i]);
     int own = nlb + (input ? nlf : 0), oth = nlb + (input ? 0 : nlf), f = 0;
+    for (int i = 0; i < nlb; i++)
+      if (is->dims[b[i]] != os->dims[i]) goto undef;
+    for (int i = 0; i < nlc; i++)
+      if (ls->dims[lc[i]] != rs->dims[rc[i]]) goto undef;
     for (int k = 0; k < is->rank; k++)
-      if (!contains(b, nlb, k) && !contains(cc, nlc, k)) m->results[own + f++] = imap_dim(c, k);
+      if (!contains(b, nlb, k) && !contains(cc, nlc, k)) {
+        if (is->dims[k] != os->dims[own + f]) goto undef;
+        m->results[own + f++] = imap_dim(c, k);
+      }
+    {
+      const hlo_shape *other = input ? ls : rs;
+      const int64_t *ob = input ? lb : rb, *oc = input ? lc : rc;
+      int g = 0;
+      for (int k = 0; k < other->rank; k++)
+        if (!contains(ob, nlb, k) && !contains(oc, nlc, k) && other->dims[k] != os->dims[oth + g++]) goto undef;
+    }
     for (int j = 0; j < nother; j++) {
       m->syms[j] = (imap_interval){0, os->dims[oth + j] - 1};
       m->results[oth + j] = imap_sym(c, j);

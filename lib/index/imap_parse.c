@@ -34,6 +34,7 @@ typedef struct parser {
   bool failed;
   pvar *vars;
   int nvars;
+  int depth; /* nesting of parentheses and unary minus */
 } parser;
 
 static void perr(parser *p, const char *fmt, ...) {
@@ -124,8 +125,8 @@ static const imap_expr *lookup(parser *p, const char *name, size_t len) {
   return NULL;
 }
 
-static const imap_expr *parse_unary(parser *p, int depth) {
-  if (depth > 200) {
+static const imap_expr *parse_unary(parser *p) {
+  if (p->depth > 200) {
     perr(p, "expression nested too deeply");
     return NULL;
   }
@@ -136,10 +137,15 @@ static const imap_expr *parse_unary(parser *p, int depth) {
     if (integer(p, &v)) return imap_const(p->c, v);
     if (p->failed) return NULL;
     p->pos = save + 1;
-    return imap_mul(p->c, parse_unary(p, depth + 1), -1);
+    p->depth++;
+    const imap_expr *e = imap_mul(p->c, parse_unary(p), -1);
+    p->depth--;
+    return e;
   }
   if (accept(p, "(")) {
+    p->depth++;
     const imap_expr *e = parse_expr(p);
+    p->depth--;
     if (!e || !expect(p, ")")) return NULL;
     return e;
   }
@@ -154,13 +160,13 @@ static const imap_expr *parse_unary(parser *p, int depth) {
 }
 
 static const imap_expr *parse_term(parser *p) {
-  const imap_expr *e = parse_unary(p, 0);
+  const imap_expr *e = parse_unary(p);
   while (e) {
     size_t at = p->pos;
     int op = accept(p, "*") ? 1 : accept(p, "floordiv") ? 2 : accept(p, "ceildiv") ? 3
              : accept(p, "mod") ? 4 : 0;
     if (!op) break;
-    const imap_expr *r = parse_unary(p, 0);
+    const imap_expr *r = parse_unary(p);
     if (!r) return NULL;
     if (op == 1 && e->kind == IMAP_CONST && r->kind != IMAP_CONST) {
       const imap_expr *t = e;

@@ -163,7 +163,7 @@ void imap_indexing_print(hlo_buf *b, const imap_indexing *x, const char *label) 
   for (int i = 0; i < x->n; i++) {
     hlo_buf_printf(b, "%s id = %d\n", label, i);
     const imap_set *s = &x->sets[i];
-    bool all_undef = true;
+    bool all_undef = s->n > 0; /* an empty set (operand not read) prints only its label */
     for (int j = 0; j < s->n; j++) all_undef &= s->v[j]->state == IMAP_UNDEFINED;
     if (all_undef) {
       hlo_buf_puts(b, "unknown indexing\n");

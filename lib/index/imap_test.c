@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hlo/hlo_imap.h"
+#include "hlo/hlo_text.h"
 #include "testing.h"
 
 #include "index/imap_golden.inc"
@@ -129,6 +130,25 @@ static void test_parse_forms(void) {
                        "(d0) -> (d0), domain: d0 in [0, ]", "(d0) -> (d0)", "(d0) -> (d0 mod 0), domain: d0 in [0, 1]",
                        "(d0) -> (d0 floordiv 0), domain: d0 in [0, 1]", "(d0, d0) -> (d0), domain: d0 in [0, 1]",
                        "(d0) -> (d0 + 99999999999999999999), domain: d0 in [0, 1]", "", "(d0"};
+  /* deep nesting is an error, not a stack overflow */
+  static char deep[200000];
+  size_t o = 0;
+  o += (size_t)snprintf(deep, sizeof deep, "(d0) -> (");
+  for (int i = 0; i < 50000; i++) deep[o++] = '(';
+  memcpy(deep + o, "d0", 2);
+  o += 2;
+  for (int i = 0; i < 50000; i++) deep[o++] = ')';
+  o += (size_t)snprintf(deep + o, sizeof deep - o, "), domain: d0 in [0, 1]");
+  pos = 0;
+  CHECK(imap_parse_map(&C, deep, o, &pos, err, sizeof err) == NULL);
+  CHECK_STR(err, "expression nested too deeply");
+  o = (size_t)snprintf(deep, sizeof deep, "(d0) -> (");
+  memset(deep + o, '-', 100000);
+  o += 100000;
+  o += (size_t)snprintf(deep + o, sizeof deep - o, "d0), domain: d0 in [0, 1]");
+  pos = 0;
+  CHECK(imap_parse_map(&C, deep, o, &pos, err, sizeof err) == NULL);
+  CHECK_STR(err, "expression nested too deeply");
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     pos = 0;
     CHECK(imap_parse_map(&C, bad[i], strlen(bad[i]), &pos, err, sizeof err) == NULL);
@@ -434,6 +454,76 @@ static void test_property(void) {
     printf("property: %d defined, %d simplified, %d became empty\n", ndefined, nchanged, nempty);
 }
 
+
+/* ---- allocation failures ------------------------------------------------------------ */
+typedef struct counting {
+  long left, live;
+} counting;
+static void *c_alloc(void *ud, size_t n) {
+  counting *k = ud;
+  if (k->left-- == 0) return NULL;
+  k->live++;
+  return malloc(n);
+}
+static void *c_realloc(void *ud, void *p, size_t n) {
+  counting *k = ud;
+  if (k->left-- == 0) return NULL;
+  if (!p) k->live++;
+  return realloc(p, n);
+}
+static void c_free(void *ud, void *p) {
+  counting *k = ud;
+  if (p) k->live--;
+  free(p);
+}
+
+static const char *FUSION_MODULE =
+    "HloModule m\n"
+    "f {\n  p0 = f32[10, 10, 10] parameter(0)\n  r1 = f32[50, 20] reshape(p0)\n"
+    "  t = f32[20, 50] transpose(r1), dimensions={1, 0}\n  ROOT r2 = f32[1000] reshape(t)\n}\n"
+    "ENTRY e {\n  p = f32[10, 10, 10] parameter(0)\n  ROOT f = f32[1000] fusion(p), kind=kLoop, calls=f\n}\n";
+
+/* Every allocation of a workload fails in turn: no crash, no leak, and a
+ * failure is reported as NULL / HLO_ERR. */
+static void test_alloc_failures(void) {
+  const char *text = "(d0, d1, d2) -> ((d0 * 100 + d1 * 10 + d2) floordiv 100, d2 mod 10), "
+                     "domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9], d0 + d1 in [0, 12]";
+  hlo_src src = {"m.hlo", FUSION_MODULE, strlen(FUSION_MODULE)};
+  hlo_diags d0;
+  hlo_diags_init(&d0, NULL);
+  hlo_module *mod = hlo_parse_module(&src, 0, src.len, NULL, &d0, NULL);
+  CHECK(mod != NULL);
+  hlo_diags_release(&d0);
+  int failures = 0, successes = 0;
+  for (long n = 0; n < 400 && mod; n++) {
+    counting k = {n, 0};
+    hlo_allocator a = {c_alloc, c_realloc, c_free, &k};
+    imap_ctx c;
+    imap_ctx_init(&c, &a);
+    size_t pos = 0;
+    char err[100];
+    imap_map *m = imap_parse_map(&c, text, strlen(text), &pos, err, sizeof err);
+    imap_map *s = m ? imap_simplify(&c, m) : NULL;
+    imap_map *t = s ? imap_compose(&c, s, imap_map_identity(&c, 2, (int64_t[]){10, 10})) : NULL;
+    hlo_diags d;
+    hlo_diags_init(&d, &a);
+    imap_indexing x;
+    int rc = t ? imap_output_to_input(&c, mod->entry->root, 0, &x, &d) : HLO_ERR;
+    if (rc == HLO_OK) {
+      successes++;
+      CHECK(x.n == 1 && x.sets[0].n == 1);
+    } else {
+      failures++;
+    }
+    hlo_diags_release(&d);
+    imap_ctx_release(&c);
+    CHECK_INT(k.live, 0);
+    if (rc == HLO_OK && k.left > 0) break; /* ran to the end without a failure */
+  }
+  CHECK(failures > 0 && successes > 0);
+  hlo_module_free(mod);
+}
+
 int main(void) {
   imap_ctx_init(&C, NULL);
   test_expr();
@@ -445,6 +535,7 @@ int main(void) {
   test_compose();
   test_equal_meaning();
   test_property();
+  test_alloc_failures();
   imap_ctx_release(&C);
   TEST_MAIN_END("imap");
 }

@@ -77,13 +77,55 @@ static int dispatch(sctx *c) {
   return sx_fail(c, "unknown opcode %d", (int)c->in->op);
 }
 
+/* Operand counts the rules rely on, where the opcode table says "variadic"
+ * or to restate it; {0, 0} entries fall back to the table's arity. */
+typedef struct range { short lo, hi; } range;
+#define ANY 32767
+static const range RANGES[HLO_OP_COUNT] = {
+    [HLO_OP_DOT] = {2, 3},  /* sparse dot adds a metadata operand */
+    [HLO_OP_SCALED_DOT] = {4, 4}, [HLO_OP_RAGGED_DOT] = {3, 3}, [HLO_OP_CONVOLUTION] = {2, 2},
+    [HLO_OP_BATCH_NORM_TRAINING] = {3, 3}, [HLO_OP_BATCH_NORM_INFERENCE] = {5, 5},
+    [HLO_OP_BATCH_NORM_GRAD] = {5, 5}, [HLO_OP_SELECT_AND_SCATTER] = {3, 3}, [HLO_OP_GATHER] = {2, 2},
+    [HLO_OP_SCATTER] = {3, ANY}, [HLO_OP_REDUCE] = {2, ANY}, [HLO_OP_REDUCE_WINDOW] = {2, ANY},
+    [HLO_OP_SORT] = {1, ANY}, [HLO_OP_MAP] = {1, ANY}, [HLO_OP_CONCATENATE] = {1, ANY},
+    [HLO_OP_CONDITIONAL] = {1, ANY}, [HLO_OP_DYNAMIC_SLICE] = {1, ANY}, [HLO_OP_DYNAMIC_UPDATE_SLICE] = {2, ANY},
+    [HLO_OP_DYNAMIC_RESHAPE] = {1, ANY}, [HLO_OP_ALL_GATHER] = {1, ANY}, [HLO_OP_ALL_GATHER_START] = {1, ANY},
+    [HLO_OP_ALL_REDUCE] = {1, ANY}, [HLO_OP_ALL_REDUCE_START] = {1, ANY}, [HLO_OP_ALL_TO_ALL] = {1, ANY},
+    [HLO_OP_REDUCE_SCATTER] = {1, ANY}, [HLO_OP_COLLECTIVE_BROADCAST] = {1, ANY},
+    [HLO_OP_COLLECTIVE_PERMUTE] = {1, ANY}, [HLO_OP_COLLECTIVE_PERMUTE_START] = {1, ANY},
+    [HLO_OP_COLLECTIVE_REDUCE] = {1, ANY}, [HLO_OP_RAGGED_ALL_TO_ALL] = {6, 6}, [HLO_OP_RNG] = {2, 2},
+    [HLO_OP_ASYNC_UPDATE] = {1, 1}, [HLO_OP_ASYNC_DONE] = {1, 1}, [HLO_OP_WHILE] = {1, 1},
+    [HLO_OP_OPTIMIZATION_BARRIER] = {1, 1}, [HLO_OP_DOMAIN] = {1, 1},
+};
+
+bool hlo_shape_operand_count_ok(const hlo_instruction *in, int *lo, int *hi) {
+  int l, h;
+  if ((unsigned)in->op >= HLO_OP_COUNT) return false;
+  if (RANGES[in->op].hi) {
+    l = RANGES[in->op].lo, h = RANGES[in->op].hi;
+  } else {
+    int a = hlo_opcode_arity(in->op);
+    l = a == HLO_VARIADIC ? 0 : a;
+    h = a == HLO_VARIADIC ? ANY : a;
+  }
+  if (lo) *lo = l;
+  if (hi) *hi = h;
+  return in->noperands >= l && in->noperands <= h;
+}
+
 int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out, hlo_diags *d, const hlo_src *src) {
   sctx c = {in, a, d, src, out};
   memset(out, 0, sizeof *out);
-  int arity = hlo_opcode_arity(in->op);
-  if (arity != HLO_VARIADIC && in->noperands != arity)
-    return sx_fail(&c, "%s expects %d operand%s, got %d.", hlo_opcode_name(in->op), arity, arity == 1 ? "" : "s",
-                   in->noperands);
+  int lo, hi;
+  if (!hlo_shape_operand_count_ok(in, &lo, &hi)) {
+    if (lo == hi)
+      return sx_fail(&c, "%s expects %d operand%s, got %d.", hlo_opcode_name(in->op), lo, lo == 1 ? "" : "s",
+                     in->noperands);
+    if (hi == ANY)
+      return sx_fail(&c, "%s expects at least %d operand%s, got %d.", hlo_opcode_name(in->op), lo,
+                     lo == 1 ? "" : "s", in->noperands);
+    return sx_fail(&c, "%s expects %d to %d operands, got %d.", hlo_opcode_name(in->op), lo, hi, in->noperands);
+  }
   for (int i = 0; i < in->noperands; i++)
     if (!in->operands[i]) return sx_fail(&c, "operand %d is missing", i);
   return dispatch(&c);

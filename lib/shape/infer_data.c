@@ -210,7 +210,7 @@ int hlo_shape_infer_pad(sctx *c) {
     dims[i] = r;
   }
   if (sx_array(c, hlo_shape_higher_precision(s->type, v->type), s->rank, dims)) return HLO_ERR;
-  if (s->dynamic) {
+  if (s->dynamic && s->rank) {
     if (!(c->out->dynamic = hlo_arena_array(c->a, (size_t)s->rank, sizeof(bool)))) return HLO_ERR;
     memcpy(c->out->dynamic, s->dynamic, (size_t)s->rank * sizeof(bool));
   }

@@ -220,7 +220,7 @@ int hlo_shape_infer_bitcast_convert(sctx *c) {
   if (ib > ob) { /* a new minor dimension of size ib/ob */
     if (ib % ob) return sx_fail(c, "bitcast-convert from %s to %s: widths do not divide", hlo_type_name(s->type), hlo_type_name(t));
     int64_t dims[s->rank + 1];
-    memcpy(dims, s->dims, (size_t)s->rank * sizeof(int64_t));
+    if (s->rank) memcpy(dims, s->dims, (size_t)s->rank * sizeof(int64_t));
     dims[s->rank] = ib / ob;
     return sx_array(c, t, s->rank + 1, dims);
   }

@@ -114,7 +114,7 @@ int hlo_shape_infer_scatter(sctx *c) {
                      sx_str(c, sx_op(c, i)));
   for (int i = 0; i < n; i++) {
     const hlo_shape *u = sx_op(c, n + 1 + i), *o = sx_op(c, i);
-    if (u->rank != up->rank || memcmp(u->dims, up->dims, (size_t)u->rank * sizeof(int64_t)))
+    if (!sx_same_dims(u, up))
       return sx_fail(c, "Scatter updates must all have the same dimensions; got %s and %s.", sx_str(c, up), sx_str(c, u));
     if (!sx_same_type_fp(u->type, o->type))
       return sx_fail(c, "Expected the updates %d (%s) to have the element type of the operand (%s).", i,

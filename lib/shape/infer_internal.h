@@ -34,6 +34,7 @@ int sx_need_array(sctx *c, int i, const char *what);
  * else dflt. */
 hlo_type sx_declared_type(const sctx *c, hlo_type dflt);
 bool sx_same_type_fp(hlo_type a, hlo_type b); /* equal, or both floating */
+bool sx_same_dims(const hlo_shape *a, const hlo_shape *b); /* rank and sizes */
 bool sx_is_signed(hlo_type t);                /* signed int or float */
 bool sx_is_complex(hlo_type t);
 hlo_type sx_complex_component(hlo_type t);

@@ -36,7 +36,7 @@ int hlo_shape_infer_control(sctx *c) {
     const hlo_shape *s0 = sx_op(c, 0);
     for (int i = 1; i < n; i++) {
       const hlo_shape *s = sx_op(c, i);
-      if (s->rank != s0->rank || memcmp(s->dims, s0->dims, (size_t)s->rank * sizeof(int64_t)))
+      if (!sx_same_dims(s, s0))
         return sx_fail(c, "Map operation requires all operands to have the same shape; got: %s and %s.",
                        sx_str(c, s0), sx_str(c, s));
     }

@@ -145,7 +145,7 @@ int hlo_shape_infer_sort(sctx *c) {
     return sx_fail(c, "sort dimension %lld is out of range for an operand of rank %d.", (long long)d[0], s0->rank);
   for (int i = 1; i < n; i++) {
     const hlo_shape *s = sx_op(c, i);
-    if (s->rank != s0->rank || memcmp(s->dims, s0->dims, (size_t)s->rank * sizeof(int64_t)))
+    if (!sx_same_dims(s, s0))
       return sx_fail(c, "Expected sort operand %d to have the dimensions of operand 0; got %s and %s.", i,
                      sx_str(c, s), sx_str(c, s0));
   }

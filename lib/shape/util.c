@@ -139,6 +139,13 @@ bool sx_same_type_fp(hlo_type a, hlo_type b) {
   return a == b || (hlo_type_is_float(a) && hlo_type_is_float(b));
 }
 
+bool sx_same_dims(const hlo_shape *a, const hlo_shape *b) {
+  if (a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
 bool sx_is_signed(hlo_type t) {
   hlo_type_kind k = hlo_type_kind_of(t);
   return k == HLO_KIND_SINT || k == HLO_KIND_FLOAT;

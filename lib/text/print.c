@@ -242,21 +242,21 @@ int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_
   if (!o) o = &DEFAULTS;
   if (c->is_entry) hlo_buf_puts(b, "ENTRY ");
   print_name(b, c->name, o);
-  if (!o->short_form) {
+  /* The signature is optional: leave it out when a part of it is unknown
+   * (a parameter number gap, a root shape still to be inferred) so that
+   * the text reads back. */
+  bool known = c->root && !c->root->shape_omitted;
+  for (int i = 0; known && i < c->nparams; i++) known = c->params[i] && !c->params[i]->shape_omitted;
+  if (!o->short_form && known) {
     hlo_buf_puts(b, " (");
     for (int i = 0; i < c->nparams; i++) {
       if (i) hlo_buf_puts(b, ", ");
       const hlo_instruction *p = c->params[i];
-      if (!p) {
-        hlo_buf_printf(b, "missing.%d: ?", i);
-        continue;
-      }
       hlo_buf_printf(b, "%s: ", p->name);
       print_shape_ex(b, &p->shape, false);
     }
     hlo_buf_puts(b, ") -> ");
-    if (c->root && !c->root->shape_omitted) print_shape_ex(b, &c->root->shape, false);
-    else hlo_buf_puts(b, "?");
+    print_shape_ex(b, &c->root->shape, false);
   }
   hlo_buf_puts(b, " {\n");
   for (int i = 0; i < c->ninstrs; i++) {

@@ -148,6 +148,7 @@ int hlo_verify_module(const hlo_module *m, const hlo_verify_options *opts, hlo_d
       for (int k = 0; k < in->noperands; k++) ops_ok &= in->operands[k] != NULL;
       if (!ops_ok) continue; /* reported by the structure checks */
       check_shape(&v, in);
+      if (!hlo_shape_operand_count_ok(in, NULL, NULL)) continue; /* reported by check_shape */
       hlo_verify_calls(&v, in);
       hlo_verify_op(&v, in);
       hlo_verify_sharding(&v, in);

@@ -1,90 +1,64 @@
 /* verify_sharding.c - checks of sharding={...} attributes against the
- * instruction's shape: tile assignment rank (excluding replicated and
+ * instruction's shape: tile assignment rank (excluding the replicated and
  * subgroup dimensions), device ids below the number of devices, maximal
- * device ids, and tuple shardings with one entry per leaf. */
-#include <stdlib.h>
+ * device ids, and tuple shardings with one entry per leaf of the shape. */
 #include <string.h>
 
 #include "verify_internal.h"
 
-/* Parse "devices=[a,b,c]" (dims) from a sharding text; returns the count. */
-static int tile_dims(const char *t, int64_t *dims, int max) {
-  const char *p = strstr(t, "devices=[");
-  if (!p) return -1;
-  p += 9;
-  int n = 0;
-  while (*p && *p != ']') {
-    char *e;
-    long long x = strtoll(p, &e, 10);
-    if (e == p) return -1;
-    if (n < max) dims[n] = x;
-    n++;
-    p = e;
-    if (*p == ',') p++;
-  }
-  return n;
-}
-
-/* Number of subgroup dimensions in "last_tile_dims={manual, replicated}". */
-static int subgroup_dims(const char *t) {
-  const char *p = strstr(t, "last_tile_dims={");
-  if (!p) return 0;
-  int n = 1;
-  for (p += 16; *p && *p != '}'; p++) n += *p == ',';
-  return n;
-}
-
-static void check_one(vctx *v, const hlo_instruction *in, const char *t, size_t len, const hlo_shape *s) {
-  char *buf = hlo_arena_strndup(&v->scratch, t, len);
-  if (!buf) return;
-  if (strstr(buf, "maximal")) {
-    const char *d = strstr(buf, "device=");
-    long long dev = d ? strtoll(d + 7, NULL, 10) : 0;
-    if (v->o.num_partitions > 0 && dev >= v->o.num_partitions)
-      vx_fail(v, in, "device %lld > num_devices (%lld) in maximal sharding %s", dev, (long long)v->o.num_partitions, buf);
+static void check_one(vctx *v, const hlo_instruction *in, const hlo_sharding *sh, const hlo_shape *s) {
+  int64_t nd = v->o.num_partitions; /* 0: unknown, ids not checked */
+  const char *text = sh->text ? sh->text : "{...}";
+  switch (sh->kind) {
+  case HLO_SHARD_MAXIMAL:
+    if (nd > 0 && (sh->device < 0 || sh->device >= nd))
+      vx_fail(v, in, "device %lld > num_devices (%lld) in maximal sharding %s", (long long)sh->device,
+              (long long)nd, text);
     return;
-  }
-  if (!strstr(buf, "devices=")) return;
-  int64_t dims[64];
-  int nd = tile_dims(buf, dims, 64);
-  if (nd < 0) return;
-  int extra = (strstr(buf, "last_tile_dim_replicate") ? 1 : 0) + subgroup_dims(buf);
-  if (s->type == HLO_TUPLE || !hlo_type_is_array(s->type)) return;
-  if (nd - extra != s->rank) {
-    vx_fail(v, in, "Number of tile assignment dimensions (excluding subgroups) is different than the input rank. sharding=%s, input_shape=%s",
-            buf, vx_str(v, s));
-    return;
-  }
-  int64_t total = 1;
-  for (int i = 0; i < nd && i < 64; i++)
-    if (__builtin_mul_overflow(total, dims[i], &total)) return;
-  /* explicit device list after ']' unless the iota form "<=[" follows */
-  const char *p = strstr(buf, "devices=[");
-  p = strchr(p, ']');
-  if (!p) return;
-  p++;
-  if (!strncmp(p, "<=", 2)) {
-    if (v->o.num_partitions > 0 && total > v->o.num_partitions)
-      vx_fail(v, in, "device %lld > num_devices (%lld) in tile assignment", (long long)(total - 1),
-              (long long)v->o.num_partitions);
-    return;
-  }
-  int64_t count = 0;
-  while (*p == ' ') p++;
-  while ((*p >= '0' && *p <= '9') || *p == '-') {
-    char *e;
-    long long dev = strtoll(p, &e, 10);
-    count++;
-    if (v->o.num_partitions > 0 && dev >= v->o.num_partitions) {
-      vx_fail(v, in, "device %lld > num_devices (%lld) in tile assignment", dev, (long long)v->o.num_partitions);
+  case HLO_SHARD_TILED: {
+    if (s->type == HLO_TUPLE || !hlo_type_is_array(s->type)) {
+      vx_fail(v, in, "a tiled sharding %s needs an array shape; got %s", text, vx_str(v, s));
       return;
     }
-    p = e;
-    while (*p == ',' || *p == ' ') p++;
+    int extra = (sh->last_tile_dim_replicate ? 1 : 0) + sh->nlast_tile_dims;
+    if (sh->ntile - extra != s->rank) {
+      vx_fail(v, in, "Number of tile assignment dimensions (excluding subgroups) is different than the input rank. sharding=%s, input_shape=%s",
+              text, vx_str(v, s));
+      return;
+    }
+    int64_t total = 1;
+    for (int i = 0; i < sh->ntile; i++)
+      if (sh->tile[i] <= 0 || __builtin_mul_overflow(total, sh->tile[i], &total)) {
+        vx_fail(v, in, "tile assignment dimensions of %s must be positive", text);
+        return;
+      }
+    if (sh->ndevices) {
+      if (sh->ndevices != total) {
+        vx_fail(v, in, "sharding %s lists %d devices but its tile assignment has %lld", text, sh->ndevices,
+                (long long)total);
+        return;
+      }
+      for (int i = 0; i < sh->ndevices; i++) {
+        int64_t dev = sh->devices[i];
+        if (dev < 0 || (nd > 0 && dev >= nd)) {
+          vx_fail(v, in, "device %lld > num_devices (%lld) in tile assignment", (long long)dev, (long long)nd);
+          return;
+        }
+        for (int j = 0; j < i; j++)
+          if (sh->devices[j] == dev) {
+            vx_fail(v, in, "device %lld appears more than once in the tile assignment of %s", (long long)dev, text);
+            return;
+          }
+      }
+    } else if (nd > 0 && total > nd) {
+      vx_fail(v, in, "device %lld > num_devices (%lld) in tile assignment", (long long)(total - 1), (long long)nd);
+    }
+    return;
   }
-  if (count && count != total)
-    vx_fail(v, in, "sharding %s lists %lld devices but its tile assignment has %lld", buf, (long long)count,
-            (long long)total);
+  case HLO_SHARD_REPLICATED: case HLO_SHARD_MANUAL: case HLO_SHARD_UNKNOWN: case HLO_SHARD_TUPLE:
+  case HLO_SHARD_OTHER:
+    return;
+  }
 }
 
 static int count_leaves(const hlo_shape *s) {
@@ -94,6 +68,7 @@ static int count_leaves(const hlo_shape *s) {
   return n;
 }
 
+/* The k-th leaf of a (nested) tuple shape, in order. */
 static const hlo_shape *leaf(const hlo_shape *s, int *k) {
   if (s->type != HLO_TUPLE) return (*k)-- == 0 ? s : NULL;
   for (int i = 0; i < s->ntuple; i++) {
@@ -105,28 +80,37 @@ static const hlo_shape *leaf(const hlo_shape *s, int *k) {
 
 void hlo_verify_sharding(vctx *v, const hlo_instruction *in) {
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_SHARDING);
-  if (!a || a->kind != HLO_AK_SHARDING || !a->u.sharding.text) return;
-  const char *t = a->u.sharding.text;
-  size_t n = strlen(t);
-  if (strncmp(t, "{{", 2) != 0) {
-    check_one(v, in, t, n, &in->shape);
+  if (!a || a->kind != HLO_AK_SHARDING) return;
+  const hlo_sharding *sh = &a->u.sharding;
+  /* side-effecting ops may carry one sharding per operand (outfeed's data
+   * and token): their result shape says nothing about it */
+  if (in->op == HLO_OP_OUTFEED || in->op == HLO_OP_INFEED || in->op == HLO_OP_SEND || in->op == HLO_OP_RECV ||
+      in->op == HLO_OP_SEND_DONE || in->op == HLO_OP_RECV_DONE || in->shape.type == HLO_TOKEN)
+    return;
+  if (sh->kind != HLO_SHARD_TUPLE) {
+    if (in->shape.type == HLO_TUPLE) { /* one sharding for every leaf */
+      int n = count_leaves(&in->shape);
+      for (int k = 0; k < n; k++) {
+        int j = k;
+        const hlo_shape *l = leaf(&in->shape, &j);
+        if (l && hlo_type_is_array(l->type)) check_one(v, in, sh, l);
+      }
+      return;
+    }
+    check_one(v, in, sh, &in->shape);
     return;
   }
-  /* tuple sharding: split the top-level {...} entries */
-  int depth = 0, count = 0;
-  const char *start = NULL;
   int leaves = count_leaves(&in->shape);
-  for (size_t i = 1; i + 1 < n; i++) {
-    if (t[i] == '{') {
-      if (depth++ == 0) start = t + i;
-    } else if (t[i] == '}' && --depth == 0 && start) {
-      int k = count;
-      const hlo_shape *s = in->shape.type == HLO_TUPLE ? leaf(&in->shape, &k) : NULL;
-      if (s) check_one(v, in, start, (size_t)(t + i + 1 - start), s);
-      count++;
-    }
+  if (in->shape.type != HLO_TUPLE || sh->ntuple != leaves) {
+    if (!(in->shape.type != HLO_TUPLE && sh->ntuple == 1))
+      vx_fail(v, in, "Tuple sharding has %d elements but the shape %s has %d leaves.", sh->ntuple,
+              vx_str(v, &in->shape), leaves);
+    if (sh->ntuple == 1) check_one(v, in, &sh->tuple[0], &in->shape);
+    return;
   }
-  if (in->shape.type == HLO_TUPLE && count != leaves && count != 1)
-    vx_fail(v, in, "Tuple sharding has %d elements but the shape %s has %d leaves.", count, vx_str(v, &in->shape),
-            leaves);
+  for (int k = 0; k < sh->ntuple; k++) {
+    int j = k;
+    const hlo_shape *l = leaf(&in->shape, &j);
+    if (l && hlo_type_is_array(l->type)) check_one(v, in, &sh->tuple[k], l);
+  }
 }

@@ -35,7 +35,7 @@ def split_maps(text):
     """Split a list of printed maps (no labels) into single maps."""
     maps, cur = [], []
     for line in text.splitlines():
-        if (line.startswith("(") or line in ("UNDEFINED", "KNOWN EMPTY")) and cur:
+        if ((line.startswith("(") and " -> " in line) or line in ("UNDEFINED", "KNOWN EMPTY")) and cur:
             maps.append("\n".join(cur))
             cur = []
         cur.append(line)

@@ -234,3 +234,58 @@ coll = [
     case(['v = f32[4] parameter(0)'], 'ROOT c = f32[4] custom-call(v), custom_call_target="foo", operand_layout_constraints={f32[4], f32[4]}', 'Number of operand layout constraints (2) must match the number of operands (1).'),
 ]
 write('collectives', coll, '// Collectives, communication, tokens and the remaining ops: one module per broken rule.')
+
+S2 = ['a = s32[2] parameter(0)']
+more = []
+for op in ['acos', 'acosh', 'asin', 'asinh', 'atan', 'atanh', 'cbrt', 'cosine', 'cosh', 'exponential-minus-one',
+           'log', 'log-plus-one', 'logistic', 'rsqrt', 'sine', 'sinh', 'sqrt', 'tan', 'tanh']:
+    more.append(case(S2, 'ROOT b = s32[2] %s(a)' % op,
+                     'Expected element type in shape to be floating or complex for %s operation; got s32.' % op))
+for op in ['ceil', 'erf', 'round-nearest-afz', 'round-nearest-even']:
+    more.append(case(S2, 'ROOT b = s32[2] %s(a)' % op, 'Expected element type in shape to be floating for %s operation; got s32.' % op))
+more.append(case(['a = f32[2] parameter(0)'], 'ROOT b = f32[2] count-leading-zeros(a)',
+                 'Expected an integral element type in argument to count-leading-zeros operation; got f32.'))
+for op in ['divide', 'maximum', 'minimum', 'power', 'remainder']:
+    more.append(case(['a = f32[2] parameter(0)', 'b = f32[3] parameter(1)'], 'ROOT c = f32[2] %s(a, b)' % op,
+                     'Binary op %s with incompatible shapes: f32[2] and f32[3].' % op))
+for op in ['or', 'xor']:
+    more.append(case(['a = f32[2] parameter(0)'], 'ROOT c = f32[2] %s(a, a)' % op,
+                     'Expected pred or integral type in argument to %s operation; got f32.' % op))
+for op in ['shift-right-arithmetic', 'shift-right-logical', 'mulhi']:
+    more.append(case(['a = f32[2] parameter(0)'], 'ROOT c = f32[2] %s(a, a)' % op,
+                     'Expected integral type in argument to %s operation; got f32.' % op))
+more += [
+    case(['v = f32[4] parameter(0)'], 'ROOT s = (f32[4], f32[6]) all-gather-start(v), replica_groups={{0,1}}, dimensions={0}',
+         'Expected instruction to have shape equal to (f32[4], f32[8]), actual shape is (f32[4], f32[6]).'),
+    case(['v = f32[4] parameter(0)', 't = ((f32[4]), f32[4], s32[]) parameter(1)'], 'ROOT u = ((f32[4]), f32[4], s32[]) async-update(t)',
+         'The operand of a async-update instruction needs to be async-start, found parameter'),
+    case(['v = f32[4] parameter(0)'], 'ROOT b = f32[8] collective-broadcast(v), replica_groups={{0,1}}',
+         'Expected instruction to have shape equal to f32[4], actual shape is f32[8].'),
+    case(['t = (f32[4], f32[4], u32[], u32[]) parameter(0)'], 'ROOT d = f32[4] collective-permute-done(t)',
+         'The operand of a collective-permute-done instruction needs to be collective-permute-start, found parameter'),
+    case(['v = f32[4] parameter(0)'], 'ROOT s = (f32[4], f32[4], u32[], u32[]) collective-permute-start(v), source_target_pairs={{0,1},{0,2}}',
+         "Source 0 appears more than once in instruction's source-target pairs"),
+    case(['v = f32[4] parameter(0)'], 'ROOT r = f32[4] collective-reduce(v), replica_groups={{0,1}}, to_apply=add_s32',
+         "Reduction function add_s32's 1-th parameter shape must be compatible with input element type f32, but got s32[]", comps=ADD_S32),
+    case(['v = f32[4] parameter(0)'], 'ROOT d = f32[5] domain(v), domain={kind="sharding", entry={maximal device=0}, exit={maximal device=1}}',
+         'Expected instruction to have shape equal to f32[4], actual shape is f32[5].'),
+    case(['v = f32[2,3] parameter(0)', 'i = s32[] parameter(1)'], 'ROOT r = f32[3,2] dynamic-reshape(v, i)',
+         'dynamic-reshape needs one size operand per result dimension (2); got 1.'),
+    case(['v = f32[4] parameter(0)', 'o = f32[4] parameter(1)'], 'ROOT r = f32[4] ragged-all-to-all(v, v, o, o, o, o), replica_groups={{0,1}}',
+         'ragged-all-to-all offsets and sizes must be integers; operand 2 is f32[4].'),
+    case(['l = f32[11,5] parameter(0)', 'r = f32[3,5,7] parameter(1)', 'g = f32[3] parameter(2)'],
+         'ROOT d = f32[11,7] ragged-dot(l, r, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}',
+         'ragged-dot group_sizes must be integers; got f32[3].'),
+    case(['t = (f32[4], u32[], token[]) parameter(0)'], 'ROOT d = (f32[4], token[]) recv-done(t), channel_id=1',
+         'The operand of a recv-done instruction needs to be recv, found parameter'),
+    case(['t = (f32[4], u32[], token[]) parameter(0)'], 'ROOT d = token[] send-done(t), channel_id=1',
+         'The operand of a send-done instruction needs to be send, found parameter'),
+    case(['l = f8e4m3fn[2,32] parameter(0)', 'ls = f8e8m0fnu[2] parameter(1)', 'r = f8e4m3fn[32,4] parameter(2)', 'rs = f8e8m0fnu[1,4] parameter(3)'],
+         'ROOT d = f32[2,4] scaled-dot(l, ls, r, rs), lhs_contracting_dims={1}, rhs_contracting_dims={0}',
+         'scaled-dot lhs scale f8e8m0fnu[2] must have the rank of the lhs f8e4m3fn[2,32].'),
+    case(['v = f32[4] parameter(0)'], 'ROOT s = scan(v), to_apply=add_f32',
+         'the result shape of scan cannot be inferred from its operands; write it', comps=ADD),
+    case(['v = f32[4] parameter(0)'], 'ROOT s = shuffle(v)',
+         'the result shape of shuffle cannot be inferred from its operands; write it'),
+]
+write('more', more, '// The remaining opcodes: one module per broken rule (same rules as the groups above).')

@@ -1,0 +1,121 @@
+/* kern_bn.c - fast batch-norm training, inference and grad for f32 and f64:
+ * the reference formulas (ref_solve.c) with direct typed access, in the
+ * same order, so results agree with the reference bit for bit. */
+#include <math.h>
+
+#include "exec/exec.h"
+
+#define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
+
+bool hlo_kern_bn_ok(const hlo_instruction *in) {
+  hlo_type t = in->operands[0]->shape.type;
+  for (int i = 0; i < in->noperands; i++)
+    if (in->operands[i]->shape.type != t) return false;
+  return t == HLO_F32 || t == HLO_F64;
+}
+
+typedef struct geom { int64_t F, inner, outer, m; } geom;
+
+static int geom_of(hlo_run *r, const plan_step *s, const hlo_shape *x, geom *g, double *eps) {
+  int64_t fi = hlo_instr_int(s->in, HLO_A_FEATURE_INDEX, -1);
+  if (fi < 0 || fi >= x->rank) return hlo_run_errorf(r, s->in, "bad feature_index");
+  g->F = x->dims[fi];
+  g->inner = g->outer = 1;
+  for (int d = 0; d < x->rank; d++) {
+    if (d < fi) g->outer *= x->dims[d];
+    if (d > fi) g->inner *= x->dims[d];
+  }
+  g->m = g->inner * g->outer;
+  const hlo_attr *ea = hlo_instr_attr(s->in, HLO_A_EPSILON);
+  *eps = ea ? ea->u.f : 0;
+  return HLO_OK;
+}
+
+#define IDX(a, f, i) (((a) * g.F + (f)) * g.inner + (i))
+#define LOOP(body)                                                         \
+  for (int64_t a = 0; a < g.outer; a++)                                    \
+    for (int64_t i = 0; i < g.inner; i++) { int64_t k = IDX(a, f, i); body; }
+
+#define TRAIN(T)                                                           \
+  do {                                                                     \
+    const T *x = args[0]->data, *sc = args[1]->data, *of = args[2]->data;  \
+    T *y = o->tuple[0]->data, *mo = o->tuple[1]->data, *vo = o->tuple[2]->data; \
+    for (int64_t f = 0; f < g.F; f++) {                                    \
+      double sum = 0, sq = 0;                                              \
+      LOOP(sum += x[k]);                                                   \
+      double mean = g.m ? sum / (double)g.m : 0;                           \
+      LOOP(double dd = x[k] - mean; sq += dd * dd);                        \
+      double var = g.m ? sq / (double)g.m : 0;                             \
+      double scv = sc[f], off = of[f], inv = 1.0 / sqrt(var + eps);        \
+      LOOP(y[k] = (T)((x[k] - mean) * inv * scv + off));                   \
+      mo[f] = (T)mean;                                                     \
+      vo[f] = (T)var;                                                      \
+    }                                                                      \
+  } while (0)
+
+DECL_KERN(hlo_kern_batch_norm_training) {
+  geom g;
+  double eps;
+  if (geom_of(r, s, args[0]->shape, &g, &eps)) return HLO_ERR;
+  hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
+  if (!o) return OOM(r, s);
+  if (o->ntuple != 3) { hlo_run_release(r, o); return hlo_run_errorf(r, s->in, "needs a 3-tuple result"); }
+  if (args[0]->shape->type == HLO_F32) TRAIN(float);
+  else TRAIN(double);
+  *out = o;
+  return HLO_OK;
+}
+
+#define INFER(T)                                                           \
+  do {                                                                     \
+    const T *x = args[0]->data, *sc = args[1]->data, *of = args[2]->data;  \
+    const T *mn = args[3]->data, *vr = args[4]->data;                      \
+    T *y = o->data;                                                        \
+    for (int64_t f = 0; f < g.F; f++) {                                    \
+      double scv = sc[f], off = of[f], mean = mn[f];                       \
+      double inv = 1.0 / sqrt((double)vr[f] + eps);                        \
+      LOOP(y[k] = (T)((x[k] - mean) * inv * scv + off));                   \
+    }                                                                      \
+  } while (0)
+
+DECL_KERN(hlo_kern_batch_norm_inference) {
+  geom g;
+  double eps;
+  if (geom_of(r, s, args[0]->shape, &g, &eps)) return HLO_ERR;
+  hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
+  if (!o) return OOM(r, s);
+  if (args[0]->shape->type == HLO_F32) INFER(float);
+  else INFER(double);
+  *out = o;
+  return HLO_OK;
+}
+
+#define GRAD(T)                                                            \
+  do {                                                                     \
+    const T *x = args[0]->data, *sc = args[1]->data, *mn = args[2]->data;  \
+    const T *vr = args[3]->data, *dy = args[4]->data;                      \
+    T *dx = o->tuple[0]->data, *ds = o->tuple[1]->data, *db = o->tuple[2]->data; \
+    for (int64_t f = 0; f < g.F; f++) {                                    \
+      double scv = sc[f], mean = mn[f], var = vr[f];                       \
+      double inv = 1.0 / sqrt(var + eps), sdy = 0, sdyx = 0;               \
+      LOOP(double d_ = dy[k]; double xc = x[k] - mean; sdy += d_; sdyx += d_ * xc); \
+      double m = (double)g.m;                                              \
+      LOOP(double d_ = dy[k]; double xc = x[k] - mean;                     \
+           dx[k] = (T)(scv * inv * (d_ - sdy / m - xc * sdyx / (m * (var + eps))))); \
+      ds[f] = (T)(sdyx * inv);                                             \
+      db[f] = (T)sdy;                                                      \
+    }                                                                      \
+  } while (0)
+
+DECL_KERN(hlo_kern_batch_norm_grad) {
+  geom g;
+  double eps;
+  if (geom_of(r, s, args[0]->shape, &g, &eps)) return HLO_ERR;
+  hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
+  if (!o) return OOM(r, s);
+  if (o->ntuple != 3) { hlo_run_release(r, o); return hlo_run_errorf(r, s->in, "needs a 3-tuple result"); }
+  if (args[0]->shape->type == HLO_F32) GRAD(float);
+  else GRAD(double);
+  *out = o;
+  return HLO_OK;
+}
