@@ -34,6 +34,7 @@ typedef struct hlo_exec_options {
   bool reference;          /* run every op through the scalar reference code */
   uint64_t rng_seed;       /* seed of `rng` (rng-bit-generator takes its state) */
   int64_t max_while_iters; /* 0 = unlimited */
+  int threads;             /* fast path worker threads; 0 = all online cores */
 } hlo_exec_options;
 
 typedef struct hlo_exec hlo_exec;

@@ -52,7 +52,7 @@ bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s) {
   if (!p) return false;
   p->lp = lp;
   p->isa = hlo_fv_pick();
-  p->nthreads = 0; /* all cores */
+  p->nthreads = e->opts.threads;
   s->p = p;
   s->fn = hlo_fast_loop;
   s->kname = in->op == HLO_OP_FUSION ? "hlo_fast_loop(fusion)" : "hlo_fast_loop";

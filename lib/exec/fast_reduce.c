@@ -25,6 +25,7 @@ typedef struct red_plan {
   const void *init_data;
   int64_t O, R, I;
   const hlo_fv_isa *isa;
+  int nthreads;
 } red_plan;
 
 static int fusion_leaf(const hlo_instruction *root, const hlo_instruction *n) {
@@ -83,6 +84,7 @@ bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s) {
   p->op = op;
   p->t = t;
   p->isa = hlo_fv_pick();
+  p->nthreads = e->opts.threads;
   if (!split_dims(red, p)) return false;
   p->src_arg = p->init_arg = -1;
   if (!fused) {
@@ -266,7 +268,7 @@ DECL_KERN(hlo_fast_reduce) {
   double init = p->t == HLO_F32 ? *(const float *)iv : *(const double *)iv;
   red_job j = {p, args, r->alloc, init, 0, NULL, o->data, 0, 0};
   int64_t total = p->O * p->R * p->I;
-  int nth = total >= RBLOCK ? 0 : 1;
+  int nth = total >= RBLOCK ? p->nthreads : 1;
   if (p->O * p->I == 0) {
     *out = o;
     return HLO_OK;

@@ -276,11 +276,11 @@ static void test_loops(void) {
             "f {\n  p0 = f32[6,4] parameter(0)\n  p1 = f32[24] parameter(1)\n"
             "  r1 = f32[4,6] reshape(p1)\n  t1 = f32[6,4] transpose(r1), dimensions={1,0}\n"
             "  n = f32[6,4] negate(p0)\n  r2 = f32[6,1,4] reshape(n)\n"
-            "  b = f32[6,5,4] broadcast(r2), dimensions={0,1,2}\n"
-            "  b2 = f32[6,5,4] broadcast(t1), dimensions={0,2}\n"
-            "  ROOT m = f32[6,5,4] maximum(b, b2)\n}\n"
+            "  b = f32[6,1,4,5] broadcast(r2), dimensions={0,1,2}\n"
+            "  b2 = f32[6,1,4,5] broadcast(t1), dimensions={0,2}\n"
+            "  ROOT m = f32[6,1,4,5] maximum(b, b2)\n}\n"
             "ENTRY e {\n  a = f32[6,4] parameter(0)\n  b = f32[24] parameter(1)\n"
-            "  ROOT r = f32[6,5,4] fusion(a, b), kind=kLoop, calls=f\n}\n",
+            "  ROOT r = f32[6,1,4,5] fusion(a, b), kind=kLoop, calls=f\n}\n",
             0, 0, true);
   check_mod(__LINE__,
             "HloModule m\nENTRY e {\n  a = f32[1000] parameter(0)\n  b = f32[1000] parameter(1)\n"

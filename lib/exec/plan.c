@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "exec/fast.h"
 #include "hlo/hlo_verify.h"
 
 #define PERR(e, in, ...) hlo_errorf((e)->diags, NULL, 0, __VA_ARGS__)
@@ -207,6 +208,8 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
   }
 #undef K
   s->fn = f;
+  /* fast path (lib/exec/fast_*.c): fused loops, reductions, BLAS dot */
+  if (fast) hlo_fast_plan(e, s);
   return HLO_OK;
 }
 
