@@ -349,6 +349,10 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
     hlo_exec_free(e);
     return NULL;
   }
+  if (e->opts.profile && hlo_prof_setup(e)) {
+    hlo_exec_free(e);
+    return NULL;
+  }
   return e;
 }
 

@@ -52,7 +52,11 @@ int hlo_run_comp(hlo_run *r, const plan_comp *pc, hlo_val **args, int nargs, hlo
     }
     for (int i = 0; i < s->nargs; i++) a[i] = slots[s->args[i]];
     hlo_val *res = NULL;
-    rc = s->fn(r, s, a, &res);
+    if (s->prof) {
+      rc = hlo_prof_call(r, s, a, &res);
+    } else {
+      rc = s->fn(r, s, a, &res);
+    }
     if (rc == HLO_OK && !res) rc = hlo_run_errorf(r, s->in, "kernel produced no value");
     slots[s->slot] = res;
     for (int i = 0; i < s->nargs; i++) {
