@@ -50,6 +50,8 @@ bool hlo_fast_plan(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_dot(hlo_exec *e, plan_step *s);
+bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s);
+bool hlo_fast_plan_move(hlo_exec *e, plan_step *s); /* sort, gather */
 
 /* ---- fused loop program -----------------------------------------------------
  * Compiled from an expression rooted at an instruction; its leaves are the
@@ -83,5 +85,8 @@ int hlo_fast_parallel(int nthreads, int64_t n, void (*fn)(void *ctx, int64_t i),
 DECL_KERN(hlo_fast_loop);
 DECL_KERN(hlo_fast_reduce);
 DECL_KERN(hlo_fast_dot);
+DECL_KERN(hlo_fast_conv);
+DECL_KERN(hlo_fast_sort);
+DECL_KERN(hlo_fast_gather_rows);
 
 #endif

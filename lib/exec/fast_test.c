@@ -464,6 +464,55 @@ static void test_ill_conditioned(void) {
   hlo_module_free(m1);
 }
 
+static void conv_case(int line, const char *it, const char *kt, const char *ot, const char *attrs,
+                      double rel) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  a = %s parameter(0)\n  k = %s parameter(1)\n"
+           "  ROOT c = %s convolution(a, k), %s\n}\n", it, kt, ot, attrs);
+  check_mod(line, text, 0, rel, false);
+}
+
+static void test_convs(void) {
+  conv_case(__LINE__, "f32[2,9,9,5]", "f32[3,3,5,7]", "f32[2,9,9,7]",
+            "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f", 1e-5);
+  conv_case(__LINE__, "f32[2,5,11,10]", "f32[7,5,3,2]", "f32[2,7,5,4]",
+            "window={size=3x2 stride=2x2 pad=0_1x0_0 rhs_dilate=1x2}, dim_labels=bf01_oi01->bf01", 1e-5);
+  conv_case(__LINE__, "f32[2,6,6,3]", "f32[3,3,3,4]", "f32[2,11,11,4]",
+            "window={size=3x3 pad=1_1x1_1 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f", 1e-5);
+  conv_case(__LINE__, "f64[3,20,4]", "f64[5,4,6]", "f64[3,6,16]",
+            "window={size=5}, dim_labels=b0f_0io->bf0", 1e-13);
+  conv_case(__LINE__, "f32[1200,4,4,2]", "f32[2,2,2,3]", "f32[1200,3,3,3]",
+            "window={size=2x2}, dim_labels=b01f_01io->b01f", 1e-5);
+}
+
+static void test_moves(void) {
+  static const char *sorts[] = {"f32", "f64", "s32", "s64", "u32"};
+  for (int i = 0; i < 5; i++) {
+    char text[1024];
+    for (int desc = 0; desc < 2; desc++)
+      for (int dim = 0; dim < 2; dim++) {
+        snprintf(text, sizeof text,
+                 "HloModule m\ncmp {\n  x = %s[] parameter(0)\n  y = %s[] parameter(1)\n"
+                 "  ROOT l = pred[] compare(x, y), direction=%s\n}\n"
+                 "ENTRY e {\n  a = %s[37,300] parameter(0)\n"
+                 "  ROOT s = %s[37,300] sort(a), dimensions={%d}, is_stable=true, to_apply=cmp\n}\n",
+                 sorts[i], sorts[i], desc ? "GT" : "LT", sorts[i], sorts[i], dim);
+        check_mod(__LINE__, text, 0, 0, desc == 0); /* edges: +-0 ties, inf; NaN rows fall back */
+      }
+  }
+  check_mod(__LINE__,
+            "HloModule m\nENTRY e {\n  a = f32[50,7,3] parameter(0)\n  i = s32[4,5,1] parameter(1)\n"
+            "  ROOT g = f32[4,5,7,3] gather(a, i), offset_dims={2,3}, collapsed_slice_dims={0},"
+            " start_index_map={0}, index_vector_dim=2, slice_sizes={1,7,3}\n}\n",
+            0, 0, true);
+  check_mod(__LINE__,
+            "HloModule m\nENTRY e {\n  a = s64[5,4] parameter(0)\n  i = s64[30] parameter(1)\n"
+            "  ROOT g = s64[30,4] gather(a, i), offset_dims={1}, collapsed_slice_dims={0},"
+            " start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}\n}\n",
+            0, 0, false);
+}
+
 int main(void) {
   const char *names[] = {"avx512", "avx2", "sse2"};
   for (int i = 0; i < 3; i++) {
@@ -472,6 +521,8 @@ int main(void) {
   }
   test_loops();
   test_dots();
+  test_convs();
+  test_moves();
   test_reduces();
   test_ill_conditioned();
   TEST_MAIN_END("fast");
