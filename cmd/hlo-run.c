@@ -144,6 +144,10 @@ static hlo_val *load_input(hlo_arena *A, const hlo_shape *ps, int i, const char 
   hlo_diags_init(&d, NULL);
   hlo_array arr;
   int rc;
+  /* the diagnostics point into src, so it lives as long as d */
+  char name[32];
+  hlo_src src = {name, text, strlen(text)};
+  snprintf(name, sizeof name, "<input %d>", i);
   if (is_file) {
     rc = hlo_npy_load(A, text, NULL, &arr, &d);
   } else {
@@ -154,14 +158,7 @@ static hlo_val *load_input(hlo_arena *A, const hlo_shape *ps, int i, const char 
       hlo_diags_release(&d);
       return NULL;
     }
-    hlo_src src = {"<input>", text, strlen(text)};
-    char name[32];
-    snprintf(name, sizeof name, "<input %d>", i);
-    src.name = name;
     rc = hlo_nplit_parse(A, &src, ps->type, &arr, &d);
-    if (rc == HLO_OK && d.nerrors == 0) {
-      /* a scalar literal fills an array parameter only if it has one element */
-    }
   }
   if (rc != HLO_OK) {
     cli_print_diags(&d);

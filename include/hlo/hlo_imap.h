@@ -142,6 +142,9 @@ const imap_expr *imap_simplify_expr(imap_ctx *c, const imap_map *m, const imap_e
 /* Drop symbols / runtime vars that no result uses (and the constraints that
  * only involve unused ones); renumber compactly. */
 imap_map *imap_remove_unused_symbols(imap_ctx *c, const imap_map *m);
+/* Also drop dimensions that no result and no constraint uses (the map's
+ * dimension count shrinks; the remaining dims are renumbered in order). */
+imap_map *imap_remove_unused_vars(imap_ctx *c, const imap_map *m);
 /* Structural equality (after interning: same vars, bounds, results, and the
  * same set of constraints). */
 bool imap_map_same(const imap_map *a, const imap_map *b);

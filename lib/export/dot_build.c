@@ -9,6 +9,8 @@
 
 #include "hlo/hlo_dot.h"
 
+#define BIG_GRAPH 400 /* nodes; larger graphs get a cheaper layout */
+
 /* Graphviz label text: '\n' -> "\n" escape, backslashes doubled. */
 static void escape_label(hlo_buf *out, const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
@@ -58,6 +60,14 @@ Agraph_t *hlo_dot_build(const hlo_dot_graph *v, hlo_diags *d) {
   decl(g, AGEDGE, "fontsize", "9");
   decl(g, AGEDGE, "arrowsize", "0.7");
   if (!n_label || !e_label) goto fail;
+  if (v->nnodes > BIG_GRAPH) { /* bound the layout work: fewer network-simplex and
+                                  crossing-minimisation passes, straight edges */
+    decl(g, AGRAPH, "nslimit", "0.02");
+    decl(g, AGRAPH, "nslimit1", "0.02");
+    decl(g, AGRAPH, "mclimit", "0.1");
+    decl(g, AGRAPH, "remincross", "false");
+    decl(g, AGRAPH, "splines", "line");
+  }
   if (v->comp) {
     lab.len = 0;
     hlo_buf_printf(&lab, "computation %s%s", v->comp->name, v->focus ? " (neighbourhood)" : "");
@@ -144,13 +154,30 @@ Agraph_t *hlo_dot_build(const hlo_dot_graph *v, hlo_diags *d) {
       agxset(n, n_color, "#d00000");
     }
   }
-  for (int i = 0; i < v->nedges; i++) {
+  /* edges grouped by tail node, in node order (as a DOT file lists them):
+   * dot's layout is much faster on large graphs with this order */
+  int *order = v->nedges ? malloc((size_t)v->nedges * sizeof *order) : NULL;
+  int *start = calloc((size_t)v->nnodes + 2, sizeof *start);
+  if ((v->nedges && !order) || !start) {
+    free(order);
+    free(start);
+    free(sub);
+    free(nodes);
+    goto fail;
+  }
+  for (int i = 0; i < v->nedges; i++) start[v->edges[i].from + 1]++;
+  for (int i = 0; i < v->nnodes; i++) start[i + 1] += start[i];
+  for (int i = 0; i < v->nedges; i++) order[start[v->edges[i].from]++] = i;
+  free(start);
+  for (int k = 0; k < v->nedges; k++) {
+    int i = order[k];
     const hlo_dot_edge *e = &v->edges[i];
     name.len = 0;
     hlo_buf_printf(&name, "e%d", i);
     hlo_buf_putc(&name, 0);
     Agedge_t *ed = name.failed ? NULL : agedge(g, nodes[e->from], nodes[e->to], name.data, 1);
     if (!ed) {
+      free(order);
       free(sub);
       free(nodes);
       goto fail;
@@ -177,6 +204,7 @@ Agraph_t *hlo_dot_build(const hlo_dot_graph *v, hlo_diags *d) {
       break;
     }
   }
+  free(order);
   free(sub);
   free(nodes);
   hlo_buf_release(&name);
@@ -192,21 +220,53 @@ fail:
   return NULL;
 }
 
+/* The graph as DOT text (agwrite into memory), appended to out. */
+static int write_dot(Agraph_t *graph, hlo_buf *out, hlo_diags *d) {
+  char *mem = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&mem, &len);
+  if (!f) return hlo_errorf(d, NULL, 0, "out of memory");
+  int wrc = agwrite(graph, f);
+  if (fclose(f) != 0 || wrc != 0 || !mem) {
+    free(mem);
+    return hlo_errorf(d, NULL, 0, "Graphviz could not write the graph");
+  }
+  hlo_buf_put(out, mem, len);
+  free(mem);
+  return out->failed ? hlo_errorf(d, NULL, 0, "out of memory") : HLO_OK;
+}
+
 int hlo_dot_render(Agraph_t *graph, const char *format, hlo_buf *out, hlo_diags *d) {
+  if (strcmp(format, "dot") == 0) return write_dot(graph, out, d); /* no layout */
+  /* Lay out the graph as read back from its DOT text, exactly what `dot`
+   * would be given.  Measured on the 2.5k-node mobilenet_v2 entry, laying
+   * out the graph as built directly took over 5x longer (the layout
+   * depends on internal orders the DOT text normalises). */
+  hlo_buf text;
+  hlo_buf_init(&text, NULL);
+  if (write_dot(graph, &text, d)) {
+    hlo_buf_release(&text);
+    return HLO_ERR;
+  }
+  hlo_buf_putc(&text, 0);
+  Agraph_t *g = text.failed ? NULL : agmemread(text.data);
+  hlo_buf_release(&text);
+  if (!g) return hlo_errorf(d, NULL, 0, "Graphviz could not re-read the graph");
   GVC_t *gvc = gvContext();
-  if (!gvc) return hlo_errorf(d, NULL, 0, "cannot start Graphviz");
+  if (!gvc) {
+    agclose(g);
+    return hlo_errorf(d, NULL, 0, "cannot start Graphviz");
+  }
   int rc = HLO_OK;
   bool laid = false;
-  if (strcmp(format, "dot") != 0 && strcmp(format, "canon") != 0) {
-    if (gvLayout(gvc, graph, "dot") != 0) {
-      rc = hlo_errorf(d, NULL, 0, "Graphviz could not lay out the graph");
-      goto out;
-    }
-    laid = true;
+  if (gvLayout(gvc, g, "dot") != 0) {
+    rc = hlo_errorf(d, NULL, 0, "Graphviz could not lay out the graph");
+    goto out;
   }
+  laid = true;
   char *data = NULL;
   unsigned int len = 0;
-  if (gvRenderData(gvc, graph, laid ? format : "canon", &data, &len) != 0 || !data) {
+  if (gvRenderData(gvc, g, format, &data, &len) != 0 || !data) {
     rc = hlo_errorf(d, NULL, 0, "Graphviz cannot render format '%s'", format);
     if (data) gvFreeRenderData(data);
     goto out;
@@ -215,7 +275,8 @@ int hlo_dot_render(Agraph_t *graph, const char *format, hlo_buf *out, hlo_diags 
   gvFreeRenderData(data);
   if (out->failed) rc = hlo_errorf(d, NULL, 0, "out of memory");
 out:
-  if (laid) gvFreeLayout(gvc, graph);
+  if (laid) gvFreeLayout(gvc, g);
   gvFreeContext(gvc);
+  agclose(g);
   return rc;
 }

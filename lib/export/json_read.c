@@ -313,6 +313,13 @@ static int read_shape(jr *r, const cJSON *v, hlo_shape *s, int depth) {
     if (read_layout(r, l, &s->layout)) return HLO_ERR;
     if (s->type != HLO_TUPLE && hlo_type_is_array(s->type) && s->layout->n != s->rank)
       return jerr(r, NULL, "layout has %d entries for rank %d", s->layout->n, s->rank);
+    for (int i = 0; i < s->layout->n; i++) { /* a permutation of 0..n-1 */
+      int64_t v1 = s->layout->minor_to_major[i];
+      bool dup = false;
+      for (int j = 0; j < i; j++) dup |= s->layout->minor_to_major[j] == v1;
+      if (v1 < 0 || v1 >= s->layout->n || dup)
+        return jerr(r, NULL, "minor_to_major is not a permutation of the dimensions");
+    }
   }
   return HLO_OK;
 }
@@ -368,6 +375,22 @@ static int read_sharding(jr *r, const cJSON *v, hlo_sharding *s, int depth) {
   if (get_ints(r, v, "tile", false, &s->tile, &s->ntile)) return HLO_ERR;
   if (get_ints(r, v, "devices", false, &s->devices, &s->ndevices)) return HLO_ERR;
   if (get_bool(r, v, "last_tile_dim_replicate", false, &s->last_tile_dim_replicate)) return HLO_ERR;
+  cJSON *ir = field(r, v, "iota_reshape", false);
+  if (ir) {
+    s->iota = true;
+    if (as_ints(r, ir, "iota_reshape", &s->iota_reshape, &s->niota_reshape) ||
+        get_ints(r, v, "iota_perm", true, &s->iota_perm, &s->niota_perm))
+      return HLO_ERR;
+  }
+  cJSON *lt = field(r, v, "last_tile_dims", false);
+  if (lt) {
+    if (as_array(r, lt, "last_tile_dims", &s->nlast_tile_dims)) return HLO_ERR;
+    s->last_tile_dims = s->nlast_tile_dims ? hlo_arena_array(r->a, (size_t)s->nlast_tile_dims, sizeof(char *)) : NULL;
+    if (s->nlast_tile_dims && !s->last_tile_dims) return oom(r);
+    int i = 0;
+    for (cJSON *e = lt->child; e; e = e->next, i++)
+      if (as_str(r, e, "last_tile_dims", true, &s->last_tile_dims[i])) return HLO_ERR;
+  }
   cJSON *t = field(r, v, "tuple", false);
   if (t) {
     if (as_array(r, t, "tuple", &s->ntuple)) return HLO_ERR;
@@ -632,6 +655,11 @@ static int read_attrs(jr *r, const cJSON *o, hlo_attr **out, int *n) {
     if (get_bool(r, e, "known", false, &known)) return HLO_ERR;
     if (!cJSON_GetObjectItemCaseSensitive(e, "known")) known = true;
     if (!known || !hlo_attr_lookup(a->name, strlen(a->name), &a->key)) a->key = HLO_A_UNKNOWN;
+    if (a->key != HLO_A_UNKNOWN && a->kind != hlo_attr_kind_of(a->key)) /* code relies on the kind */
+      return jerr(r, a->name, "attribute %s must have kind \"%s\", not \"%s\"", a->name,
+                  hlo_json_kind_name(hlo_attr_kind_of(a->key)), hlo_json_kind_name(a->kind));
+    if (a->key == HLO_A_UNKNOWN && a->kind != HLO_AK_RAW)
+      return jerr(r, a->name, "unknown attribute %s must have kind \"raw\"", a->name);
     cJSON *val = field(r, e, "value", true);
     if (!val) return HLO_ERR;
     size_t p2 = push_key(r, a->name);
@@ -667,7 +695,11 @@ static int read_literal(jr *r, const cJSON *v, hlo_literal *l, int depth) {
     for (cJSON *e = t->child; e; e = e->next, i++)
       if (read_literal(r, e, &l->tuple[i], depth + 1)) return HLO_ERR;
   }
+  if (l->shape.type == HLO_TUPLE && l->ntuple != l->shape.ntuple)
+    return jerr(r, NULL, "literal: %d elements for a tuple shape of %d", l->ntuple, l->shape.ntuple);
   cJSON *data = field(r, v, "data", false);
+  if (!data && !l->elided && hlo_shape_is_array(&l->shape))
+    return jerr(r, NULL, "literal: no \"data\" (and not elided)");
   if (data) {
     if (!cJSON_IsString(data)) return jerr(r, NULL, "literal data: expected a hex string");
     int64_t want;

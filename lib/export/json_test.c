@@ -142,6 +142,15 @@ static void test_bad_inputs(void) {
       "unknown attribute kind");
   bad(HEAD "{\"name\":\"p\",\"opcode\":\"parameter\",\"shape\":{\"type\":\"f32\",\"dims\":[2]},\"operands\":[]}" TAIL,
       "missing field \"parameter_number\"");
+  bad(HEAD P0 ",{\"name\":\"n\",\"opcode\":\"negate\",\"shape\":{\"type\":\"f32\",\"dims\":[2]},\"operands\":[\"p\"],"
+           "\"attrs\":[{\"name\":\"window\",\"kind\":\"ints\",\"value\":[1]}]}" TAIL,
+      "attribute window must have kind \"window\", not \"ints\"");
+  bad(HEAD "{\"name\":\"k\",\"opcode\":\"constant\",\"shape\":{\"type\":\"f32\",\"dims\":[2]},\"operands\":[],"
+           "\"literal\":{\"shape\":{\"type\":\"f32\",\"dims\":[2]},\"nelems\":2}}" TAIL,
+      "literal: no \"data\"");
+  bad(HEAD "{\"name\":\"p\",\"opcode\":\"parameter\",\"parameter_number\":0,\"shape\":{\"type\":\"f32\",\"dims\":[2,3],"
+           "\"layout\":{\"minor_to_major\":[1,1]}},\"operands\":[]}" TAIL,
+      "minor_to_major is not a permutation");
   /* the message carries the JSON path */
   bad(HEAD P0 ",{\"name\":\"n\",\"opcode\":\"negate\",\"shape\":{\"type\":\"f32\",\"dims\":[2]},\"operands\":[\"zz\"]}" TAIL,
       "modules[0].computations[0].instructions[1].operands");
@@ -167,7 +176,75 @@ static void test_known_shape(void) {
   hlo_diags_release(&d);
 }
 
+/* An allocator that fails every allocation after the first `budget`. */
+typedef struct failing {
+  long budget;
+} failing;
+static void *f_alloc(void *ud, size_t n) {
+  failing *f = ud;
+  return f->budget-- > 0 ? malloc(n) : NULL;
+}
+static void *f_realloc(void *ud, void *p, size_t n) {
+  failing *f = ud;
+  return f->budget-- > 0 ? realloc(p, n) : NULL;
+}
+static void f_free(void *ud, void *p) {
+  (void)ud;
+  free(p);
+}
+
+/* Reading fails cleanly (NULL, an error, nothing leaked) when any one of its
+ * allocations fails, and succeeds once enough are allowed; every prefix of
+ * a document is rejected without a crash. */
+static void test_failures(void) {
+  const char *path = "../shared/corpus/xla__hlo__translate__hlo_to_mhlo__tests__case_conditional.hlo";
+  size_t len;
+  char *text = slurp(path, &len);
+  CHECK(text != NULL);
+  if (!text) return;
+  hlo_src src = {path, text, len};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_module *m = hlo_parse_module(&src, 0, len, NULL, &d, NULL);
+  CHECK(m != NULL);
+  char *json = m ? to_json(m) : NULL;
+  hlo_module_free(m);
+  free(text);
+  if (!json) return;
+  hlo_src jsrc = {"j.json", json, strlen(json)};
+  int failures = 0;
+  bool done = false;
+  for (long budget = 0; budget < 100000 && !done; budget++) {
+    failing f = {budget};
+    hlo_allocator a = {f_alloc, f_realloc, f_free, &f};
+    hlo_diags d2;
+    hlo_diags_init(&d2, NULL);
+    hlo_module *back = hlo_json_read(&jsrc, &a, &d2);
+    if (back) {
+      done = true;
+      hlo_module_free(back);
+    } else {
+      failures++;
+      if (d2.nerrors == 0 && !d2.oom) CHECK(d2.nerrors > 0); /* a failure must say so */
+    }
+    hlo_diags_release(&d2);
+  }
+  CHECK(done);
+  CHECK(failures >= 1); /* the arena takes memory in large blocks: few allocations */
+  int rejected = 0;
+  for (size_t n = 0; n < jsrc.len; n += 7) { /* truncated documents */
+    hlo_src cut = {"cut.json", json, n};
+    hlo_module *back = hlo_json_read(&cut, NULL, &d);
+    rejected += back == NULL;
+    hlo_module_free(back);
+  }
+  CHECK_INT(rejected, (int)((jsrc.len + 6) / 7));
+  hlo_diags_release(&d);
+  free(json);
+}
+
 int main(void) {
+  test_failures();
   test_bad_inputs();
   test_known_shape();
   const char *dir = "../shared/corpus";

@@ -92,7 +92,15 @@ static cJSON *sharding_json(jw *w, const hlo_sharding *s) {
   if (s->kind == HLO_SHARD_MAXIMAL || s->device) put(w, o, "device", hlo_json_int(s->device));
   if (s->ntile) put(w, o, "tile", int_array(w, s->tile, s->ntile));
   if (s->ndevices) put(w, o, "devices", int_array(w, s->devices, s->ndevices));
+  if (s->iota) {
+    put(w, o, "iota_reshape", int_array(w, s->iota_reshape, s->niota_reshape));
+    put(w, o, "iota_perm", int_array(w, s->iota_perm, s->niota_perm));
+  }
   if (s->last_tile_dim_replicate) put(w, o, "last_tile_dim_replicate", cJSON_CreateTrue());
+  if (s->nlast_tile_dims) {
+    cJSON *lt = put(w, o, "last_tile_dims", cJSON_CreateArray());
+    for (int i = 0; lt && i < s->nlast_tile_dims; i++) put(w, lt, NULL, str_or_null(s->last_tile_dims[i]));
+  }
   if (s->kind == HLO_SHARD_TUPLE || s->ntuple) {
     cJSON *t = put(w, o, "tuple", cJSON_CreateArray());
     for (int i = 0; t && i < s->ntuple; i++) put(w, t, NULL, sharding_json(w, &s->tuple[i]));

@@ -338,3 +338,34 @@ int imap_set_add(imap_ctx *c, imap_set *s, imap_map *m) {
   s->v[s->n++] = m;
   return HLO_OK;
 }
+
+imap_map *imap_remove_unused_vars(imap_ctx *c, const imap_map *m) {
+  imap_map *s = imap_remove_unused_symbols(c, m);
+  if (!s || s->state != IMAP_DEFINED) return s;
+  bool *used = imap_alloc(c, (size_t)s->ndims, sizeof *used);
+  const imap_expr **dm = imap_alloc(c, (size_t)s->ndims, sizeof *dm);
+  if (!used || !dm) return NULL;
+  int nd = 0;
+  for (int i = 0; i < s->ndims; i++) {
+    for (int r = 0; r < s->nresults && !used[i]; r++) used[i] = imap_expr_uses(s->results[r], IMAP_DIM, i);
+    for (int j = 0; j < s->ncons && !used[i]; j++) used[i] = imap_expr_uses(s->cons[j].e, IMAP_DIM, i);
+    if (used[i]) nd++;
+  }
+  imap_map *r = imap_map_new(c, nd, s->nsyms, s->nrts, s->nresults);
+  if (!r) return NULL;
+  nd = 0;
+  for (int i = 0; i < s->ndims; i++)
+    if (used[i]) {
+      r->dims[nd] = s->dims[i];
+      if (!(dm[i] = imap_dim(c, nd++))) return NULL;
+    }
+  memcpy(r->syms, s->syms, (size_t)s->nsyms * sizeof *r->syms);
+  memcpy(r->rts, s->rts, (size_t)s->nrts * sizeof *r->rts);
+  for (int i = 0; i < s->nresults; i++)
+    if (!(r->results[i] = imap_subst(c, s->results[i], dm, s->ndims, NULL, 0, NULL, 0))) return NULL;
+  for (int j = 0; j < s->ncons; j++)
+    if (imap_map_add_constraint(c, r, imap_subst(c, s->cons[j].e, dm, s->ndims, NULL, 0, NULL, 0),
+                                s->cons[j].iv.lo, s->cons[j].iv.hi))
+      return NULL;
+  return r;
+}

@@ -317,6 +317,11 @@ static void test_compose(void) {
   /* unused symbols are dropped, used ones renumbered */
   imap_map *u = parse("(d0)[s0, s1] -> (d0 + s1), domain: d0 in [0, 3], s0 in [0, 0], s1 in [0, 4]");
   CHECK_STR(str_map(imap_remove_unused_symbols(&C, u)), "(d0)[s0] -> (d0 + s0),\ndomain:\nd0 in [0, 3],\ns0 in [0, 4]");
+  /* unused dims go too with imap_remove_unused_vars */
+  imap_map *v = parse("(d0, d1, d2)[s0] -> (d2 + s0), domain: d0 in [0, 3], d1 in [0, 5], d2 in [0, 7], "
+                      "s0 in [0, 1], d1 + s0 in [0, 5]");
+  CHECK_STR(str_map(imap_remove_unused_vars(&C, v)),
+            "(d0, d1)[s0] -> (d1 + s0),\ndomain:\nd0 in [0, 5],\nd1 in [0, 7],\ns0 in [0, 1],\nd0 + s0 in [0, 5]");
 }
 
 static void test_equal_meaning(void) {
@@ -524,6 +529,55 @@ static void test_alloc_failures(void) {
   hlo_module_free(mod);
 }
 
+/* Mutated map text (bytes deleted, duplicated or replaced) never crashes the
+ * parser; what parses also prints and simplifies. */
+static void test_parse_fuzz(void) {
+  static const char alphabet[] = "()[]{},:->+*- dsrt0123456789infloordivmodKNOWNEMPTYdomain\n";
+  int n = (int)(sizeof golden_maps / sizeof golden_maps[0]), parsed = 0;
+  char buf[1024];
+  for (int it = 0; it < 4000; it++) {
+    const char *g = golden_maps[rnd(n)];
+    size_t len = strlen(g);
+    if (len >= sizeof buf - 8) continue;
+    memcpy(buf, g, len);
+    int edits = 1 + rnd(3);
+    for (int e = 0; e < edits; e++) {
+      size_t at = (size_t)rnd((int)len);
+      int kind = rnd(3);
+      if (kind == 0 && len > 1) { /* delete */
+        memmove(buf + at, buf + at + 1, len - at - 1);
+        len--;
+      } else if (kind == 1 && len < sizeof buf - 2) { /* insert */
+        memmove(buf + at + 1, buf + at, len - at);
+        buf[at] = alphabet[rnd((int)sizeof alphabet - 1)];
+        len++;
+      } else {
+        buf[at] = alphabet[rnd((int)sizeof alphabet - 1)];
+      }
+    }
+    size_t pos = 0;
+    char err[128];
+    imap_map *m = imap_parse_map(&C, buf, len, &pos, err, sizeof err);
+    C.failed = C.overflow = false;
+    if (!m) continue;
+    parsed++;
+    str_map(m);
+    imap_map *sm = imap_simplify(&C, m);
+    C.failed = C.overflow = false;
+    double space = 1;
+    for (int i = 0; i < m->ndims; i++) space *= (double)m->dims[i].hi - (double)m->dims[i].lo + 1;
+    for (int i = 0; i < m->nsyms; i++) space *= (double)m->syms[i].hi - (double)m->syms[i].lo + 1;
+    for (int i = 0; i < m->nrts; i++) space *= (double)m->rts[i].hi - (double)m->rts[i].lo + 1;
+    if (sm && m->state == IMAP_DEFINED && space < 50000) {
+      char why[100];
+      int eq = imap_equal_meaning(m, sm, why, sizeof why);
+      if (eq == 0) printf("fuzz: simplification changed the meaning of:\n%.*s\n%s\n", (int)len, buf, why);
+      CHECK(eq != 0);
+    }
+  }
+  CHECK(parsed > 50);
+}
+
 int main(void) {
   imap_ctx_init(&C, NULL);
   test_expr();
@@ -536,6 +590,7 @@ int main(void) {
   test_equal_meaning();
   test_property();
   test_alloc_failures();
+  test_parse_fuzz();
   imap_ctx_release(&C);
   TEST_MAIN_END("imap");
 }

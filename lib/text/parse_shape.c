@@ -293,10 +293,19 @@ dims_done:
       memcpy(out->dynamic, dyn, (size_t)n * sizeof(bool));
     }
   }
-  /* a layout '{' must follow ']' directly and start with a digit, ':' or '}' */
-  if (sc->pos + 1 < sc->end && sc->s[sc->pos] == '{') {
-    char c = sc->s[sc->pos + 1];
-    if ((c >= '0' && c <= '9') || c == '}' || c == ':') return parse_layout(sc, out);
+  /* A layout '{' follows ']' on the same line (blanks allowed, as XLA
+   * accepts "f32[2,3] {0, 1}") and starts with a digit, ':' or '}'; this
+   * tells it from a computation body after a scalar result shape. */
+  size_t q = sc->pos;
+  while (q < sc->end && (sc->s[q] == ' ' || sc->s[q] == '\t')) q++;
+  if (q < sc->end && sc->s[q] == '{') {
+    size_t r = q + 1;
+    while (r < sc->end && (sc->s[r] == ' ' || sc->s[r] == '\t')) r++;
+    char c = r < sc->end ? sc->s[r] : 0;
+    if ((c >= '0' && c <= '9') || c == '}' || c == ':') {
+      sc->pos = q;
+      return parse_layout(sc, out);
+    }
   }
   return HLO_OK;
 }
