@@ -2,6 +2,7 @@
  * files, numpy-style inline literals, an .npz archive or a random generator,
  * matched to the entry parameters in order; results are printed numpy-style
  * or written to .npy/.npz; --spec runs a RUN.yaml test and compares. */
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,6 +393,11 @@ static void print_profile(const hlo_exec *e, long long runs) {
 
 /* ---- main ------------------------------------------------------------------------- */
 int main(int argc, char **argv) {
+  /* keep freed large buffers in the heap: repeated runs (--benchmark,
+   * --iterations, while loops) then reuse pages instead of faulting in fresh
+   * ones from mmap every time */
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   run_args a = {0};
   a.iterations = 1;
   int npos = 0;

@@ -123,6 +123,8 @@ def our_time(name, text, inputs, reps=REPS, extra=()):
         p = os.path.join(d, "%s_in%d.npy" % (name, i))
         np.save(p, a)
         paths.append(p)
+    if os.environ.get("BENCH_THREADS"):
+        extra = ["--threads", os.environ["BENCH_THREADS"]] + list(extra)
     r = subprocess.run([RUN, "--benchmark", str(reps)] + list(extra) + [mod] + paths +
                        ["-o", os.path.join(d, name + "_out.npz")], capture_output=True, text=True)
     if r.returncode != 0:
@@ -237,8 +239,8 @@ def interp_bench():
         print("interpreter benchmark skipped: baseline did not build (%s)" % e)
         return
     load = os.getloadavg()
-    print("\ninterpreter benchmark: best of %d runs after a warm-up; machine: %d cores, load average %.1f %.1f %.1f"
-          % (REPS, os.cpu_count(), *load))
+    print("\ninterpreter benchmark: best of %d runs after a warm-up; machine: %d cores, load average %.1f %.1f %.1f; "
+          "hlo-run threads: %s" % (REPS, os.cpu_count(), *load, os.environ.get("BENCH_THREADS", "all cores")))
     print("limits (same run): OpenBLAS sgemm 1024^2 %.1f GFLOP/s, 2048^2 %.1f GFLOP/s; memcpy %.1f GB/s (read+write)"
           % (lim["sgemm 1024"], lim["sgemm 2048"], lim["memcpy"]))
     print("%-26s %10s %10s %9s %14s   %s" % ("workload", "ours ms", "numpy ms", "np/ours", "% of limit", "target"))
