@@ -90,6 +90,13 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* CPU time of the whole process (all threads), for loaded machines. */
+static double cpu_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static bool ends_with(const char *s, const char *suf) {
   size_t n = strlen(s), m = strlen(suf);
   return n >= m && strcmp(s + n - m, suf) == 0;
@@ -339,19 +346,23 @@ static int bench(hlo_exec *e, hlo_val **args, int nargs, long long n, const char
   if (hlo_exec_run(e, args, nargs, &res)) { cli_print_diags(d); return 1; }
   hlo_val_release(NULL, res);
   if (a->profile) hlo_exec_profile_reset(e);
-  double *ts = malloc(sizeof(double) * (size_t)n);
+  double *ts = malloc(sizeof(double) * (size_t)n * 2);
   if (!ts) { cli_errorf(&TOOL, "out of memory"); return 1; }
+  double *cs = ts + n;
   for (long long i = 0; i < n; i++) {
-    double t = now_ms();
+    double t = now_ms(), c = cpu_ms();
     if (hlo_exec_run(e, args, nargs, &res)) { cli_print_diags(d); free(ts); return 1; }
     ts[i] = now_ms() - t;
+    cs[i] = cpu_ms() - c;
     hlo_val_release(NULL, res);
   }
   qsort(ts, (size_t)n, sizeof(double), cmp_double);
+  qsort(cs, (size_t)n, sizeof(double), cmp_double);
   double med = n % 2 ? ts[n / 2] : 0.5 * (ts[n / 2 - 1] + ts[n / 2]);
+  double cmed = n % 2 ? cs[n / 2] : 0.5 * (cs[n / 2 - 1] + cs[n / 2]);
   fprintf(stderr, "hlo-run: %s: benchmark %lld runs after a warm-up: median %.4f ms, min %.4f ms, "
-          "max %.4f ms (%s path)\n", file, n, med, ts[0], ts[n - 1],
-          a->reference ? "reference" : "fast");
+          "max %.4f ms (%s path); process CPU time median %.4f ms, min %.4f ms\n", file, n, med,
+          ts[0], ts[n - 1], a->reference ? "reference" : "fast", cmed, cs[0]);
   free(ts);
   return 0;
 }

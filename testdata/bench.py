@@ -102,13 +102,15 @@ def build_baseline():
 
 
 def np_time(fn, reps=REPS):
+    """(best wall time, best process CPU time) of fn."""
     fn()
-    best = 1e30
+    best, cbest = 1e30, 1e30
     for _ in range(reps):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         fn()
         best = min(best, time.perf_counter() - t)
-    return best
+        cbest = min(cbest, time.process_time() - c)
+    return best, cbest
 
 
 def our_time(name, text, inputs, reps=REPS, extra=()):
@@ -130,8 +132,8 @@ def our_time(name, text, inputs, reps=REPS, extra=()):
     if r.returncode != 0:
         print("  %s: hlo-run failed: %s" % (name, r.stderr.strip()[:300]))
         return None
-    m = re.search(r"median ([\d.]+) ms, min ([\d.]+) ms", r.stderr)
-    return float(m.group(2)) / 1e3
+    m = re.search(r"median ([\d.]+) ms, min ([\d.]+) ms.*CPU time median ([\d.]+) ms, min ([\d.]+) ms", r.stderr)
+    return float(m.group(2)) / 1e3, float(m.group(4)) / 1e3
 
 
 ADD = "add { x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT s = f32[] add(x, y) }\n"
@@ -243,15 +245,19 @@ def interp_bench():
           "hlo-run threads: %s" % (REPS, os.cpu_count(), *load, os.environ.get("BENCH_THREADS", "all cores")))
     print("limits (same run): OpenBLAS sgemm 1024^2 %.1f GFLOP/s, 2048^2 %.1f GFLOP/s; memcpy %.1f GB/s (read+write)"
           % (lim["sgemm 1024"], lim["sgemm 2048"], lim["memcpy"]))
-    print("%-26s %10s %10s %9s %14s   %s" % ("workload", "ours ms", "numpy ms", "np/ours", "% of limit", "target"))
+    print("times are the best of the runs; cpu = process CPU time (all threads), which a loaded machine distorts less")
+    print("%-26s %9s %9s %8s %9s %9s %8s %14s   %s" % ("workload", "ours ms", "numpy ms", "np/ours", "ours cpu",
+                                                     "np cpu", "cpu rat", "% of limit", "target"))
     for name, text, inputs, fn, limit, target in workloads(np):
-        theirs = np_time(fn)
+        theirs, theirs_c = np_time(fn)
         # short workloads get more runs: the minimum is what survives a shared machine's noise
         reps = REPS if theirs > 0.05 else max(REPS, 25)
-        theirs = min(theirs, np_time(fn, reps))
-        ours = our_time(re.sub(r"[^a-z0-9]+", "_", name), text, inputs, reps)
-        if ours is None:
+        t2, c2 = np_time(fn, reps)
+        theirs, theirs_c = min(theirs, t2), min(theirs_c, c2)
+        got = our_time(re.sub(r"[^a-z0-9]+", "_", name), text, inputs, reps)
+        if got is None:
             continue
+        ours, ours_c = got
         pct = ""
         if limit:
             kind, amount = limit
@@ -260,10 +266,13 @@ def interp_bench():
             else:
                 ref = lim["sgemm 2048" if kind == "gemm2048" else "sgemm 1024"]
                 pct = "%5.1f%% sgemm" % (100 * amount / ours / 1e9 / ref)
-        print("%-26s %10.3f %10.3f %8.2fx %14s   %s" % (name, ours * 1e3, theirs * 1e3, theirs / ours, pct, target))
-    t = our_time("while", WHILE, [], reps=3)
-    if t is not None:
-        print("%-26s %10.3f %10s %9s %14s   %s" % ("scalar while loop", t * 1e3, "-", "-",
+        print("%-26s %9.3f %9.3f %7.2fx %9.3f %9.3f %7.2fx %14s   %s" % (
+            name, ours * 1e3, theirs * 1e3, theirs / ours, ours_c * 1e3, theirs_c * 1e3,
+            theirs_c / ours_c if ours_c > 0 else 0, pct, target))
+    got = our_time("while", WHILE, [], reps=3)
+    if got is not None:
+        t, tc = got
+        print("%-26s %9.3f %9s %8s %9.3f %9s %8s %14s   %s" % ("scalar while loop", t * 1e3, "-", "-", tc * 1e3, "-", "-",
               "%.1f ns/instr" % (t / (WHILE_ITERS * WHILE_INSTRS) * 1e9), "<= 50 ns per executed instruction"))
     mob = os.path.join(CORPUS, "xla__tools__data__benchmarking__mobilenet_v2.hlo")
     if os.path.exists(mob) and os.environ.get("BENCH_MOBILENET", "1") != "0":
