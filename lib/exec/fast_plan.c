@@ -36,7 +36,8 @@ bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s) {
   const hlo_lp *lp = NULL;
   if (!hlo_shape_is_array(&in->shape)) return false;
   if (in->op == HLO_OP_FUSION) {
-    if (in->ncalled != 1 || !in->called[0]->root) return false;
+    if (in->ncalled != 1 || !in->called[0]->root || in->called[0]->nparams != in->noperands)
+      return false;
     const hlo_instruction *root = in->called[0]->root;
     if (!hlo_shape_is_array(&root->shape) || hlo_fast_elems(&root->shape) !=
         hlo_fast_elems(&in->shape))

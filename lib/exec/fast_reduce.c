@@ -66,7 +66,8 @@ bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s) {
   const hlo_instruction *in = s->in, *red = in;
   bool fused = in->op == HLO_OP_FUSION;
   if (fused) {
-    if (in->ncalled != 1 || !in->called[0]->root) return false;
+    if (in->ncalled != 1 || !in->called[0]->root || in->called[0]->nparams != in->noperands)
+      return false;
     red = in->called[0]->root;
   }
   if (red->op != HLO_OP_REDUCE || red->noperands != 2 || red->ncalled != 1) return false;
