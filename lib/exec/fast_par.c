@@ -16,8 +16,10 @@ typedef struct par_job {
 
 static void *par_main(void *arg) {
   par_job *j = arg;
-  /* static assignment: thread t takes items t, t + nth, ... */
-  for (int64_t i = j->t; i < j->n; i += j->nth) j->fn(j->ctx, i);
+  /* static assignment of a contiguous range per thread (no false sharing
+   * between neighbouring items' outputs) */
+  int64_t lo = j->n * j->t / j->nth, hi = j->n * (j->t + 1) / j->nth;
+  for (int64_t i = lo; i < hi; i++) j->fn(j->ctx, i);
   return NULL;
 }
 
