@@ -3,6 +3,7 @@
  * matched to the entry parameters in order; results are printed numpy-style
  * or written to .npy/.npz; --spec runs a RUN.yaml test and compares. */
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +17,12 @@
 #include "hlo/hlo_npy.h"
 #include "hlo/hlo_shape_infer.h"
 #include "hlo/hlo_text.h"
+
+#include <cblas.h>
 #include "hlo/hlo_verify.h"
 
 enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
-       OPT_RNG_SEED, OPT_MAX_ITERS, OPT_MAX_MEMORY };
+       OPT_RNG_SEED, OPT_MAX_ITERS, OPT_MAX_MEMORY, OPT_THREADS, OPT_BENCHMARK, OPT_PROFILE };
 
 static const cli_opt OPTS[] = {
     [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
@@ -32,6 +35,9 @@ static const cli_opt OPTS[] = {
     [OPT_RNG_SEED] = {"rng-seed", 0, 1, "N", "seed of the rng op (default 0)"},
     [OPT_MAX_ITERS] = {"max-while-iterations", 0, 1, "N", "fail a while loop after N iterations (default: no limit)"},
     [OPT_MAX_MEMORY] = {"max-memory", 0, 1, "BYTES", "fail when values need more than BYTES (K/M/G suffixes; 0 = no limit; default: half the RAM)"},
+    [OPT_THREADS] = {"threads", 0, 1, "N", "use N threads for large kernels (default: all cores)"},
+    [OPT_BENCHMARK] = {"benchmark", 0, 1, "N", "after a warm-up run, time N runs; print median, min and max"},
+    [OPT_PROFILE] = {"profile", 0, 0, NULL, "print time, share, bytes and FLOPs per instruction on standard error"},
     {0},
 };
 
@@ -49,6 +55,8 @@ typedef struct run_args {
   uint64_t seed, rng_seed;
   long long iterations, max_iters;
   uint64_t max_memory; /* 0 = no limit */
+  long long threads, benchmark;
+  bool profile;
 } run_args;
 
 /* ---- memory limit: every value and plan allocation goes through this -------
@@ -173,6 +181,15 @@ static int on_opt(int idx, const char *arg, void *ud) {
   case OPT_RNG_SEED: a->rng_seed = (uint64_t)cli_int_arg(&TOOL, "--rng-seed", arg); break;
   case OPT_MAX_ITERS: a->max_iters = cli_int_arg(&TOOL, "--max-while-iterations", arg); break;
   case OPT_MAX_MEMORY: a->max_memory = parse_bytes(arg); break;
+  case OPT_THREADS:
+    a->threads = cli_int_arg(&TOOL, "--threads", arg);
+    if (a->threads < 1 || a->threads > 256) cli_usage_error(&TOOL, "--threads needs 1 <= N <= 256");
+    break;
+  case OPT_BENCHMARK:
+    a->benchmark = cli_int_arg(&TOOL, "--benchmark", arg);
+    if (a->benchmark < 1 || a->benchmark > 1000000) cli_usage_error(&TOOL, "--benchmark needs 1 <= N <= 1000000");
+    break;
+  case OPT_PROFILE: a->profile = true; break;
   }
   return 0;
 }
@@ -424,8 +441,82 @@ static int compare_output(int i, const hlo_val *got, const hlo_array *want, doub
   return 1;
 }
 
+/* ---- --benchmark and --profile ------------------------------------------------------ */
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* One warm-up run, then n timed runs; the profile counts the timed runs. */
+static int bench(hlo_exec *e, hlo_val **args, int nargs, long long n, const char *file,
+                 const run_args *a, hlo_diags *d) {
+  hlo_val *res = NULL;
+  if (hlo_exec_run(e, args, nargs, &res)) { cli_print_diags(d); return 1; }
+  hlo_val_release(&RUN_ALLOC, res);
+  if (a->profile) hlo_exec_profile_reset(e);
+  double *ts = malloc(sizeof(double) * (size_t)n * 2);
+  if (!ts) { cli_errorf(&TOOL, "out of memory"); return 1; }
+  double *cs = ts + n;
+  for (long long i = 0; i < n; i++) {
+    double t = now_ms(), c = cpu_ms();
+    if (hlo_exec_run(e, args, nargs, &res)) { cli_print_diags(d); free(ts); return 1; }
+    ts[i] = now_ms() - t;
+    cs[i] = cpu_ms() - c;
+    hlo_val_release(&RUN_ALLOC, res);
+  }
+  qsort(ts, (size_t)n, sizeof(double), cmp_double);
+  qsort(cs, (size_t)n, sizeof(double), cmp_double);
+  double med = n % 2 ? ts[n / 2] : 0.5 * (ts[n / 2 - 1] + ts[n / 2]);
+  double cmed = n % 2 ? cs[n / 2] : 0.5 * (cs[n / 2 - 1] + cs[n / 2]);
+  fprintf(stderr, "hlo-run: %s: benchmark %lld runs after a warm-up: median %.4f ms, min %.4f ms, "
+          "max %.4f ms (%s path); process CPU time median %.4f ms, min %.4f ms\n", file, n, med,
+          ts[0], ts[n - 1], a->reference ? "reference" : "fast", cmed, cs[0]);
+  free(ts);
+  return 0;
+}
+
+static int cmp_prof(const void *x, const void *y) {
+  const hlo_exec_prof *a = *(const hlo_exec_prof *const *)x, *b = *(const hlo_exec_prof *const *)y;
+  return a->seconds > b->seconds ? -1 : a->seconds < b->seconds;
+}
+
+static void print_profile(const hlo_exec *e, long long runs) {
+  int n = 0;
+  const hlo_exec_prof *p = hlo_exec_profile(e, &n);
+  const hlo_exec_prof **v = malloc(sizeof(*v) * (size_t)(n + 1));
+  if (!v) return;
+  int k = 0;
+  double top = 0;
+  for (int i = 0; i < n; i++) {
+    if (p[i].calls == 0) continue;
+    v[k++] = &p[i];
+    if (p[i].in->parent && p[i].in->parent->is_entry) top += p[i].seconds;
+  }
+  qsort(v, (size_t)k, sizeof(*v), cmp_prof);
+  if (runs < 1) runs = 1;
+  fprintf(stderr, "hlo-run: profile over %lld run%s; entry instructions total %.4f ms per run\n",
+          runs, runs == 1 ? "" : "s", top * 1e3 / (double)runs);
+  fprintf(stderr, "%12s %7s %8s %12s %12s %9s %9s  %-24s %s\n", "ms/run", "share", "calls/run",
+          "bytes/run", "flops/run", "GB/s", "GFLOP/s", "kernel", "instruction");
+  for (int i = 0; i < k; i++) {
+    const hlo_exec_prof *q = v[i];
+    double s = q->seconds > 0 ? q->seconds : 1e-12;
+    fprintf(stderr, "%12.4f %6.1f%% %9.1f %12.4g %12.4g %9.2f %9.2f  %-24s %s/%%%s\n",
+            q->seconds * 1e3 / (double)runs, top > 0 ? 100 * q->seconds / top : 0,
+            (double)q->calls / (double)runs, q->bytes / (double)runs, q->flops / (double)runs,
+            q->bytes / s / 1e9, q->flops / s / 1e9, q->kernel ? q->kernel : "?",
+            q->in->parent ? q->in->parent->name : "?", q->in->name);
+  }
+  free(v);
+}
+
 /* ---- main ------------------------------------------------------------------------- */
 int main(int argc, char **argv) {
+  /* keep freed large buffers in the heap: repeated runs (--benchmark,
+   * --iterations, while loops) then reuse pages instead of faulting in fresh
+   * ones from mmap every time */
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   run_args a = {0};
   a.iterations = 1;
   a.max_memory = default_max_memory();
@@ -489,7 +580,9 @@ int main(int argc, char **argv) {
   eo.reference = a.reference;
   eo.rng_seed = a.rng_seed;
   eo.max_while_iters = a.max_iters;
-  eo.profile = a.time;
+  eo.threads = (int)a.threads;
+  eo.profile = a.profile || a.time;
+  if (a.threads > 0) openblas_set_num_threads((int)a.threads);
   e = hlo_exec_new(m, &eo, &RUN_ALLOC, &d);
   t_plan = now_ms() - t0;
   if (!e) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
@@ -548,6 +641,11 @@ int main(int argc, char **argv) {
     }
   }
 
+  long long nprofiled = 0;
+  if (a.benchmark > 0) {
+    if (bench(e, args, nparams, a.benchmark, file, &a, &d)) { rc = CLI_INVALID; goto out; }
+    nprofiled = a.benchmark;
+  }
   for (long long it = 0; it < a.iterations; it++) {
     if (res) { hlo_val_release(&RUN_ALLOC, res); res = NULL; }
     double t1 = now_ms(), c1 = cpu_ms();
@@ -563,21 +661,31 @@ int main(int argc, char **argv) {
     fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (cpu %.3f ms; %lld iteration%s, %s path)\n",
             file, t_plan, t_run / (double)a.iterations, c_run / (double)a.iterations, a.iterations,
             a.iterations == 1 ? "" : "s", a.reference ? "reference" : "fast");
-  if (a.time) { /* the five opcodes that took longest */
+  if (a.profile) print_profile(e, nprofiled + a.iterations);
+  if (a.time) { /* the five opcodes that took longest, from the per-instruction profile */
+    int np = 0;
+    const hlo_exec_prof *p = hlo_exec_profile(e, &np);
+    double ms[HLO_OP_COUNT] = {0};
+    int64_t calls[HLO_OP_COUNT] = {0};
+    for (int i = 0; i < np; i++) {
+      hlo_opcode op = p[i].in->op;
+      /* control ops include their callees' time: count it once, at the leaves */
+      if (op == HLO_OP_WHILE || op == HLO_OP_CALL || op == HLO_OP_CONDITIONAL || op == HLO_OP_FUSION ||
+          op == HLO_OP_ASYNC_START)
+        continue;
+      ms[op] += p[i].seconds * 1e3;
+      calls[op] += p[i].calls;
+    }
+    long long runs = nprofiled + a.iterations;
     bool used[HLO_OP_COUNT] = {false};
     for (int k = 0; k < 5; k++) {
       int best = -1;
-      double bms = 0, ms;
-      int64_t n;
-      for (int op = 0; op < HLO_OP_COUNT; op++) {
-        hlo_exec_profile(e, (hlo_opcode)op, &ms, &n);
-        if (!used[op] && n && (best < 0 || ms > bms)) { best = op; bms = ms; }
-      }
+      for (int op = 0; op < HLO_OP_COUNT; op++)
+        if (!used[op] && calls[op] && (best < 0 || ms[op] > ms[best])) best = op;
       if (best < 0) break;
       used[best] = true;
-      hlo_exec_profile(e, (hlo_opcode)best, &ms, &n);
       fprintf(stderr, "hlo-run:   %-22s %10.3f ms in %lld executions\n", hlo_opcode_name((hlo_opcode)best),
-              ms / (double)a.iterations, (long long)(n / a.iterations));
+              ms[best] / (double)runs, (long long)(calls[best] / runs));
     }
   }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "exec/fast.h"
 #include "hlo/hlo_verify.h"
 
 #define PERR(e, in, ...) hlo_errorf((e)->diags, NULL, 0, __VA_ARGS__)
@@ -211,6 +212,8 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
   }
 #undef K
   s->fn = f;
+  /* fast path (lib/exec/fast_*.c): fused loops, reductions, BLAS dot */
+  if (fast) hlo_fast_plan(e, s);
   return HLO_OK;
 }
 
@@ -413,6 +416,10 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
     }
   e->entry = hlo_plan_comp(e, m->entry);
   if (!e->entry) {
+    hlo_exec_free(e);
+    return NULL;
+  }
+  if (e->opts.profile && hlo_prof_setup(e)) {
     hlo_exec_free(e);
     return NULL;
   }
