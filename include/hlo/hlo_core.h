@@ -21,24 +21,6 @@ enum { HLO_OK = 0, HLO_ERR = -1 };
 #define HLO_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define HLO_PRINTF(a, b)
-/* ---- string map ------------------------------------------------------------
- * Open-addressing hash map from NUL-terminated strings to pointers, storage
- * in an arena (keys are not copied: they must outlive the map). */
-typedef struct hlo_strmap {
-  hlo_arena *arena;
-  size_t cap, n; /* cap is a power of two or 0 */
-  const char **keys;
-  void **vals;
-  uint64_t *hashes;
-} hlo_strmap;
-
-void hlo_strmap_init(hlo_strmap *m, hlo_arena *arena);
-/* Insert or replace; HLO_ERR on allocation failure. *old gets the previous
- * value (NULL if none) when old is not NULL. */
-int hlo_strmap_put(hlo_strmap *m, const char *key, void *val, void **old);
-void *hlo_strmap_get(const hlo_strmap *m, const char *key);
-void *hlo_strmap_getn(const hlo_strmap *m, const char *key, size_t n);
-
 #endif
 
 /* ---- allocation ---------------------------------------------------------
