@@ -92,15 +92,7 @@ static int format_file(const cli_input *in, const fmt_args *a, hlo_buf *out) {
     size_t next;
     size_t end = hlo_module_chunk_end(&in->src, begin, &next);
     /* skip chunks holding only blanks and comments (e.g. after a final separator) */
-    bool empty = true;
-    for (size_t i = begin; i < end && empty; i++) {
-      char c = in->src.text[i];
-      if (c == '/' && i + 1 < end && in->src.text[i + 1] == '/') {
-        while (i < end && in->src.text[i] != '\n') i++;
-      } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
-        empty = false;
-      }
-    }
+    bool empty = hlo_chunk_is_blank(&in->src, begin, end);
     if (!empty || first) {
       hlo_diags d;
       hlo_diags_init(&d, NULL);

@@ -97,18 +97,6 @@ static void print_stats(const hlo_fuse_report *r, const char *mname) {
           (long long)r->bytes_not_written, (long long)r->bytes_not_read);
 }
 
-static bool blank_chunk(const hlo_src *src, size_t begin, size_t end) {
-  for (size_t i = begin; i < end; i++) {
-    char c = src->text[i];
-    if (c == '/' && i + 1 < end && src->text[i + 1] == '/') {
-      while (i < end && src->text[i] != '\n') i++;
-    } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
-      return false;
-    }
-  }
-  return true;
-}
-
 static int fuse_one(const cli_input *in, size_t begin, size_t end, const fuse_args *a, hlo_buf *out,
                     bool first) {
   hlo_diags d;
@@ -166,7 +154,7 @@ int main(int argc, char **argv) {
   for (;;) {
     size_t next;
     size_t end = hlo_module_chunk_end(&in.src, begin, &next);
-    if (!blank_chunk(&in.src, begin, end) || (firstmod && next >= in.src.len)) {
+    if (!hlo_chunk_is_blank(&in.src, begin, end) || (firstmod && next >= in.src.len)) {
       int frc = fuse_one(&in, begin, end, &a, &out, firstmod);
       if (frc && rc == CLI_OK) rc = frc;
       firstmod = false;

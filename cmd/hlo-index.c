@@ -176,25 +176,13 @@ static int index_module(const hlo_module *m, const args *a, hlo_buf *out) {
   return rc;
 }
 
-static bool blank_chunk(const hlo_src *src, size_t b, size_t e) {
-  for (size_t i = b; i < e; i++) {
-    char ch = src->text[i];
-    if (ch == '/' && i + 1 < e && src->text[i + 1] == '/') {
-      while (i < e && src->text[i] != '\n') i++;
-    } else if (ch != ' ' && ch != '\n' && ch != '\t' && ch != '\r') {
-      return false;
-    }
-  }
-  return true;
-}
-
 static int index_file(const cli_input *in, const args *a, hlo_buf *out) {
   int rc = CLI_OK;
   size_t begin = 0;
   bool first = true;
   for (;;) {
     size_t next, end = hlo_module_chunk_end(&in->src, begin, &next);
-    if (!blank_chunk(&in->src, begin, end) || first) {
+    if (!hlo_chunk_is_blank(&in->src, begin, end) || first) {
       hlo_diags d;
       hlo_diags_init(&d, NULL);
       d.max_errors = 20;

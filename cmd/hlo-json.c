@@ -39,19 +39,6 @@ static int on_opt(int idx, const char *arg, void *ud) {
   return 0;
 }
 
-/* Only blanks and // comments in [begin, end)? */
-static bool blank(const hlo_src *s, size_t begin, size_t end) {
-  for (size_t i = begin; i < end; i++) {
-    char c = s->text[i];
-    if (c == '/' && i + 1 < end && s->text[i + 1] == '/') {
-      while (i < end && s->text[i] != '\n') i++;
-    } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
-      return false;
-    }
-  }
-  return true;
-}
-
 int main(int argc, char **argv) {
   args a = {0};
   int npos;
@@ -70,7 +57,7 @@ int main(int argc, char **argv) {
   size_t begin = 0;
   for (;;) {
     size_t next, end = hlo_module_chunk_end(&in.src, begin, &next);
-    if (nmods > 0 && blank(&in.src, begin, end)) { /* as hlo-fmt: skip empty chunks */
+    if (nmods > 0 && hlo_chunk_is_blank(&in.src, begin, end)) { /* as hlo-fmt: skip empty chunks */
       if (next >= in.src.len || next <= begin) break;
       begin = next;
       continue;

@@ -44,24 +44,12 @@ static int on_opt(int idx, const char *arg, void *ud) {
   return 0;
 }
 
-static bool blank_chunk(const hlo_src *s, size_t begin, size_t end) {
-  for (size_t i = begin; i < end; i++) {
-    char c = s->text[i];
-    if (c == '/' && i + 1 < end && s->text[i + 1] == '/') {
-      while (i < end && s->text[i] != '\n') i++;
-    } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
-      return false;
-    }
-  }
-  return true;
-}
-
 static int shape_file(const cli_input *in, const args *a, hlo_buf *out, bool *first_module) {
   int rc = CLI_OK;
   size_t begin = 0;
   for (bool first = true;; first = false) {
     size_t next, end = hlo_module_chunk_end(&in->src, begin, &next);
-    if (!blank_chunk(&in->src, begin, end) || (first && next >= in->src.len)) {
+    if (!hlo_chunk_is_blank(&in->src, begin, end) || (first && next >= in->src.len)) {
       hlo_diags d;
       hlo_diags_init(&d, NULL);
       hlo_module *m = hlo_parse_module(&in->src, begin, end, NULL, &d, NULL);

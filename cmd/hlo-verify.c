@@ -54,18 +54,6 @@ static int on_opt(int idx, const char *arg, void *ud) {
   return 0;
 }
 
-static bool blank_chunk(const hlo_src *s, size_t begin, size_t end) {
-  for (size_t i = begin; i < end; i++) {
-    char c = s->text[i];
-    if (c == '/' && i + 1 < end && s->text[i + 1] == '/') {
-      while (i < end && s->text[i] != '\n') i++;
-    } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
-      return false;
-    }
-  }
-  return true;
-}
-
 static void json_diags(cJSON *arr, const hlo_diags *d) {
   size_t last_off = 0; /* count lines on from the previous diagnostic */
   hlo_loc at = {1, 1};
@@ -91,7 +79,7 @@ static int verify_file(const char *name, const cli_input *in, const args *a, cJS
   size_t begin = 0;
   for (;;) {
     size_t next, end = hlo_module_chunk_end(&in->src, begin, &next);
-    if (!blank_chunk(&in->src, begin, end) || (index == 0 && next >= in->src.len)) {
+    if (!hlo_chunk_is_blank(&in->src, begin, end) || (index == 0 && next >= in->src.len)) {
       hlo_diags d;
       hlo_diags_init(&d, NULL);
       d.max_errors = a->max_errors;

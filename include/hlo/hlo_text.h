@@ -21,6 +21,10 @@ typedef struct hlo_parse_options {
  * following chunk starts (src->len if none). */
 size_t hlo_module_chunk_end(const hlo_src *src, size_t begin, size_t *next);
 
+/* True if [begin, end) of src holds only blanks and // comments (an empty
+ * chunk, e.g. after a final "// -----"). */
+bool hlo_chunk_is_blank(const hlo_src *src, size_t begin, size_t end);
+
 /* Parse the module text in [begin, end) of src.  Returns the module (free
  * with hlo_module_free) or NULL, with every error found recorded in d.
  * opts may be NULL.  The module does not point into src. */

@@ -495,6 +495,18 @@ size_t hlo_module_chunk_end(const hlo_src *src, size_t begin, size_t *next) {
   return src->len;
 }
 
+bool hlo_chunk_is_blank(const hlo_src *src, size_t begin, size_t end) {
+  const char *t = src->text;
+  for (size_t i = begin; i < end; i++) {
+    if (t[i] == '/' && i + 1 < end && t[i + 1] == '/') {
+      while (i < end && t[i] != '\n') i++;
+    } else if (t[i] != ' ' && t[i] != '\n' && t[i] != '\t' && t[i] != '\r') {
+      return false;
+    }
+  }
+  return true;
+}
+
 static int parse_module_body(parser *p) {
   scanner *sc = &p->sc;
   hlo_module *m = p->m;
