@@ -285,6 +285,8 @@ def interp_bench():
 
 
 if __name__ == "__main__":
+    # BENCH_ONLY=parser or BENCH_ONLY=interp runs one part only
     if os.environ.get("BENCH_ONLY") != "interp":
         main()
-    interp_bench()
+    if os.environ.get("BENCH_ONLY") != "parser":
+        interp_bench()
