@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void print_help(const cli_tool *t) {
@@ -127,6 +128,10 @@ int cli_read(const cli_tool *t, const char *path, cli_input *in) {
     return HLO_ERR;
   }
   size_t cap = 1 << 16, len = 0;
+  struct stat st; /* a regular file is read with one allocation of its size */
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uint64_t)st.st_size < ((uint64_t)1 << 40))
+    cap = (size_t)st.st_size + 2;
   char *data = malloc(cap);
   for (;;) {
     if (!data) {
