@@ -15,6 +15,8 @@ ADD = '''add_f32 {
 }
 '''
 
+ADD_S32 = ADD.replace('f32', 's32')
+
 CASES = [
 ('''ENTRY e {
   a = s32[2] parameter(0)
@@ -134,6 +136,171 @@ ENTRY e {
   a = c64[2,3] parameter(0)
 @  ROOT b = f32[4,4] fft(a), fft_type=IRFFT, fft_length={4,4}
 }''', 'IRFFT requires all but one innermost dimensions match fft_length, but dimension 0 is 2 and should be 4.'),
+('''ENTRY e {
+  l = f32[2,3] parameter(0)
+  r = f32[3,4] parameter(1)
+@  ROOT d = f32[2,4] dot(l, r), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}''', 'Must specify the same number of batch dimensions for lhs and rhs (1 vs 0).'),
+('''ENTRY e {
+  l = f32[2,3] parameter(0)
+  r = f32[2,3] parameter(1)
+@  ROOT d = f32[2] dot(l, r), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={0}, rhs_contracting_dims={1}
+}''', 'A dimension number is not unique in the dot dimension numbers: lhs dimension 0 is both batch and contracting.'),
+('''ENTRY e {
+  l = f32[2,3] parameter(0)
+  r = f32[2,3] parameter(1)
+@  ROOT d = f32[2] dot(l, r), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}''', 'A dimension number is not unique in the dot dimension numbers: rhs dimension 0 is both batch and contracting.'),
+('''ENTRY e {
+  l = f32[1,4,2] parameter(0)
+  r = s32[3,2,2] parameter(1)
+@  ROOT c = f32[1,2,2] convolution(l, r), window={size=3}, dim_labels=b0f_0io->b0f
+}''', 'Convolution with different element types: f32[1,4,2] and s32[3,2,2].'),
+('''ENTRY e {
+  l = f32[1,4] parameter(0)
+  r = f32[3,2,2] parameter(1)
+@  ROOT c = f32[1,2,2] convolution(l, r), window={size=3}, dim_labels=b0f_0io->b0f
+}''', 'Convolution arguments must have rank 3 (from dim_labels); got lhs f32[1,4] and rhs f32[3,2,2].'),
+('''ENTRY e {
+  l = f32[1,4,2] parameter(0)
+  r = f32[3,2,2] parameter(1)
+@  ROOT c = f32[1,2,2] convolution(l, r), window={size=3x3}, dim_labels=b0f_0io->b0f
+}''', 'Window must have 1 dimensions (one per spatial dimension); got 2.'),
+('''ENTRY e {
+  l = f32[2,4,2] parameter(0)
+  r = f32[3,1,2] parameter(1)
+@  ROOT c = f32[1,2,2] convolution(l, r), window={size=3}, dim_labels=b0f_0io->b0f, feature_group_count=2, batch_group_count=2
+}''', 'Both feature_group_count (2) and batch_group_count (2) cannot be greater than 1'),
+('''ENTRY e {
+  l = f32[1,4,3] parameter(0)
+  r = f32[3,1,2] parameter(1)
+@  ROOT c = f32[1,2,2] convolution(l, r), window={size=3}, dim_labels=b0f_0io->b0f, feature_group_count=2
+}''', 'Expected the input feature dimension (3) to be a multiple of feature_group_count (2).'),
+('''ENTRY e {
+  l = f32[2,4,2] parameter(0)
+  r = f32[3,2,3] parameter(1)
+@  ROOT c = f32[1,2,3] convolution(l, r), window={size=3}, dim_labels=b0f_0io->b0f, batch_group_count=2
+}''', 'Expected output feature dimension size (value 3) to be a multiple of batch group count 2.'),
+('''ENTRY e {
+  l = f32[1,4,2] parameter(0)
+  r = f32[3,2,2] parameter(1)
+@  ROOT c = f32[1,2,2] convolution(l, r), window={size=3}, dim_labels=b0f_0io->b0f, batch_group_count=0
+}''', 'batch_group_count must be a positive number, got 0'),
+('''ENTRY e {
+  l = f32[1,4,2] parameter(0)
+  r = f32[3,2,2] parameter(1)
+@  ROOT c = f32[1,2,2] convolution(l, r), window={size=3 stride=0}, dim_labels=b0f_0io->b0f
+}''', 'Window dimension 0 has a non-positive stride or dilation.'),
+('''ENTRY e {
+  l = f32[1,3,2] parameter(0)
+  r = f32[3,2,2] parameter(1)
+@  ROOT c = f32[1,1,2] convolution(l, r), window={size=3 lhs_dilate=4611686018427387904}, dim_labels=b0f_0io->b0f
+}''', 'Window dimension 0 gives an invalid output size.'),
+('''ENTRY e {
+  a = s32[2,2] parameter(0)
+@  ROOT x = s32[2,2] triangular-solve(a, a), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+}''', 'Expected element types in shape to be floating or complex for TriangularSolve; got s32.'),
+('''ENTRY e {
+  a = f32[2,2] parameter(0)
+  b = c64[2,2] parameter(1)
+@  ROOT x = c64[2,2] triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+}''', 'Arguments to triangular solve must have equal element types; got f32 and c64.'),
+('''ENTRY e {
+  a = f32[2] parameter(0)
+  b = f32[2] parameter(1)
+@  ROOT x = f32[2] triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+}''', "The 'a' argument to TriangularSolve must have rank >= 2, got shape f32[2]"),
+('''ENTRY e {
+  a = f32[2,2] parameter(0)
+  b = f32[3,2,2] parameter(1)
+@  ROOT x = f32[3,2,2] triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+}''', 'Arguments to triangular solve must have equal rank; got f32[2,2] and f32[3,2,2].'),
+('''ENTRY e {
+  a = f32[3,2,2] parameter(0)
+  b = f32[4,2,2] parameter(1)
+@  ROOT x = f32[4,2,2] triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+}''', 'The leading batch dimensions of the arguments to triangular solve must be equal; got f32[3,2,2] and f32[4,2,2].'),
+('''add2 {
+  x0 = f32[] parameter(0)
+  x1 = f32[] parameter(1)
+  y0 = f32[] parameter(2)
+  y1 = f32[] parameter(3)
+  s0 = f32[] add(x0, y0)
+  s1 = f32[] add(x1, y1)
+  ROOT t = (f32[], f32[]) tuple(s0, s1)
+}
+
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[3,2] parameter(1)
+  z = f32[] constant(0)
+@  ROOT r = (f32[2], f32[2]) reduce(a, b, z, z), dimensions={1}, to_apply=add2
+}''', 'All inputs of reduce must have the same dimensions; got f32[2,3] and f32[3,2].'),
+(ADD + '''
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+@  ROOT r = f32[2] reduce(a, z, z), dimensions={1}, to_apply=add_f32
+}''', 'reduce takes N inputs and N init values; got 3 operands.'),
+(ADD + '''
+ENTRY e {
+  a = f32[4] parameter(0)
+  z = f32[] constant(0)
+@  ROOT r = f32[2] reduce-window(a, z), window={size=2 stride=0}, to_apply=add_f32
+}''', 'Window dimension 0 has a non-positive size, stride or dilation.'),
+('''ge_f32 {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT g = pred[] compare(x, y), direction=GE
+}
+
+''' + ADD + '''
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = f32[2] parameter(1)
+  z = f32[1] parameter(2)
+@  ROOT r = f32[4] select-and-scatter(a, s, z), window={size=2 stride=2}, select=ge_f32, scatter=add_f32
+}''', 'select-and-scatter init value must be a scalar; got f32[1].'),
+('''ge_f32 {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT g = pred[] compare(x, y), direction=GE
+}
+
+''' + ADD_S32 + '''
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = f32[2] parameter(1)
+  z = s32[] parameter(2)
+@  ROOT r = f32[4] select-and-scatter(a, s, z), window={size=2 stride=2}, select=ge_f32, scatter=add_s32
+}''', ['select-and-scatter operand, source and init value must have the same element type; got f32[4], f32[2], s32[].', "Reduction function add_s32's 1-th parameter shape must be compatible with input element type f32, but got s32[]"]),
+('''lt {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT c = pred[] compare(x, y), direction=LT
+}
+
+ENTRY e {
+  a = f32[4] parameter(0)
+@  ROOT s = f32[4] sort(a), dimensions={}, to_apply=lt
+}''', 'sort needs exactly one dimension in dimensions={...}; got 0.'),
+('''ENTRY e {
+  a = f32[2,3] parameter(0)
+  s = f32[3] parameter(1)
+@  ROOT b = (f32[2,3], f32[3], f32[3]) batch-norm-training(a, s, a), epsilon=0.001, feature_index=1
+}''', 'Batch norm operand 2 must have rank 1; got f32[2,3].'),
+('''ENTRY e {
+  a = f32[2,3] parameter(0)
+  s = s32[3] parameter(1)
+  o = f32[3] parameter(2)
+@  ROOT b = (f32[2,3], f32[3], f32[3]) batch-norm-training(a, s, o), epsilon=0.001, feature_index=1
+}''', 'The inputs to batch norm should have the same element type; operand 1 is s32[3], operand 0 is f32[2,3].'),
+('''ENTRY e {
+  a = f32[2,3] parameter(0)
+  s = f32[3] parameter(1)
+  g = f32[3,2] parameter(2)
+@  ROOT b = (f32[2,3], f32[3], f32[3]) batch-norm-grad(a, s, s, s, g), epsilon=0.001, feature_index=1
+}''', 'The grad_output shape f32[3,2] must be the operand shape f32[2,3].'),
 ]
 
 
@@ -151,7 +318,9 @@ def main():
                 lhs = l.split('=')[0].split()
                 name = lhs[-1]
                 col = l.index(' ' + name + ' ') + 2
-                lines.append('// CHECK: .hlo:[[@LINE+1]]:%d: error: %%%s: %s' % (col, name, msg))
+                msgs = msg if isinstance(msg, list) else [msg]
+                for k, one in enumerate(msgs):
+                    lines.append('// CHECK: .hlo:[[@LINE+%d]]:%d: error: %%%s: %s' % (len(msgs) - k, col, name, one))
             lines.append(l)
         lines.append('')
     with open(sys.argv[1] if len(sys.argv) > 1 else OUT, 'w') as f:
