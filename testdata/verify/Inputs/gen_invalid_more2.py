@@ -301,6 +301,157 @@ ENTRY e {
   g = f32[3,2] parameter(2)
 @  ROOT b = (f32[2,3], f32[3], f32[3]) batch-norm-grad(a, s, s, s, g), epsilon=0.001, feature_index=1
 }''', 'The grad_output shape f32[3,2] must be the operand shape f32[2,3].'),
+('''ENTRY e {
+  o = f32[4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+@  ROOT g = f32[2,3] gather(o, i), offset_dims={1}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}
+}''', 'All components of the offset index in a gather op must either be a offset dimension or explicitly collapsed/batching; got len(slice_sizes)=2, output_slice_sizes=1, collapsed_slice_dims=0, operand_batching_dims=0.'),
+('''ENTRY e {
+  o = f32[4,3] parameter(0)
+  i = s32[2,2] parameter(1)
+@  ROOT g = f32[2,3] gather(o, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0,0}, index_vector_dim=1, slice_sizes={1,3}
+}''', 'Repeated dimensions are not allowed in start_index_map; got 0 twice.'),
+('''ENTRY e {
+  o = f32[4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+@  ROOT g = f32[2,3] gather(o, i), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}
+}''', 'Offset dimension 2 in gather op is out of bounds for an output of rank 2.'),
+('''ENTRY e {
+  o = f32[2,4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+@  ROOT g = f32[2,3] gather(o, i), offset_dims={1}, collapsed_slice_dims={1}, start_index_map={0}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=1, slice_sizes={1,1,3}
+}''', 'operand_batching_dims and start_index_map must be disjoint; 0 is in both.'),
+('''ENTRY e {
+  o = f32[2,4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+@  ROOT g = f32[2,3] gather(o, i), offset_dims={1}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, index_vector_dim=1, slice_sizes={1,1,3}
+}''', 'operand_batching_dims and start_indices_batching_dims must have the same size; got 1 and 0.'),
+('''add2 {
+  x0 = f32[] parameter(0)
+  x1 = f32[] parameter(1)
+  y0 = f32[] parameter(2)
+  y1 = f32[] parameter(3)
+  s0 = f32[] add(x0, y0)
+  s1 = f32[] add(x1, y1)
+  ROOT t = (f32[], f32[]) tuple(s0, s1)
+}
+
+ENTRY e {
+  o = f32[4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+  u = f32[2,3] parameter(2)
+  v = f32[2,2] parameter(3)
+@  ROOT s = (f32[4,3], f32[4,3]) scatter(o, o, i, u, v), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add2
+}''', 'Scatter updates must all have the same dimensions; got f32[2,3] and f32[2,2].'),
+(ADD + '''
+ENTRY e {
+  o = f32[4,3] parameter(0)
+  i = f32[2,1] parameter(1)
+  u = f32[2,3] parameter(2)
+@  ROOT s = f32[4,3] scatter(o, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f32
+}''', 'Scatter indices parameter must be an integral tensor; got f32[2,1].'),
+(ADD + '''
+ENTRY e {
+  o = f32[4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+  u = f32[2,3] parameter(2)
+@  ROOT s = f32[4,3] scatter(o, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=3, to_apply=add_f32
+}''', 'Scatter index leaf dimension must be within [0, rank(scatter_indices) + 1). rank(scatter_indices) is 2 and scatter index leaf dimension is 3.'),
+(ADD + '''
+ENTRY e {
+  o = f32[4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+  u = f32[2,3] parameter(2)
+@  ROOT s = f32[4,3] scatter(o, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={2}, index_vector_dim=1, to_apply=add_f32
+}''', 'Invalid scatter_dims_to_operand_dims mapping; domain is [0, 2), got: 0->2.'),
+(ADD + '''
+ENTRY e {
+  o = f32[4,3] parameter(0)
+  i = s32[2,2] parameter(1)
+  u = f32[2,3] parameter(2)
+@  ROOT s = f32[4,3] scatter(o, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0,0}, index_vector_dim=1, to_apply=add_f32
+}''', 'Repeated dimensions not allowed in scatter_dims_to_operand_dims; got: 0.'),
+(ADD + '''
+ENTRY e {
+  o = f32[2,4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+  u = f32[2,3] parameter(2)
+@  ROOT s = f32[2,4,3] scatter(o, i, u), update_window_dims={1}, inserted_window_dims={0}, input_batching_dims={0}, scatter_indices_batching_dims={0}, scatter_dims_to_operand_dims={1}, index_vector_dim=1, to_apply=add_f32
+}''', 'inserted_window_dims and input_batching_dims must be disjoint; 0 is in both.'),
+(ADD + '''
+ENTRY e {
+  o = f32[2,4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+  u = f32[2,3] parameter(2)
+@  ROOT s = f32[2,4,3] scatter(o, i, u), update_window_dims={1}, inserted_window_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f32
+}''', 'scatter_dims_to_operand_dims and input_batching_dims must be disjoint; 0 is in both.'),
+(ADD + '''
+ENTRY e {
+  o = f32[2,4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+  u = f32[2,3] parameter(2)
+@  ROOT s = f32[2,4,3] scatter(o, i, u), update_window_dims={1}, inserted_window_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={1}, scatter_dims_to_operand_dims={1}, index_vector_dim=1, to_apply=add_f32
+}''', 'scatter_indices_batching_dims must not contain index_vector_dim 1.'),
+(ADD + '''
+ENTRY e {
+  o = f32[2,4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+  u = f32[2,3] parameter(2)
+@  ROOT s = f32[2,4,3] scatter(o, i, u), update_window_dims={1}, inserted_window_dims={1}, input_batching_dims={0}, scatter_dims_to_operand_dims={1}, index_vector_dim=1, to_apply=add_f32
+}''', 'input_batching_dims and scatter_indices_batching_dims must have the same size; got 1 and 0.'),
+(ADD + '''
+ENTRY e {
+  o = f32[2,4,3] parameter(0)
+  i = s32[3,1] parameter(1)
+  u = f32[3,3] parameter(2)
+@  ROOT s = f32[2,4,3] scatter(o, i, u), update_window_dims={1}, inserted_window_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, scatter_dims_to_operand_dims={1}, index_vector_dim=1, to_apply=add_f32
+}''', 'Scatter batching dimension sizes differ: operand dim 0 is 2, indices dim 0 is 3.'),
+('''ENTRY e {
+  a = f32[2] parameter(0)
+  b = f32[] parameter(1)
+@  ROOT r = f32[2] rng(a, b), distribution=rng_uniform
+}''', 'Expected scalar types for the two operands of Rng instruction; got f32[2] and f32[].'),
+('''ENTRY e {
+  a = f32[] parameter(0)
+  b = s32[] parameter(1)
+@  ROOT r = f32[2] rng(a, b), distribution=rng_uniform
+}''', 'Expected compatible element types for the result and the two operands of Rng instruction; got f32[2], f32[] and s32[].'),
+('''ENTRY e {
+  a = c64[] parameter(0)
+@  ROOT r = c64[2] rng(a, a), distribution=rng_uniform
+}''', 'Element type not supported. Expected element to be of floating point type, integral type or predicate type for RngUniform; got c64.'),
+('''ENTRY e {
+  a = s32[] parameter(0)
+@  ROOT r = s32[2] rng(a, a), distribution=rng_normal
+}''', 'Element type not supported. Expected element to be FloatingPointType for RngNormal; got s32.'),
+('''ENTRY e {
+  a = f32[] parameter(0)
+@  ROOT r = f32[2] rng(a)
+}''', 'rng expects 2 operands, got 1.'),
+('''ENTRY e {
+  a = f32[] parameter(0)
+@  ROOT r = f32[2] rng(a, a)
+}''', 'rng needs distribution=rng_uniform or rng_normal; got none'),
+('''ENTRY e {
+  s = u64[2,1] parameter(0)
+@  ROOT r = (u64[2,1], u32[4]) rng-bit-generator(s), algorithm=rng_default
+}''', 'rng-bit-generator state must be a rank-1 array; got u64[2,1].'),
+('''ENTRY e {
+  s = u64[2] parameter(0)
+@  ROOT r = (u64[2], u32[4], u32[4]) rng-bit-generator(s), algorithm=rng_default
+}''', 'Expected tuple shape with 2 elements (state, output) for rng-bit-generator; got (u64[2], u32[4], u32[4]).'),
+('''ENTRY e {
+  s = u64[4] parameter(0)
+@  ROOT r = (u64[4], u32[4]) rng-bit-generator(s), algorithm=rng_philox
+}''', 'rng_philox needs a state of 2 or 3 elements; got u64[4].'),
+('''ENTRY e {
+  s = u64[2] parameter(0)
+@  ROOT r = (u64[2], u32[4]) rng-bit-generator(s), algorithm=rng_other
+}''', 'unknown rng-bit-generator algorithm rng_other'),
+('''ENTRY e {
+  a = f32[2] parameter(0)
+@  ROOT c = pred[2] compare(a, a), direction=LT, type=SIGNED
+}''', 'Expected comparison type FLOAT or TOTALORDER. actual: SIGNED, operand: f32[2]'),
 ]
 
 
