@@ -452,6 +452,245 @@ ENTRY e {
   a = f32[2] parameter(0)
 @  ROOT c = pred[2] compare(a, a), direction=LT, type=SIGNED
 }''', 'Expected comparison type FLOAT or TOTALORDER. actual: SIGNED, operand: f32[2]'),
+('''ENTRY e {
+  a = f32[2,2] parameter(0)
+@  ROOT d = f32[2,2] dot(a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}''', 'dot expects 2 to 3 operands, got 1.'),
+(ADD + '''
+ENTRY e {
+  a = f32[2] parameter(0)
+@  ROOT r = f32[] reduce(a), dimensions={0}, to_apply=add_f32
+}''', 'reduce expects at least 2 operands, got 1.'),
+('''ENTRY e {
+  a = f32[2] parameter(0)
+@  ROOT c = f32[4] concatenate(a, a), dimensions={}
+}''', 'Concatenate needs exactly one dimension in dimensions={...}; got 0.'),
+('''ENTRY e {
+  a = f32[2] parameter(0)
+  s = s32[] parameter(1)
+@  ROOT r = f32[<=2] set-dimension-size(a, s), dimensions={1}
+}''', 'SetDimensionSize dimension out of bounds: 1.'),
+('''ENTRY e {
+  a = f32[2] parameter(0)
+  s = s32[] parameter(1)
+@  ROOT r = f32[<=2] set-dimension-size(a, s), dimensions={}
+}''', 'set-dimension-size needs exactly one dimension; got 0.'),
+('''ENTRY e {
+  a = f32[2] parameter(0)
+@  ROOT r = s32[] get-dimension-size(a), dimensions={}
+}''', 'get-dimension-size needs exactly one dimension; got 0.'),
+('''ENTRY e {
+  a = f32[2] parameter(0)
+@  ROOT b = (f32[2]) broadcast(a), dimensions={0}
+}''', 'broadcast result must be an array; got (f32[2]).'),
+('''ENTRY e {
+  a = f32[4] parameter(0)
+  n = f32[] parameter(1)
+@  ROOT r = f32[4] dynamic-reshape(a, n)
+}''', 'dynamic-reshape size operand 1 must be an integer scalar; got f32[].'),
+('''ENTRY e {
+  a = f32[4] parameter(0)
+  n = s32[] parameter(1)
+@  ROOT r = (f32[4]) dynamic-reshape(a, n)
+}''', 'dynamic-reshape result must be an array'),
+('''ENTRY e {
+@  ROOT b = f32[2] iota()
+}''', 'iota needs an iota_dimension attribute'),
+('''ENTRY e {
+  a = f32[4] parameter(0)
+  z = f32[] constant(0)
+@  ROOT b = f32[4] pad(a, z)
+}''', 'pad needs a padding= attribute'),
+('''ENTRY e {
+  a = f32[4] parameter(0)
+@  ROOT b = f32[4] slice(a)
+}''', 'slice needs a slice={...} attribute'),
+('''ENTRY e {
+  a = c64[4] parameter(0)
+@  ROOT b = c64[4] fft(a), fft_length={4}
+}''', 'fft needs an fft_type attribute'),
+('''ENTRY e {
+  l = f32[1,4,2] parameter(0)
+  r = f32[3,2,2] parameter(1)
+@  ROOT c = f32[1,2,2] convolution(l, r), window={size=3}
+}''', 'convolution needs a dim_labels attribute'),
+(ADD + '''
+ENTRY e {
+  a = f32[4] parameter(0)
+  z = f32[] constant(0)
+@  ROOT r = f32[4] reduce-window(a, z), to_apply=add_f32
+}''', 'reduce-window needs a window={...} attribute'),
+('''ENTRY e {
+  t = (f32[2]) parameter(0)
+@  ROOT b = f32[2] transpose(t), dimensions={0}
+}''', 'Expected array argument for transpose, but got (f32[2]).'),
+('''ENTRY e {
+  p = pred[2] parameter(0)
+  t = (f32[2]) parameter(1)
+@  ROOT b = (f32[2]) select(p, t, t)
+}''', 'Expected array argument for select, but got (f32[2]).'),
+('''ENTRY e {
+  v = f32[4] parameter(0)
+@  ROOT a = f32[4] all-to-all(v), replica_groups={{0,1}}, dimensions={1}
+}''', 'all-to-all split dimension 1 is out of range for operand f32[4].'),
+('''ENTRY e {
+  v = f32[4,4] parameter(0)
+@  ROOT a = f32[4,4] all-to-all(v), replica_groups={{0,1}}, dimensions={0,1}
+}''', 'all-to-all takes at most one split dimension; got 2.'),
+(ADD + '''
+ENTRY e {
+  v = f32[4] parameter(0)
+@  ROOT a = f32[4] all-reduce(v), replica_groups={{0,-1}}, to_apply=add_f32
+}''', 'Replica id -1 in replica_groups is negative.'),
+('''ENTRY e {
+  v = f32[4] parameter(0)
+@  ROOT a = f32[4] collective-permute(v), source_target_pairs={{0,-1}}
+}''', 'Source-target pair {0,-1} has a negative id.'),
+(ADD + '''
+ENTRY e {
+  v = f32[4] parameter(0)
+@  ROOT a = f32[4] all-reduce(v), channel_id=-1, replica_groups={{0,1}}, to_apply=add_f32
+}''', 'channel_id -1 is negative'),
+('''ENTRY e {
+  a = f32[] parameter(0)
+@  ROOT b = (f32[2], token[]) infeed(a)
+}''', 'The operand of infeed must be a token; got f32[].'),
+('''ENTRY e {
+  a = f32[] parameter(0)
+@  ROOT b = (f32[2], u32[], token[]) recv(a), channel_id=1
+}''', 'The operand of recv must be a token; got f32[].'),
+('''ENTRY e {
+  a = f32[] parameter(0)
+@  ROOT b = token[] outfeed(a, a)
+}''', 'The second operand of outfeed must be a token; got f32[].'),
+('''ENTRY e {
+  a = f32[] parameter(0)
+@  ROOT b = (f32[2], token[]) recv-done(a), channel_id=1
+}''', ['The operand of recv-done must be a recv context tuple; got f32[].', 'The operand of a recv-done instruction needs to be recv, found parameter']),
+('''ENTRY e {
+  a = f32[] parameter(0)
+@  ROOT b = token[] send-done(a), channel_id=1
+}''', ['The operand of send-done must be a send context tuple; got f32[].', 'The operand of a send-done instruction needs to be send, found parameter']),
+('''b0 {
+  p = f32[] parameter(0)
+  ROOT r = f32[] negate(p)
+}
+
+ENTRY e {
+  c = pred[] parameter(0)
+  a = f32[] parameter(1)
+@  ROOT r = f32[] conditional(c, a, a, a), branch_computations={b0, b0, b0}
+}''', 'A conditional with a PRED predicate must have 2 branches; got 3.'),
+('''cond {
+  p = s32[] parameter(0)
+  q = s32[] parameter(1)
+  ROOT lt = pred[] compare(p, q), direction=LT
+}
+
+body {
+  p = s32[] parameter(0)
+  ROOT n = s32[] negate(p)
+}
+
+ENTRY e {
+  a = s32[] parameter(0)
+@  ROOT w = s32[] while(a), condition=cond, body=body
+}''', 'Condition must take 1 arguments; got 2.'),
+('''cond {
+  p = s32[] parameter(0)
+  ROOT lt = pred[] compare(p, p), direction=LT
+}
+
+body {
+  p = s32[] parameter(0)
+  q = s32[] parameter(1)
+  ROOT n = s32[] negate(p)
+}
+
+ENTRY e {
+  a = s32[] parameter(0)
+@  ROOT w = s32[] while(a), condition=cond, body=body
+}''', 'Body must take 1 arguments; got 2.'),
+('''lt {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT c = pred[] compare(x, y), direction=LT
+}
+
+ENTRY e {
+  a = f32[4] parameter(0)
+@  ROOT s = f32[4] sort(a), dimensions={0}, to_apply=lt
+}''', ["Parameter 0 of the Sort compare computation lt has shape s32[], expected f32[] (operand 0's element type).", "Parameter 1 of the Sort compare computation lt has shape s32[], expected f32[] (operand 0's element type)."]),
+('''r2 {
+  x0 = f32[] parameter(0)
+  x1 = f32[] parameter(1)
+  y0 = f32[] parameter(2)
+  y1 = f32[] parameter(3)
+  ROOT s = f32[] add(x0, y0)
+}
+
+ENTRY e {
+  a = f32[2] parameter(0)
+  z = f32[] constant(0)
+@  ROOT r = (f32[], f32[]) reduce(a, a, z, z), dimensions={0}, to_apply=r2
+}''', 'Reduction function r2 must produce a tuple with 2 elements, but has shape f32[]'),
+('''r1 {
+  x = f32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT s = f32[] add(x, x)
+}
+
+ENTRY e {
+  a = f32[2] parameter(0)
+  z = f32[] constant(0)
+@  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=r1
+}''', "Reduction function r1's 1-th parameter shape differs from the result shape: s32[] vs f32[]"),
+('''sel {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  z = f32[] parameter(2)
+  ROOT g = pred[] compare(x, y), direction=GE
+}
+
+''' + ADD + '''
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = f32[2] parameter(1)
+  z = f32[] constant(0)
+@  ROOT r = f32[4] select-and-scatter(a, s, z), window={size=2 stride=2}, select=sel, scatter=add_f32
+}''', 'Select function must take 2 parameters, but takes 3 parameter(s).'),
+('''sel {
+  x = f32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT g = pred[] compare(x, x), direction=GE
+}
+
+''' + ADD + '''
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = f32[2] parameter(1)
+  z = f32[] constant(0)
+@  ROOT r = f32[4] select-and-scatter(a, s, z), window={size=2 stride=2}, select=sel, scatter=add_f32
+}''', "Select function's parameter 1 has shape s32[], expected f32[]."),
+('''f {
+  p0 = f32[2] parameter(0)
+  p1 = f32[2] parameter(1)
+  ROOT s = f32[2] add(p0, p1)
+}
+
+ENTRY e {
+  a = f32[2] parameter(0)
+@  ROOT r = f32[2] fusion(a), kind=kLoop, calls=f
+}''', 'Fused parameter count (2) is greater than the number of operands (1) passed to the fusion instruction.'),
+('''g {
+  p = f32[2] parameter(0)
+  ROOT n = f32[2] negate(p)
+}
+
+ENTRY e {
+  a = f32[2] parameter(0)
+@  ROOT r = f32[2] call(a), to_apply=g, is_composite=true, frontend_attributes={composite.name="foo",composite.attributes={}}
+}''', 'A composite call op must have frontend attributes with key composite.version'),
 ]
 
 
