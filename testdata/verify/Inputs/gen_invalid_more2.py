@@ -691,6 +691,91 @@ ENTRY e {
   a = f32[2] parameter(0)
 @  ROOT r = f32[2] call(a), to_apply=g, is_composite=true, frontend_attributes={composite.name="foo",composite.attributes={}}
 }''', 'A composite call op must have frontend attributes with key composite.version'),
+('''ENTRY e {
+  a = f32[4611686018427387904] parameter(0)
+@  ROOT c = f32[4] concatenate(a, a), dimensions={0}
+}''', 'Concatenated dimension size overflows.'),
+('''ENTRY e {
+  a = f32[9223372036854775807] parameter(0)
+  z = f32[] constant(0)
+@  ROOT b = f32[4] pad(a, z), padding=1_0
+}''', 'Padding result overflows in dimension 0.'),
+('''r2 {
+  x0 = f32[] parameter(0)
+  x1 = f32[] parameter(1)
+  y0 = f32[] parameter(2)
+  y1 = f32[] parameter(3)
+  s = f32[] add(x0, y0)
+  b = f32[1] broadcast(s), dimensions={}
+  ROOT t = (f32[], f32[1]) tuple(s, b)
+}
+
+ENTRY e {
+  a = f32[2] parameter(0)
+  z = f32[] constant(0)
+@  ROOT r = (f32[], f32[]) reduce(a, a, z, z), dimensions={0}, to_apply=r2
+}''', 'Reduction function r2 must produce scalars; result 1 is f32[1]'),
+('''ENTRY e {
+  a = c64[4] parameter(0)
+@  ROOT b = c64[4] fft(a), fft_type=XFFT, fft_length={4}
+}''', 'Unknown fft_type XFFT.'),
+('''ENTRY e {
+  v = f32[4] parameter(0)
+@  ROOT a = f32[8] all-gather-start(v), replica_groups={{0,1}}, dimensions={0}
+}''', 'all-gather-start must have a 2-element tuple shape (operands, results); got f32[8].'),
+('''b0 {
+  p = f32[] parameter(0)
+  ROOT r = f32[] negate(p)
+}
+
+ENTRY e {
+  i = s32[] parameter(0)
+  a = f32[] parameter(1)
+@  ROOT r = f32[] conditional(i, a), branch_computations={b0, b0}
+}''', 'conditional has 2 branch computations but 1 branch operands.'),
+(ADD + '''
+ENTRY e {
+  o = f32[4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+  u = f32[2,3] parameter(2)
+@  ROOT s = f32[4,3] scatter(o, i, u, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f32
+}''', 'scatter takes N operands, the indices and N updates (an odd count >= 3); got 4.'),
+('''ENTRY e {
+  rl = f32[11,5] parameter(0)
+  rr = f32[3,5,7] parameter(1)
+  gs = s32[3] parameter(2)
+@  ROOT rd = f32[11,7] ragged-dot(rl, rr, gs), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={}, rhs_group_dims={0}
+}''', 'ragged-dot needs exactly one lhs_ragged_dims entry; got 0.'),
+('''ENTRY e {
+  rl = f32[11,5] parameter(0)
+  rr = f32[3,5,7] parameter(1)
+  gs = s32[3] parameter(2)
+@  ROOT rd = f32[11,7] ragged-dot(rl, rr, gs), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}
+}''', 'ragged-dot with a ragged non-contracting dimension needs one rhs_group_dims entry.'),
+('''ENTRY e {
+  sl = f8e4m3fn[2,32] parameter(0)
+  sls = f8e8m0fnu[2,1] parameter(1)
+  sr = f8e4m3fn[32,4] parameter(2)
+  srs = f8e8m0fnu[4] parameter(3)
+@  ROOT sd = f32[2,4] scaled-dot(sl, sls, sr, srs), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}''', 'scaled-dot rhs scale f8e8m0fnu[4] must have the rank of the rhs f8e4m3fn[32,4].'),
+('''ENTRY e {
+  v = f32[4] parameter(0)
+  w = f32[2,2] parameter(1)
+  off = s32[4] parameter(2)
+@  ROOT r = f32[2,2] ragged-all-to-all(v, w, off, off, off, off), replica_groups={{0,1,2,3}}
+}''', 'ragged-all-to-all input f32[4] and output f32[2,2] must have the same rank and element type.'),
+('''ENTRY e {
+  v = f32[4] parameter(0)
+@  ROOT a = f32[4] copy(v), sharding={devices=[2]0,0}
+}''', 'device 0 appears more than once in the tile assignment of {devices=[2]0,0}'),
+('''ENTRY e {
+  v = f32[4] parameter(0)
+@  ROOT a = (f32[4], f32[4]) tuple(v, v), sharding={{devices=[2]0,1}}
+}''', ['Tuple sharding has 1 elements but the shape (f32[4], f32[4]) has 2 leaves.', 'a tiled sharding {devices=[2]0,1} needs an array shape; got (f32[4], f32[4])']),
+('''ENTRY e {
+@  ROOT v = f32[?] parameter(0)
+}''', ['Unbounded dynamism is disabled for instruction: f32[?]']),
 ]
 
 
