@@ -776,6 +776,40 @@ ENTRY e {
 ('''ENTRY e {
 @  ROOT v = f32[?] parameter(0)
 }''', ['Unbounded dynamism is disabled for instruction: f32[?]']),
+('''body {
+  p = s32[] parameter(0)
+  ROOT n = s32[] negate(p)
+}
+
+ENTRY e {
+  a = s32[] parameter(0)
+@  ROOT w = s32[] while(a), body=body
+}''', 'while needs a condition= computation'),
+('''ENTRY e {
+  a = f32[2] parameter(0)
+@  ROOT w = f32[2] map(a)
+}''', ['map needs a called computation (to_apply)', 'map needs a to_apply= computation']),
+('''ENTRY e {
+  i = s32[] parameter(0)
+  a = f32[] parameter(1)
+@  ROOT r = f32[] conditional(i, a)
+}''', ['conditional needs branch computations', 'conditional needs branch_computations= or true_computation= and false_computation=']),
+('''ENTRY e {
+  v = f32[4] parameter(0)
+@  ROOT r = f32[4] collective-permute-done(v)
+}''', ['The operand of collective-permute-done must be a tuple with at least 2 elements; got f32[4].', 'The operand of a collective-permute-done instruction needs to be collective-permute-start, found parameter']),
+('''ENTRY e {
+  v = f32[4611686018427387904] parameter(0)
+@  ROOT r = f32[8] all-gather(v), replica_groups={{0,1}}, dimensions={0}
+}''', 'all-gather result dimension overflows'),
+('''ENTRY e {
+  v = f32[4] parameter(0)
+@  ROOT a = all-gather(v), dimensions={0}
+}''', 'cannot infer the shard count of all-gather: no replica groups and no declared shape'),
+('''ENTRY e {
+  v = f32[4] parameter(0)
+@  ROOT a = f32[4] copy(v), sharding={devices=[0]0}
+}''', 'tile assignment dimensions of {devices=[0]0} must be positive'),
 ]
 
 
