@@ -290,7 +290,7 @@ static void check_custom_call(vctx *v, const hlo_instruction *in) {
   for (int i = 0; i < in->noperands; i++)
     if (!hlo_shape_xla_compatible(&a->u.shapes.v[i], &in->operands[i]->shape, false))
       vx_fail(v, in, "Operand %d shape %s is not compatible with its layout constraint %s.", i,
-              vx_str(v, &in->operands[i]->shape), vx_str(v, &a->u.shapes.v[i]));
+              vx_str(v, &in->operands[i]->shape), vx_str_layout(v, &a->u.shapes.v[i]));
 }
 
 static void check_dot_precision(vctx *v, const hlo_instruction *in) {

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""message_coverage.py ROOT - lists every distinct error-message format
+string passed to sx_fail / vx_fail / vx_fail_at / hlo_errorf in
+lib/verify/*.c and lib/shape/*.c, and reports those that no expected-output
+line (CHECK / expected-error) under testdata/verify or testdata/shape matches.
+Exits 1 when an uncovered message is not in the EXCLUDED list below."""
+import glob
+import os
+import re
+import sys
+
+# Messages that cannot be triggered from HLO text, with the reason.
+EXCLUDED = {
+    '%s needs an operand':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'Concatenate expects at least one argument.':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'Map expects at least one argument.':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'all-to-all needs an operand':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'async-update needs an operand':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'collective-permute needs an operand':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'collective-permute-start needs an operand':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'conditional needs a predicate or branch index operand':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'convolution takes 2 operands; got %d.':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'dynamic-reshape needs an operand':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'dynamic-slice needs an operand':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'dynamic-update-slice needs an operand and an update':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'sort needs at least one operand':
+        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
+    'bitcast-convert from %s to %s: widths do not divide':
+        'unreachable: every element type width is a power of two (hlo_types.def), so one always divides the other',
+    'Size index %lld to dynamic update slice must be >= 0.':
+        "unreachable from text: parsed dimension sizes are never negative, and unbounded '?' dimensions are skipped",
+    "computation name '%s' is not unique":
+        'unreachable from text: the parser rejects such a module first; the check guards modules built through the API',
+    "instruction name is not unique in computation '%s'":
+        'unreachable from text: the parser rejects such a module first; the check guards modules built through the API',
+    'module has no entry computation':
+        'unreachable from text: the parser rejects such a module first; the check guards modules built through the API (without ENTRY the last computation is the entry)',
+    "computation '%s' has no root instruction":
+        'unreachable from text: the parser rejects such a module first; the check guards modules built through the API',
+    "the root of computation '%s' is not one of its instructions":
+        'unreachable from text: the parser rejects such a module first; the check guards modules built through the API',
+    'called computation %%%s has no root instruction':
+        'unreachable from text: the parser rejects such a module first; the check guards modules built through the API',
+    "operand %d (%%%s) is not an instruction of computation '%s'":
+        'unreachable from text: the parser rejects such a module first; the check guards modules built through the API',
+    "control predecessor %%%s is not an instruction of computation '%s'":
+        'unreachable from text: the parser rejects such a module first; the check guards modules built through the API',
+    'operand %d is missing':
+        'unreachable from text: the parser rejects such a module first; the check guards modules built through the API',
+    'unknown opcode %d':
+        'unreachable from text: the parser rejects such a module first; the check guards modules built through the API',
+    'internal: %s is not a communication op':
+        'unreachable: dispatch in lib/shape/infer.c only sends communication ops here',
+    'internal: %s is not a control-flow op':
+        'unreachable: dispatch in lib/shape/infer.c only sends control-flow ops here',
+    'internal: %s is not a structural op':
+        'unreachable: dispatch in lib/shape/infer.c only sends structural ops here',
+    'internal: %s is not an async op':
+        'unreachable: dispatch in lib/shape/infer.c only sends async ops here',
+    'out of memory while checking for cycles':
+        'allocation failure; not triggerable from text',
+    'out of memory while inferring shapes':
+        'allocation failure; not triggerable from text',
+    'the result shape was omitted and has not been inferred':
+        'hlo-verify infers omitted shapes before verifying; exercised by the unit test lib/verify/verify_test.c',
+}
+
+CALL = re.compile(r"\b(sx_fail|vx_fail_at|vx_fail|hlo_errorf)\s*\(")
+STR = re.compile(r'"((?:[^"\\]|\\.)*)"')
+MACRO = re.compile(r"\bPRI[diux](8|16|32|64)\b")
+
+
+def formats(text):
+    """Yield the format string of every diagnostic call in C source text."""
+    for m in CALL.finditer(text):
+        i = m.end()
+        # Find the first string literal argument, then concatenate adjacent
+        # literals (and PRId64-style macros between them).
+        q = text.find('"', i)
+        if q < 0:
+            continue
+        # The literal must come before the call's closing parenthesis.
+        depth, j = 0, i
+        while j < q:
+            if text[j] == "(":
+                depth += 1
+            elif text[j] == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            j += 1
+        if j < q:
+            continue
+        parts, pos = [], q
+        while True:
+            s = STR.match(text, pos)
+            if not s:
+                break
+            parts.append(s.group(1))
+            pos = s.end()
+            rest = re.match(r"\s*(PRI[diux](?:8|16|32|64))?\s*", text[pos:])
+            if rest.group(1):
+                parts.append("d")
+            pos += rest.end()
+            if pos >= len(text) or text[pos] != '"':
+                break
+        yield "".join(parts)
+
+
+def to_regex(fmt):
+    """A regex matching any expansion of a printf format."""
+    out, i = [], 0
+    spec = re.compile(r"%%|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t)?[diouxXeEfgGcsp]")
+    for m in spec.finditer(fmt):
+        out.append(re.escape(fmt[i:m.start()].encode().decode("unicode_escape")))
+        out.append("%" if m.group(0) == "%%" else ".*?")
+        i = m.end()
+    out.append(re.escape(fmt[i:].encode().decode("unicode_escape")))
+    return re.compile("".join(out))
+
+
+def main():
+    root = sys.argv[1]
+    fmts = set()
+    for path in sorted(glob.glob(os.path.join(root, "lib/verify/*.c")) +
+                       glob.glob(os.path.join(root, "lib/shape/*.c"))):
+        if path.endswith("_test.c"):
+            continue
+        with open(path, encoding="utf-8") as f:
+            fmts.update(formats(f.read()))
+    # Wrappers that only forward a message are not messages themselves.
+    fmts.discard("%%%s: %s")
+    expected = []
+    for path in glob.glob(os.path.join(root, "testdata/verify/**/*"), recursive=True) + \
+            glob.glob(os.path.join(root, "testdata/shape/**/*"), recursive=True):
+        if os.path.isfile(path) and "/Inputs/" not in path:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                expected += [l for l in f if "CHECK" in l or "expected-error" in l]
+    missing = []
+    for fmt in sorted(fmts):
+        rx = to_regex(fmt)
+        if not any(rx.search(l) for l in expected):
+            missing.append(fmt)
+    bad = [f for f in missing if f not in EXCLUDED]
+    stale = [f for f in EXCLUDED if f not in missing]
+    print("messages: %d, covered: %d, excluded: %d" %
+          (len(fmts), len(fmts) - len(missing), len(missing) - len(bad)))
+    for f in bad:
+        print("not covered: " + f)
+    for f in stale:
+        print("exclusion no longer needed: " + f)
+    print("uncovered messages: %s" % ("none" if not bad and not stale else len(bad) + len(stale)))
+    return 1 if bad or stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
