@@ -140,8 +140,6 @@ int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out, hlo
     if (lo == hi)
       return sx_fail(&c, "%s expects %d operand%s, got %d.", hlo_opcode_name(in->op), lo, lo == 1 ? "" : "s",
                      in->noperands);
-    if (hi == ANY && in->noperands > hi)
-      return sx_fail(&c, "%s has %d operands, more than the limit of %d.", hlo_opcode_name(in->op), in->noperands, hi);
     if (hi == ANY)
       return sx_fail(&c, "%s expects at least %d operand%s, got %d.", hlo_opcode_name(in->op), lo,
                      lo == 1 ? "" : "s", in->noperands);
