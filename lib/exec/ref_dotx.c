@@ -83,7 +83,7 @@ static void group_range(const hlo_val *gs, int nlb, const int64_t *bi, int64_t g
   int64_t acc = 0;
   for (int64_t k = 0; k < g; k++) {
     int64_t v = hlo_sc_load(s->type, gs->data, row * G + k).i;
-    acc += v > 0 ? v : 0;
+    if (v > 0) acc = v > INT64_MAX - acc ? INT64_MAX : acc + v; /* saturate */
   }
   int64_t v = hlo_sc_load(s->type, gs->data, row * G + g).i;
   *start = acc;
@@ -147,7 +147,7 @@ DECL_KERN(hlo_ref_ragged_dot) {
       live = false;
       for (; g < G; g++) {
         group_range(args[2], d.nlb, bi, g, &gstart, &gsize);
-        if (m >= gstart && m < gstart + gsize) { live = true; break; }
+        if (m >= gstart && m - gstart < gsize) { live = true; break; }
       }
       ri[rskip] = g;
     }
@@ -156,7 +156,7 @@ DECL_KERN(hlo_ref_ragged_dot) {
     bool more = live;
     for (int i = 0; i < d.nlc; i++) if (d.cdims[i] == 0) more = false;
     while (more) {
-      bool use = rci < 0 || (ci[rci] >= gstart && ci[rci] < gstart + gsize);
+      bool use = rci < 0 || (ci[rci] >= gstart && ci[rci] - gstart < gsize);
       if (use) {
         for (int i = 0; i < d.nlc; i++) { li[d.lc[i]] = ci[i]; ri[d.rc[i]] = ci[i]; }
         hlo_sc x = hlo_ref_convert(lt, ot, hlo_sc_load(lt, args[0]->data, hlo_index_dot(ls->rank, li, lst)));

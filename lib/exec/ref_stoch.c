@@ -10,7 +10,7 @@ DECL_KERN(hlo_ref_stochastic_convert) {
   const hlo_val *x = args[0], *u = args[1];
   hlo_type xt = x->shape->type, ut = u->shape->type, ot = in->shape.type;
   if (hlo_type_kind_of(ot) != HLO_KIND_SINT || !hlo_type_is_float(xt) ||
-      hlo_type_kind_of(ut) != HLO_KIND_UINT || hlo_type_bits(ut) > 63 || x->nelems != u->nelems)
+      hlo_type_kind_of(ut) != HLO_KIND_UINT || x->nelems != u->nelems)
     return hlo_run_errorf(r, in, "stochastic-convert runs float -> signed integer with unsigned "
                           "random bits of the operand's shape");
   hlo_val *o = hlo_run_new_raw(r, &in->shape);
@@ -30,7 +30,8 @@ DECL_KERN(hlo_ref_stochastic_convert) {
       res = ihi;
     } else {
       double a = fabs(v), t = floor(a);
-      /* fraction as a fixed-point number of ubits bits (exact: a power-of-two scale) */
+      /* fraction as a fixed-point number of ubits bits (exact: a power-of-two
+       * scale; below 2^ubits since the fraction is below 1) */
       uint64_t fixed = (uint64_t)ldexp(a - t, ubits);
       int64_t m = (int64_t)t + (rb < fixed ? 1 : 0);
       res = v < 0 ? -m : m;

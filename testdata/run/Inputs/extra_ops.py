@@ -161,6 +161,12 @@ def stochastic_convert():
     check("stochastic-convert f16->s8",
           hlo(["f16[5]", "u16[5]"], "s8[5] stochastic-convert(p0, p1)"), [xb, ub],
           np.array([3, 2, -1, 127, -128], np.int8), exact=True)
+    # f64 with u64 bits: fraction 0.5 -> 2^63
+    xd = np.array([-3.5, -3.5, 1e300], np.float64)
+    ud = np.array([2**63 - 1, 2**63, 5], np.uint64)
+    check("stochastic-convert f64->s64",
+          hlo(["f64[3]", "u64[3]"], "s64[3] stochastic-convert(p0, p1)"), [xd, ud],
+          np.array([-4, -3, 2**63 - 1], np.int64), exact=True)
 
 
 # ---- ragged-all-to-all with one replica: rows of input copied into output
