@@ -7,7 +7,7 @@
 CC      ?= cc
 PREFIX  ?= /usr/local
 PYTHON  ?= /usr/bin/python3
-PKGS    := yaml-0.1 libcjson libcgraph libgvc zlib
+PKGS    := yaml-0.1 libcjson libcgraph libgvc zlib sleef openblas
 
 ifeq ($(SAN),1)
 BUILD   ?= build-san

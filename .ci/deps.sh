@@ -2,7 +2,8 @@
 # Installs the Debian packages hlotools needs, if any is missing.
 set -e
 PKGS="build-essential pkg-config libyaml-dev libcjson-dev libgraphviz-dev graphviz zlib1g-dev
-llvm-14-tools python3 python3-numpy clang-14 libclang-rt-14-dev valgrind chromium"
+llvm-14-tools python3 python3-numpy clang-14 libclang-rt-14-dev valgrind chromium libsleef-dev
+libopenblas-dev"
 missing=""
 for p in $PKGS; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -2,11 +2,14 @@
  * files, numpy-style inline literals, an .npz archive or a random generator,
  * matched to the entry parameters in order; results are printed numpy-style
  * or written to .npy/.npz; --spec runs a RUN.yaml test and compares. */
+#include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/cli.h"
 #include "common/run_spec.h"
@@ -14,10 +17,12 @@
 #include "hlo/hlo_npy.h"
 #include "hlo/hlo_shape_infer.h"
 #include "hlo/hlo_text.h"
+
+#include <cblas.h>
 #include "hlo/hlo_verify.h"
 
 enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
-       OPT_RNG_SEED, OPT_MAX_ITERS, OPT_NO_VERIFY };
+       OPT_RNG_SEED, OPT_MAX_ITERS, OPT_MAX_MEMORY, OPT_THREADS, OPT_BENCHMARK, OPT_PROFILE };
 
 static const cli_opt OPTS[] = {
     [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
@@ -29,7 +34,10 @@ static const cli_opt OPTS[] = {
     [OPT_ITER] = {"iterations", 0, 1, "N", "run N times (for --time); results of the last run are used"},
     [OPT_RNG_SEED] = {"rng-seed", 0, 1, "N", "seed of the rng op (default 0)"},
     [OPT_MAX_ITERS] = {"max-while-iterations", 0, 1, "N", "fail a while loop after N iterations (default: no limit)"},
-    [OPT_NO_VERIFY] = {"no-verify", 0, 0, NULL, "do not run the verifier before running the module"},
+    [OPT_MAX_MEMORY] = {"max-memory", 0, 1, "BYTES", "fail when values need more than BYTES (K/M/G suffixes; 0 = no limit; default: half the RAM)"},
+    [OPT_THREADS] = {"threads", 0, 1, "N", "use N threads for large kernels (default: all cores)"},
+    [OPT_BENCHMARK] = {"benchmark", 0, 1, "N", "after a warm-up run, time N runs; print median, min and max"},
+    [OPT_PROFILE] = {"profile", 0, 0, NULL, "print time, share, bytes and FLOPs per instruction on standard error"},
     {0},
 };
 
@@ -43,10 +51,116 @@ static const cli_tool TOOL = {
 
 typedef struct run_args {
   const char *npz, *output, *spec;
-  bool random, time, reference, no_verify;
+  bool random, time, reference;
   uint64_t seed, rng_seed;
   long long iterations, max_iters;
+  uint64_t max_memory; /* 0 = no limit */
+  long long threads, benchmark;
+  bool profile;
 } run_args;
+
+/* ---- memory limit: every value and plan allocation goes through this -------
+ * allocator, which keeps a 16-byte size header and refuses to go past the
+ * limit (the library then reports "out of memory" and hlo-run says why). */
+typedef struct mem_limit {
+  uint64_t limit, live, refused; /* refused: size of the first refused request */
+} mem_limit;
+
+static mem_limit MEM;
+
+static bool mem_take(uint64_t n) {
+  if (MEM.limit && (n > MEM.limit || MEM.live > MEM.limit - n)) {
+    if (!MEM.refused) MEM.refused = n ? n : 1;
+    return false;
+  }
+  MEM.live += n;
+  return true;
+}
+
+static void *mem_alloc(void *ud, size_t n) {
+  (void)ud;
+  if (n > SIZE_MAX - 16 || !mem_take(n)) return NULL;
+  size_t *p = malloc(n + 16);
+  if (!p) {
+    MEM.live -= n;
+    return NULL;
+  }
+  p[0] = n;
+  return (char *)p + 16;
+}
+
+static void mem_free(void *ud, void *q) {
+  (void)ud;
+  if (!q) return;
+  size_t *p = (size_t *)((char *)q - 16);
+  MEM.live -= p[0];
+  free(p);
+}
+
+static void *mem_realloc(void *ud, void *q, size_t n) {
+  if (!q) return mem_alloc(ud, n);
+  size_t *p = (size_t *)((char *)q - 16);
+  size_t old = p[0];
+  if (n > SIZE_MAX - 16) return NULL;
+  MEM.live -= old;
+  if (!mem_take(n)) {
+    MEM.live += old;
+    return NULL;
+  }
+  size_t *np = realloc(p, n + 16);
+  if (!np) {
+    MEM.live = MEM.live - n + old;
+    return NULL;
+  }
+  np[0] = n;
+  return (char *)np + 16;
+}
+
+static const hlo_allocator RUN_ALLOC = {mem_alloc, mem_realloc, mem_free, NULL};
+
+static uint64_t default_max_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || psize <= 0) return (uint64_t)4 << 30;
+  return (uint64_t)pages * (uint64_t)psize / 2;
+}
+
+static uint64_t parse_bytes(const char *arg) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(arg, &end, 10);
+  unsigned shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10, end++;
+  else if (*end == 'M' || *end == 'm') shift = 20, end++;
+  else if (*end == 'G' || *end == 'g') shift = 30, end++;
+  if (end == arg || *end || errno || arg[0] == '-' || (shift && v > (UINT64_MAX >> shift)))
+    cli_usage_error(&TOOL, "--max-memory needs a byte count such as 512M, got '%s'", arg);
+  return (uint64_t)v << shift;
+}
+
+/* Refuse, before running, any instruction whose result alone is larger than
+ * the memory limit. */
+static int check_sizes(const hlo_module *m, uint64_t limit) {
+  if (!limit) return CLI_OK;
+  for (int c = 0; c < m->ncomps; c++)
+    for (int i = 0; i < m->comps[c]->ninstrs; i++) {
+      const hlo_instruction *in = m->comps[c]->instrs[i];
+      if (!hlo_type_is_array(in->shape.type)) continue;
+      bool unbounded = false; /* '?': the planner says it cannot run */
+      for (int k = 0; k < in->shape.rank; k++) unbounded |= in->shape.dims[k] < 0;
+      if (unbounded) continue;
+      int64_t bytes;
+      if (!hlo_shape_bytes(&in->shape, &bytes)) {
+        cli_errorf(&TOOL, "instruction %%%s: the size of its shape overflows 64 bits", in->name);
+        return CLI_INVALID;
+      }
+      if ((uint64_t)bytes > limit) {
+        cli_errorf(&TOOL, "instruction %%%s needs %lld bytes, more than the memory limit of %llu bytes "
+                   "(--max-memory)", in->name, (long long)bytes, (unsigned long long)limit);
+        return CLI_INVALID;
+      }
+    }
+  return CLI_OK;
+}
 
 static int on_opt(int idx, const char *arg, void *ud) {
   run_args *a = ud;
@@ -66,7 +180,16 @@ static int on_opt(int idx, const char *arg, void *ud) {
     break;
   case OPT_RNG_SEED: a->rng_seed = (uint64_t)cli_int_arg(&TOOL, "--rng-seed", arg); break;
   case OPT_MAX_ITERS: a->max_iters = cli_int_arg(&TOOL, "--max-while-iterations", arg); break;
-  case OPT_NO_VERIFY: a->no_verify = true; break;
+  case OPT_MAX_MEMORY: a->max_memory = parse_bytes(arg); break;
+  case OPT_THREADS:
+    a->threads = cli_int_arg(&TOOL, "--threads", arg);
+    if (a->threads < 1 || a->threads > 256) cli_usage_error(&TOOL, "--threads needs 1 <= N <= 256");
+    break;
+  case OPT_BENCHMARK:
+    a->benchmark = cli_int_arg(&TOOL, "--benchmark", arg);
+    if (a->benchmark < 1 || a->benchmark > 1000000) cli_usage_error(&TOOL, "--benchmark needs 1 <= N <= 1000000");
+    break;
+  case OPT_PROFILE: a->profile = true; break;
   }
   return 0;
 }
@@ -123,7 +246,7 @@ static hlo_val *val_from_array(const hlo_shape *ps, const hlo_array *arr, int i,
                got, i, st);
     return NULL;
   }
-  hlo_val *v = hlo_val_new(NULL, ps);
+  hlo_val *v = hlo_val_new(&RUN_ALLOC, ps);
   if (!v) {
     cli_errorf(&TOOL, "out of memory");
     return NULL;
@@ -318,10 +441,85 @@ static int compare_output(int i, const hlo_val *got, const hlo_array *want, doub
   return 1;
 }
 
+/* ---- --benchmark and --profile ------------------------------------------------------ */
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* One warm-up run, then n timed runs; the profile counts the timed runs. */
+static int bench(hlo_exec *e, hlo_val **args, int nargs, long long n, const char *file,
+                 const run_args *a, hlo_diags *d) {
+  hlo_val *res = NULL;
+  if (hlo_exec_run(e, args, nargs, &res)) { cli_print_diags(d); return 1; }
+  hlo_val_release(&RUN_ALLOC, res);
+  if (a->profile) hlo_exec_profile_reset(e);
+  double *ts = malloc(sizeof(double) * (size_t)n * 2);
+  if (!ts) { cli_errorf(&TOOL, "out of memory"); return 1; }
+  double *cs = ts + n;
+  for (long long i = 0; i < n; i++) {
+    double t = now_ms(), c = cpu_ms();
+    if (hlo_exec_run(e, args, nargs, &res)) { cli_print_diags(d); free(ts); return 1; }
+    ts[i] = now_ms() - t;
+    cs[i] = cpu_ms() - c;
+    hlo_val_release(&RUN_ALLOC, res);
+  }
+  qsort(ts, (size_t)n, sizeof(double), cmp_double);
+  qsort(cs, (size_t)n, sizeof(double), cmp_double);
+  double med = n % 2 ? ts[n / 2] : 0.5 * (ts[n / 2 - 1] + ts[n / 2]);
+  double cmed = n % 2 ? cs[n / 2] : 0.5 * (cs[n / 2 - 1] + cs[n / 2]);
+  fprintf(stderr, "hlo-run: %s: benchmark %lld runs after a warm-up: median %.4f ms, min %.4f ms, "
+          "max %.4f ms (%s path); process CPU time median %.4f ms, min %.4f ms\n", file, n, med,
+          ts[0], ts[n - 1], a->reference ? "reference" : "fast", cmed, cs[0]);
+  free(ts);
+  return 0;
+}
+
+static int cmp_prof(const void *x, const void *y) {
+  const hlo_exec_prof *a = *(const hlo_exec_prof *const *)x, *b = *(const hlo_exec_prof *const *)y;
+  return a->seconds > b->seconds ? -1 : a->seconds < b->seconds;
+}
+
+static void print_profile(const hlo_exec *e, long long runs) {
+  int n = 0;
+  const hlo_exec_prof *p = hlo_exec_profile(e, &n);
+  const hlo_exec_prof **v = malloc(sizeof(*v) * (size_t)(n + 1));
+  if (!v) return;
+  int k = 0;
+  double top = 0;
+  for (int i = 0; i < n; i++) {
+    if (p[i].calls == 0) continue;
+    v[k++] = &p[i];
+    if (p[i].in->parent && p[i].in->parent->is_entry) top += p[i].seconds;
+  }
+  qsort(v, (size_t)k, sizeof(*v), cmp_prof);
+  if (runs < 1) runs = 1;
+  fprintf(stderr, "hlo-run: profile over %lld run%s; entry instructions total %.4f ms per run\n",
+          runs, runs == 1 ? "" : "s", top * 1e3 / (double)runs);
+  fprintf(stderr, "%12s %7s %8s %12s %12s %9s %9s  %-24s %s\n", "ms/run", "share", "calls/run",
+          "bytes/run", "flops/run", "GB/s", "GFLOP/s", "kernel", "instruction");
+  for (int i = 0; i < k; i++) {
+    const hlo_exec_prof *q = v[i];
+    double s = q->seconds > 0 ? q->seconds : 1e-12;
+    fprintf(stderr, "%12.4f %6.1f%% %9.1f %12.4g %12.4g %9.2f %9.2f  %-24s %s/%%%s\n",
+            q->seconds * 1e3 / (double)runs, top > 0 ? 100 * q->seconds / top : 0,
+            (double)q->calls / (double)runs, q->bytes / (double)runs, q->flops / (double)runs,
+            q->bytes / s / 1e9, q->flops / s / 1e9, q->kernel ? q->kernel : "?",
+            q->in->parent ? q->in->parent->name : "?", q->in->name);
+  }
+  free(v);
+}
+
 /* ---- main ------------------------------------------------------------------------- */
 int main(int argc, char **argv) {
+  /* keep freed large buffers in the heap: repeated runs (--benchmark,
+   * --iterations, while loops) then reuse pages instead of faulting in fresh
+   * ones from mmap every time */
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   run_args a = {0};
   a.iterations = 1;
+  a.max_memory = default_max_memory();
   int npos = 0;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
   run_spec spec;
@@ -367,21 +565,25 @@ int main(int argc, char **argv) {
     rc = CLI_INVALID;
     goto out;
   }
-  if (!a.no_verify) {
-    hlo_verify_options vo = {0};
-    vo.allow_mixed_precision = true;
-    if (hlo_verify_module(m, &vo, &d, &in.src) != HLO_OK) {
-      cli_print_diags(&d);
-      rc = CLI_INVALID;
-      goto out;
-    }
+  /* verified here for diagnostics with source positions (the library
+   * verifies again and refuses anything invalid) */
+  hlo_verify_options vo = {0};
+  vo.allow_mixed_precision = true;
+  if (hlo_verify_module(m, &vo, &d, &in.src) != HLO_OK) {
+    cli_print_diags(&d);
+    rc = CLI_INVALID;
+    goto out;
   }
+  MEM.limit = a.max_memory;
+  if ((rc = check_sizes(m, a.max_memory)) != CLI_OK) goto out;
   hlo_exec_options eo = {0};
   eo.reference = a.reference;
   eo.rng_seed = a.rng_seed;
   eo.max_while_iters = a.max_iters;
-  eo.profile = a.time;
-  e = hlo_exec_new(m, &eo, NULL, &d);
+  eo.threads = (int)a.threads;
+  eo.profile = a.profile || a.time;
+  if (a.threads > 0) openblas_set_num_threads((int)a.threads);
+  e = hlo_exec_new(m, &eo, &RUN_ALLOC, &d);
   t_plan = now_ms() - t0;
   if (!e) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
   nparams = hlo_exec_nparams(e);
@@ -416,7 +618,7 @@ int main(int argc, char **argv) {
     if (a.spec) {
       run_src *s = &spec.inputs[i];
       if (s->kind == RS_RANDOM) {
-        args[i] = hlo_val_new(NULL, ps);
+        args[i] = hlo_val_new(&RUN_ALLOC, ps);
         if (args[i]) hlo_val_randomize(args[i], s->seed * 1000003u + (uint64_t)i);
       } else {
         args[i] = load_input(&A, ps, i, s->text, s->kind == RS_FILE);
@@ -429,14 +631,23 @@ int main(int argc, char **argv) {
       const char *t = inputs[i - npz.n];
       args[i] = load_input(&A, ps, i, t, ends_with(t, ".npy"));
     } else {
-      args[i] = hlo_val_new(NULL, ps);
+      args[i] = hlo_val_new(&RUN_ALLOC, ps);
       if (args[i]) hlo_val_randomize(args[i], a.seed * 1000003u + (uint64_t)i);
     }
-    if (!args[i]) { rc = CLI_INVALID; goto out; }
+    if (!args[i]) {
+      if (MEM.refused) cli_errorf(&TOOL, "parameter %d: cannot allocate its value", i);
+      rc = CLI_INVALID;
+      goto out;
+    }
   }
 
+  long long nprofiled = 0;
+  if (a.benchmark > 0) {
+    if (bench(e, args, nparams, a.benchmark, file, &a, &d)) { rc = CLI_INVALID; goto out; }
+    nprofiled = a.benchmark;
+  }
   for (long long it = 0; it < a.iterations; it++) {
-    if (res) { hlo_val_release(NULL, res); res = NULL; }
+    if (res) { hlo_val_release(&RUN_ALLOC, res); res = NULL; }
     double t1 = now_ms(), c1 = cpu_ms();
     if (hlo_exec_run(e, args, nparams, &res)) {
       cli_print_diags(&d);
@@ -450,21 +661,31 @@ int main(int argc, char **argv) {
     fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (cpu %.3f ms; %lld iteration%s, %s path)\n",
             file, t_plan, t_run / (double)a.iterations, c_run / (double)a.iterations, a.iterations,
             a.iterations == 1 ? "" : "s", a.reference ? "reference" : "fast");
-  if (a.time) { /* the five opcodes that took longest */
+  if (a.profile) print_profile(e, nprofiled + a.iterations);
+  if (a.time) { /* the five opcodes that took longest, from the per-instruction profile */
+    int np = 0;
+    const hlo_exec_prof *p = hlo_exec_profile(e, &np);
+    double ms[HLO_OP_COUNT] = {0};
+    int64_t calls[HLO_OP_COUNT] = {0};
+    for (int i = 0; i < np; i++) {
+      hlo_opcode op = p[i].in->op;
+      /* control ops include their callees' time: count it once, at the leaves */
+      if (op == HLO_OP_WHILE || op == HLO_OP_CALL || op == HLO_OP_CONDITIONAL || op == HLO_OP_FUSION ||
+          op == HLO_OP_ASYNC_START)
+        continue;
+      ms[op] += p[i].seconds * 1e3;
+      calls[op] += p[i].calls;
+    }
+    long long runs = nprofiled + a.iterations;
     bool used[HLO_OP_COUNT] = {false};
     for (int k = 0; k < 5; k++) {
       int best = -1;
-      double bms = 0, ms;
-      int64_t n;
-      for (int op = 0; op < HLO_OP_COUNT; op++) {
-        hlo_exec_profile(e, (hlo_opcode)op, &ms, &n);
-        if (!used[op] && n && (best < 0 || ms > bms)) { best = op; bms = ms; }
-      }
+      for (int op = 0; op < HLO_OP_COUNT; op++)
+        if (!used[op] && calls[op] && (best < 0 || ms[op] > ms[best])) best = op;
       if (best < 0) break;
       used[best] = true;
-      hlo_exec_profile(e, (hlo_opcode)best, &ms, &n);
       fprintf(stderr, "hlo-run:   %-22s %10.3f ms in %lld executions\n", hlo_opcode_name((hlo_opcode)best),
-              ms / (double)a.iterations, (long long)(n / a.iterations));
+              ms[best] / (double)runs, (long long)(calls[best] / runs));
     }
   }
 
@@ -502,8 +723,11 @@ int main(int argc, char **argv) {
   }
 
 out:
-  if (res) hlo_val_release(NULL, res);
-  for (int i = 0; args && i < nparams; i++) hlo_val_release(NULL, args[i]);
+  if (MEM.refused)
+    cli_errorf(&TOOL, "memory limit of %llu bytes reached (a request of %llu bytes was refused); "
+               "raise it with --max-memory", (unsigned long long)MEM.limit, (unsigned long long)MEM.refused);
+  if (res) hlo_val_release(&RUN_ALLOC, res);
+  for (int i = 0; args && i < nparams; i++) hlo_val_release(&RUN_ALLOC, args[i]);
   free(args);
   hlo_exec_free(e);
   hlo_module_free(m);

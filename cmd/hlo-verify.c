@@ -67,13 +67,16 @@ static bool blank_chunk(const hlo_src *s, size_t begin, size_t end) {
 }
 
 static void json_diags(cJSON *arr, const hlo_diags *d) {
+  size_t last_off = 0; /* count lines on from the previous diagnostic */
+  hlo_loc at = {1, 1};
   for (int i = 0; i < d->n; i++) {
     const hlo_diag *g = &d->v[i];
     cJSON *o = cJSON_CreateObject();
     const char *sev = g->sev == HLO_SEV_ERROR ? "error" : g->sev == HLO_SEV_WARNING ? "warning" : "note";
     cJSON_AddStringToObject(o, "severity", sev);
     if (g->src) {
-      hlo_loc l = hlo_src_loc(g->src, g->off);
+      hlo_loc l = at = hlo_src_loc_from(g->src, g->off, last_off, at);
+      last_off = g->off > g->src->len ? g->src->len : g->off;
       cJSON_AddNumberToObject(o, "line", l.line);
       cJSON_AddNumberToObject(o, "column", l.col);
     }

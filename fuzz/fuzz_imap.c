@@ -107,7 +107,10 @@ static void one_map(imap_ctx *c, const imap_map *m, uint64_t seed) {
   size_t pos = 0;
   char err[256];
   imap_map *back = imap_parse_map(c, b.data ? b.data : "", b.len, &pos, err, sizeof err);
-  if (!back || !imap_map_same(m, back)) {
+  /* KNOWN EMPTY and UNDEFINED print without their variable counts, so only
+   * the state can survive the round trip */
+  bool same = back && (m->state == IMAP_DEFINED ? imap_map_same(m, back) : back->state == m->state);
+  if (!same) {
     print_map("original", m);
     if (back) print_map("re-parsed", back);
     FUZZ_CHECK(0, "printed map does not re-parse to itself: %s", back ? "differs" : err);

@@ -7,7 +7,10 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "hlo/hlo_core.h"
 
 static int t_pass, t_fail;
 
@@ -41,6 +44,35 @@ static int t_pass, t_fail;
              #got, w_ ? w_ : "(null)", g_ ? g_ : "(null)");                \
     }                                                                      \
   } while (0)
+
+/* An allocator that fails every allocation once `left` more have been
+ * made, and counts live blocks: after everything is released, live must be
+ * 0 (tests sweep `left` over 0, 1, 2, ... to fail each allocation in turn). */
+typedef struct test_counting {
+  long left, live;
+} test_counting;
+
+static inline void *test_c_alloc(void *ud, size_t n) {
+  test_counting *c = ud;
+  if (c->left-- == 0) return NULL;
+  c->live++;
+  return malloc(n);
+}
+
+static inline void *test_c_realloc(void *ud, void *p, size_t n) {
+  test_counting *c = ud;
+  if (c->left-- == 0) return NULL;
+  if (!p) c->live++;
+  return realloc(p, n);
+}
+
+static inline void test_c_free(void *ud, void *p) {
+  test_counting *c = ud;
+  if (p) c->live--;
+  free(p);
+}
+
+#define TEST_COUNTING_ALLOCATOR(c) ((hlo_allocator){test_c_alloc, test_c_realloc, test_c_free, (c)})
 
 #define TEST_MAIN_END(name)                                                \
   do {                                                                     \

@@ -11,23 +11,22 @@
 static void print_help(const cli_tool *t) {
   printf("Usage: %s %s\n%s\n\nOptions:\n", t->prog, t->synopsis, t->summary);
   for (const cli_opt *o = t->opts; o && o->name; o++) {
-    char left[80];
+    char left[96], sh[8] = "    ";
     const char *mv = o->metavar ? o->metavar : "ARG";
-    if (o->arg == 1)
-      snprintf(left, sizeof left, "%s%c%s--%s %s", o->short_name ? "-" : "",
-               o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ", o->name, mv);
-    else if (o->arg == 2)
-      snprintf(left, sizeof left, "%s%c%s--%s[=%s]", o->short_name ? "-" : "",
-               o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ", o->name, mv);
+    if (o->short_name) snprintf(sh, sizeof sh, "-%c, ", o->short_name);
+    if (o->arg == 1) snprintf(left, sizeof left, "%s--%s %s", sh, o->name, mv);
+    else if (o->arg == 2) snprintf(left, sizeof left, "%s--%s[=%s]", sh, o->name, mv);
+    else snprintf(left, sizeof left, "%s--%s", sh, o->name);
+    if (strlen(left) >= 26) /* a long option gets its help on the next line */
+      printf("  %s\n  %-26s %s\n", left, "", o->help);
     else
-      snprintf(left, sizeof left, "%s%c%s--%s", o->short_name ? "-" : "",
-               o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ", o->name);
-    printf("  %-26s %s\n", left, o->help);
+      printf("  %-26s %s\n", left, o->help);
   }
   printf("  %-26s %s\n", "-h, --help", "show this help and exit");
   printf("  %-26s %s\n", "    --version", "show the version and exit");
   if (t->epilog) printf("\n%s\n", t->epilog);
-  printf("\nExit status: 0 success, 1 invalid input, 2 usage or I/O error.\n");
+  if (!t->epilog || !strstr(t->epilog, "Exit status"))
+    printf("\nExit status: 0 success, 1 invalid input, 2 usage or I/O error.\n");
 }
 
 void cli_usage_error(const cli_tool *t, const char *fmt, ...) {
@@ -168,7 +167,20 @@ void cli_input_release(cli_input *in) {
 void cli_print_diags(const hlo_diags *d) {
   hlo_buf b;
   hlo_buf_init(&b, NULL);
-  for (int i = 0; i < d->n; i++) hlo_diag_render(&b, &d->v[i]);
+  /* locations counted on from the previous diagnostic: linear, not
+   * quadratic, for many errors in one big file */
+  const hlo_src *last = NULL;
+  size_t last_off = 0;
+  hlo_loc loc = {1, 1};
+  for (int i = 0; i < d->n; i++) {
+    const hlo_diag *g = &d->v[i];
+    if (g->src) {
+      if (g->src != last) last = g->src, last_off = 0, loc.line = loc.col = 1;
+      loc = hlo_src_loc_from(g->src, g->off, last_off, loc);
+      last_off = g->off > g->src->len ? g->src->len : g->off;
+    }
+    hlo_diag_render_loc(&b, g, loc);
+  }
   if (d->max_errors && d->nerrors > d->max_errors)
     hlo_buf_printf(&b, "(%d more error%s not shown)\n", d->nerrors - d->max_errors,
                    d->nerrors - d->max_errors == 1 ? "" : "s");

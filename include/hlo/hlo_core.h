@@ -21,24 +21,6 @@ enum { HLO_OK = 0, HLO_ERR = -1 };
 #define HLO_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define HLO_PRINTF(a, b)
-/* ---- string map ------------------------------------------------------------
- * Open-addressing hash map from NUL-terminated strings to pointers, storage
- * in an arena (keys are not copied: they must outlive the map). */
-typedef struct hlo_strmap {
-  hlo_arena *arena;
-  size_t cap, n; /* cap is a power of two or 0 */
-  const char **keys;
-  void **vals;
-  uint64_t *hashes;
-} hlo_strmap;
-
-void hlo_strmap_init(hlo_strmap *m, hlo_arena *arena);
-/* Insert or replace; HLO_ERR on allocation failure. *old gets the previous
- * value (NULL if none) when old is not NULL. */
-int hlo_strmap_put(hlo_strmap *m, const char *key, void *val, void **old);
-void *hlo_strmap_get(const hlo_strmap *m, const char *key);
-void *hlo_strmap_getn(const hlo_strmap *m, const char *key, size_t n);
-
 #endif
 
 /* ---- allocation ---------------------------------------------------------
@@ -119,6 +101,10 @@ typedef struct hlo_loc {
 } hlo_loc;
 
 hlo_loc hlo_src_loc(const hlo_src *src, size_t off);
+/* The same, counting on from a known location `at` of offset from (restarts
+ * from the beginning if from > off): rendering many diagnostics in offset
+ * order stays linear in the source size. */
+hlo_loc hlo_src_loc_from(const hlo_src *src, size_t off, size_t from, hlo_loc at);
 
 /* ---- diagnostics ------------------------------------------------------- */
 typedef enum hlo_severity { HLO_SEV_ERROR, HLO_SEV_WARNING, HLO_SEV_NOTE } hlo_severity;
@@ -155,6 +141,8 @@ void hlo_warnf(hlo_diags *d, const hlo_src *src, size_t off, const char *fmt, ..
 /* Render one diagnostic as "file:line:col: error: msg\n<source line>\n   ^\n"
  * (or "file: error: msg\n" without a position) into b. */
 void hlo_diag_render(hlo_buf *b, const hlo_diag *d);
+/* The same with d's location already computed (see hlo_src_loc_from). */
+void hlo_diag_render_loc(hlo_buf *b, const hlo_diag *d, hlo_loc loc);
 
 /* ---- string map ------------------------------------------------------------
  * Open-addressing hash map from NUL-terminated strings to pointers, storage

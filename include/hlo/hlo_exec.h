@@ -34,8 +34,23 @@ typedef struct hlo_exec_options {
   bool reference;          /* run every op through the scalar reference code */
   uint64_t rng_seed;       /* seed of `rng` (rng-bit-generator takes its state) */
   int64_t max_while_iters; /* 0 = unlimited */
-  bool profile;            /* accumulate time per opcode (hlo_exec_profile) */
+  int threads;             /* fast path worker threads; 0 = all online cores */
+  bool profile;            /* time every instruction (see hlo_exec_profile) */
 } hlo_exec_options;
+
+/* Per-instruction profile, accumulated over runs when opts.profile is set.
+ * seconds is the time inside the instruction's kernel (for call, while,
+ * conditional and fusions run instruction by instruction it includes the
+ * instructions of the called computations, which have entries of their
+ * own); bytes = operand + result bytes, flops = floating-point operations
+ * (dot/convolution 2 per multiply-add, elementwise 1 per element and op,
+ * reduce 1 per input element); both summed over calls. */
+typedef struct hlo_exec_prof {
+  const hlo_instruction *in;
+  const char *kernel;      /* name of the chosen kernel */
+  int64_t calls;
+  double seconds, bytes, flops;
+} hlo_exec_prof;
 
 typedef struct hlo_exec hlo_exec;
 
@@ -54,9 +69,11 @@ void hlo_exec_free(hlo_exec *e);
  * while iteration limit) go to the diags given at creation. */
 int hlo_exec_run(hlo_exec *e, hlo_val **args, int nargs, hlo_val **result);
 
-/* With opts.profile: total milliseconds and executions of kernels for
- * opcode op over all runs so far. */
-void hlo_exec_profile(const hlo_exec *e, hlo_opcode op, double *ms, int64_t *count);
+/* The profile entries (one per planned instruction, in plan order) and their
+ * count in *n; NULL with *n = 0 unless opts.profile.  Owned by e. */
+const hlo_exec_prof *hlo_exec_profile(const hlo_exec *e, int *n);
+/* Zero the accumulated profile (e.g. after a warm-up run). */
+void hlo_exec_profile_reset(hlo_exec *e);
 
 /* Number of entry parameters and the shape of parameter i. */
 int hlo_exec_nparams(const hlo_exec *e);

@@ -263,14 +263,14 @@ typedef struct hlo_attr {
     struct { int n; hlo_computation **v; bool braced; } comps;
     struct { int n; hlo_instruction **v; } instrs;
     hlo_window window;
-    hlo_conv_dnums conv;
+    hlo_conv_dnums *conv;  /* CONV_DNUMS */
     struct { int n; hlo_slice_dim *v; } slices;
     hlo_padding padding;
     hlo_replica_groups groups;
     struct { int n; int64_t (*v)[2]; } pairs;
     hlo_shape shape;
     struct { int n; hlo_shape *v; } shapes;
-    hlo_sharding sharding;
+    hlo_sharding *sharding; /* SHARDING */
     hlo_program_shape pshape;
     hlo_literal *literal; /* LITERAL: "shape value" */
     hlo_aliasing aliasing;

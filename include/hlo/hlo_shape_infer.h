@@ -17,6 +17,10 @@
  * declared type is used when the shape was written.  Returns HLO_OK, or
  * HLO_ERR after recording in d (at in->off, naming the instruction) every
  * broken shape constraint found.  src may be NULL. */
+/* Instructions that name more called computations than this are refused by
+ * inference and the verifier (some rules keep per-computation arrays on the
+ * stack; operand counts are bounded by hlo_shape_operand_count_ok). */
+#define HLO_INFER_MAX_OPERANDS 16384
 int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out,
                     hlo_diags *d, const hlo_src *src);
 

@@ -5,19 +5,25 @@
 
 #include "hlo/hlo_core.h"
 
-hlo_loc hlo_src_loc(const hlo_src *src, size_t off) {
-  hlo_loc loc = {1, 1};
+hlo_loc hlo_src_loc_from(const hlo_src *src, size_t off, size_t from, hlo_loc at) {
   if (off > src->len) off = src->len;
-  const char *t = src->text;
-  size_t line_start = 0;
-  for (size_t i = 0; i < off; i++) {
-    if (t[i] == '\n') {
-      loc.line++;
-      line_start = i + 1;
-    }
+  if (from > off) { /* behind: count from the start */
+    from = 0;
+    at.line = at.col = 1;
   }
-  loc.col = (uint32_t)(off - line_start + 1);
-  return loc;
+  const char *t = src->text;
+  size_t line_start = from - (at.col - 1);
+  for (const char *p = t + from; (p = memchr(p, '\n', (size_t)(t + off - p))) != NULL; p++) {
+    at.line++;
+    line_start = (size_t)(p - t) + 1;
+  }
+  at.col = (uint32_t)(off - line_start + 1);
+  return at;
+}
+
+hlo_loc hlo_src_loc(const hlo_src *src, size_t off) {
+  hlo_loc start = {1, 1};
+  return hlo_src_loc_from(src, off, 0, start);
 }
 
 void hlo_diags_init(hlo_diags *d, const hlo_allocator *alloc) {
@@ -114,8 +120,13 @@ static void render_line(hlo_buf *b, const hlo_src *src, size_t off) {
 }
 
 void hlo_diag_render(hlo_buf *b, const hlo_diag *d) {
+  hlo_loc loc = {1, 1};
+  if (d->src) loc = hlo_src_loc(d->src, d->off);
+  hlo_diag_render_loc(b, d, loc);
+}
+
+void hlo_diag_render_loc(hlo_buf *b, const hlo_diag *d, hlo_loc loc) {
   if (d->src) {
-    hlo_loc loc = hlo_src_loc(d->src, d->off);
     hlo_buf_printf(b, "%s:%u:%u: %s: %s\n", d->src->name, loc.line, loc.col,
                    sev_name(d->sev), d->msg);
     render_line(b, d->src, d->off);

@@ -64,6 +64,8 @@ struct plan_step {
   int nsub;
   plan_comp **sub;          /* called computations, in hlo order */
   void *p;                  /* per-op precomputed parameters */
+  hlo_exec_prof *prof;      /* profile entry when profiling, else NULL */
+  double prof_flops;        /* flops per call (profile) */
 };
 
 struct plan_comp {
@@ -89,11 +91,16 @@ struct hlo_exec {
   plan_comp *entry;
   uint64_t rng_state;       /* `rng` counter, advanced per execution */
   uint64_t rng_gs[2];       /* rng-get-and-update-state: 128-bit state (low, high) */
-  double prof_ms[HLO_OP_COUNT];   /* opts.profile: time per opcode */
-  int64_t prof_n[HLO_OP_COUNT];
   hlo_val **consts;         /* constant values made at first use */
   int nconsts, capconsts;
+  hlo_exec_prof *prof;      /* profile entries (opts.profile) */
+  int nprof;
 };
+
+/* Set up profile entries for every planned step (profile.c). */
+int hlo_prof_setup(hlo_exec *e);
+/* Run step s's kernel, timing it into s->prof. */
+int hlo_prof_call(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out);
 
 /* Buffer pool: data blocks of released values are kept and reused by later
  * allocations of no larger size (liveness-driven reuse). */

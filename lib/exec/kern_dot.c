@@ -282,7 +282,7 @@ static inline int64_t in_off(const conv_geom *g, int d, int64_t o, int64_t w) {
 DECL_KERN(hlo_kern_convolution) {
   const hlo_instruction *in = s->in;
   const hlo_shape *ls = args[0]->shape, *ks = args[1]->shape, *os = &in->shape;
-  const hlo_conv_dnums *dn = &hlo_instr_attr(in, HLO_A_DIM_LABELS)->u.conv;
+  const hlo_conv_dnums *dn = hlo_instr_attr(in, HLO_A_DIM_LABELS)->u.conv;
   int ns = dn->nspatial;
   if (ns + 2 != ls->rank || ns + 2 != ks->rank || ns + 2 != os->rank)
     return hlo_run_errorf(r, in, "dim_labels do not match the ranks");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "exec/fast.h"
 #include "hlo/hlo_verify.h"
 
 #define PERR(e, in, ...) hlo_errorf((e)->diags, NULL, 0, __VA_ARGS__)
@@ -211,29 +212,50 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
   }
 #undef K
   s->fn = f;
+  /* fast path (lib/exec/fast_*.c): fused loops, reductions, BLAS dot */
+  if (fast) hlo_fast_plan(e, s);
   return HLO_OK;
 }
 
-/* Post-order DFS from the root over operands and control predecessors. */
-static int visit(hlo_exec *e, const hlo_computation *c, const hlo_instruction *in,
+/* Post-order DFS from the root over operands and control predecessors,
+ * with an explicit stack (a chain of 1M instructions must not overflow the
+ * C stack).  mark: 0 new, 1 on the stack, 2 done. */
+static int visit(hlo_exec *e, const hlo_computation *c, const hlo_instruction *root,
                  unsigned char *mark, const hlo_instruction **order, int *n) {
-  if (mark[in->id] == 2) return HLO_OK;
-  if (mark[in->id] == 1)
-    return PERR(e, in, "instruction %%%s: cycle in computation %s", in->name, c->name);
-  mark[in->id] = 1;
-  for (int i = 0; i < in->noperands; i++) {
-    const hlo_instruction *o = in->operands[i];
-    if (!o || o->parent != c || o->id < 0 || o->id >= c->ninstrs || c->instrs[o->id] != o)
-      return PERR(e, in, "instruction %%%s: operand %d is not in computation %s", in->name, i,
-                  c->name);
-    if (visit(e, c, o, mark, order, n)) return HLO_ERR;
+  size_t cap = (size_t)c->ninstrs + 1;
+  const hlo_instruction **st = hlo_arena_array(&e->arena, cap, sizeof *st);
+  int *edge = hlo_arena_array(&e->arena, cap, sizeof *edge);
+  if (!st || !edge) return PERR(e, root, "out of memory");
+  if (mark[root->id] == 2) return HLO_OK;
+  size_t sp = 0;
+  st[sp] = root, edge[sp] = 0, sp++;
+  mark[root->id] = 1;
+  while (sp) {
+    const hlo_instruction *in = st[sp - 1];
+    int i = edge[sp - 1]++;
+    const hlo_instruction *o = NULL;
+    if (i < in->noperands) {
+      o = in->operands[i];
+      if (!o || o->parent != c || o->id < 0 || o->id >= c->ninstrs || c->instrs[o->id] != o)
+        return PERR(e, in, "instruction %%%s: operand %d is not in computation %s", in->name, i,
+                    c->name);
+    } else if (i < in->noperands + in->ncontrol) {
+      o = in->control_preds[i - in->noperands];
+      if (!o || o->parent != c || o->id < 0 || o->id >= c->ninstrs || c->instrs[o->id] != o)
+        continue;
+    } else {
+      mark[in->id] = 2;
+      order[(*n)++] = in;
+      sp--;
+      continue;
+    }
+    if (mark[o->id] == 2) continue;
+    if (mark[o->id] == 1)
+      return PERR(e, o, "instruction %%%s: cycle in computation %s", o->name, c->name);
+    if (sp >= cap) return PERR(e, o, "instruction %%%s: cycle in computation %s", o->name, c->name);
+    mark[o->id] = 1;
+    st[sp] = o, edge[sp] = 0, sp++;
   }
-  for (int i = 0; i < in->ncontrol; i++)
-    if (in->control_preds[i] && in->control_preds[i]->parent == c &&
-        visit(e, c, in->control_preds[i], mark, order, n))
-      return HLO_ERR;
-  mark[in->id] = 2;
-  order[(*n)++] = in;
   return HLO_OK;
 }
 
@@ -313,6 +335,52 @@ oom:
   return NULL;
 }
 
+/* Deepest chain of nested calls from the entry (the module is verified, so
+ * the call graph has no cycle).  The interpreter recurses once per level, so
+ * deeper modules are refused instead of overflowing the C stack.  Explicit
+ * stack, memoised: depth[c] = levels from c down, 0 = not known yet. */
+#define MAX_CALL_DEPTH 200 /* as the runtime check in run.c */
+static int check_call_depth(const hlo_module *m, hlo_diags *d, const hlo_allocator *alloc) {
+  int n = m->ncomps, rc = HLO_OK;
+  if (!m->entry || m->entry->id < 0 || m->entry->id >= n) return HLO_OK;
+  int *depth = hlo_malloc(alloc, ((size_t)n + 1) * 4 * sizeof(int));
+  if (!depth) return hlo_errorf(d, NULL, 0, "out of memory");
+  memset(depth, 0, ((size_t)n + 1) * 4 * sizeof(int));
+  int *sc = depth + n + 1, *si = sc + n + 1, *sk = si + n + 1;
+  int sp = 0;
+  sc[sp] = m->entry->id, si[sp] = 0, sk[sp] = 0, sp++;
+  while (sp && rc == HLO_OK) {
+    const hlo_computation *c = m->comps[sc[sp - 1]];
+    if (si[sp - 1] >= c->ninstrs) {
+      if (depth[c->id] == 0) depth[c->id] = 1;
+      sp--;
+      if (sp) {
+        int *pd = &depth[sc[sp - 1]];
+        if (*pd < depth[c->id] + 1) *pd = depth[c->id] + 1;
+      }
+      continue;
+    }
+    const hlo_instruction *in = c->instrs[si[sp - 1]];
+    if (sk[sp - 1] >= in->ncalled) {
+      si[sp - 1]++, sk[sp - 1] = 0;
+      continue;
+    }
+    const hlo_computation *callee = in->called[sk[sp - 1]++];
+    if (!callee || callee->id < 0 || callee->id >= n) continue;
+    if (depth[callee->id]) {
+      if (depth[c->id] < depth[callee->id] + 1) depth[c->id] = depth[callee->id] + 1;
+      if (sp + depth[callee->id] > MAX_CALL_DEPTH) rc = HLO_ERR;
+    } else if (sp >= MAX_CALL_DEPTH || sp >= n) {
+      rc = HLO_ERR;
+    } else {
+      sc[sp] = callee->id, si[sp] = 0, sk[sp] = 0, sp++;
+    }
+  }
+  hlo_free(alloc, depth);
+  if (rc) hlo_errorf(d, NULL, 0, "computations are nested more than %d levels deep (calls, fusions, loop bodies)", MAX_CALL_DEPTH);
+  return rc;
+}
+
 hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
                        const hlo_allocator *alloc, hlo_diags *d) {
   if (!m || !m->entry) {
@@ -321,6 +389,7 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
   }
   /* The kernels trust shapes and attributes: only a valid module runs. */
   if (hlo_verify_module(m, NULL, d, NULL) != HLO_OK) return NULL;
+  if (check_call_depth(m, d, alloc) != HLO_OK) return NULL;
   hlo_exec *e = hlo_malloc(alloc, sizeof *e);
   if (!e) {
     hlo_errorf(d, NULL, 0, "out of memory");
@@ -348,6 +417,10 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
     }
   e->entry = hlo_plan_comp(e, m->entry);
   if (!e->entry) {
+    hlo_exec_free(e);
+    return NULL;
+  }
+  if (e->opts.profile && hlo_prof_setup(e)) {
     hlo_exec_free(e);
     return NULL;
   }

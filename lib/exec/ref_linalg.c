@@ -97,7 +97,7 @@ DECL_KERN(hlo_ref_convolution) {
   const hlo_shape *ls = args[0]->shape, *ks = args[1]->shape, *os = &in->shape;
   const hlo_attr *da = hlo_instr_attr(in, HLO_A_DIM_LABELS);
   if (!da) return hlo_run_errorf(r, in, "needs dim_labels=");
-  const hlo_conv_dnums *dn = &da->u.conv;
+  const hlo_conv_dnums *dn = da->u.conv;
   int ns = dn->nspatial;
   if (ns + 2 != ls->rank || ns + 2 != ks->rank || ns + 2 != os->rank)
     return hlo_run_errorf(r, in, "dim_labels do not match the ranks");

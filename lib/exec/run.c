@@ -53,19 +53,8 @@ int hlo_run_comp(hlo_run *r, const plan_comp *pc, hlo_val **args, int nargs, hlo
     }
     for (int i = 0; i < s->nargs; i++) a[i] = slots[s->args[i]];
     hlo_val *res = NULL;
-    if (r->e->opts.profile) {
-      struct timespec t0, t1;
-      clock_gettime(CLOCK_MONOTONIC, &t0);
-      rc = s->fn(r, s, a, &res);
-      clock_gettime(CLOCK_MONOTONIC, &t1);
-      double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-      /* control ops include their callees' time: count it once, at the leaves */
-      hlo_opcode op = s->in->op;
-      if (op != HLO_OP_WHILE && op != HLO_OP_CALL && op != HLO_OP_CONDITIONAL &&
-          op != HLO_OP_FUSION && op != HLO_OP_ASYNC_START) {
-        r->e->prof_ms[op] += ms;
-        r->e->prof_n[op]++;
-      }
+    if (s->prof) {
+      rc = hlo_prof_call(r, s, a, &res);
     } else {
       rc = s->fn(r, s, a, &res);
     }
@@ -408,12 +397,6 @@ DECL_KERN(hlo_kern_collective_permute) {
     return HLO_OK;
   }
   return hlo_run_errorf(r, s->in, "unexpected result shape");
-}
-
-void hlo_exec_profile(const hlo_exec *e, hlo_opcode op, double *ms, int64_t *count) {
-  bool ok = (unsigned)op < HLO_OP_COUNT;
-  *ms = ok ? e->prof_ms[op] : 0;
-  *count = ok ? e->prof_n[op] : 0;
 }
 
 /* ---- entry point ------------------------------------------------------------- */

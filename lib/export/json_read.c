@@ -14,7 +14,7 @@
 #include "hlo/hlo_json.h"
 
 #define MAX_RANK 4096
-#define MAX_DEPTH 64
+#define MAX_DEPTH 256 /* as the text parser, so whatever parses reads back */
 
 /* ---- a small name -> pointer map (open addressing) --------------------- */
 typedef struct nmap {
@@ -517,7 +517,8 @@ static int read_attr_value(jr *r, const cJSON *o, const cJSON *v, hlo_attr *a) {
     return HLO_OK;
   }
   case HLO_AK_CONV_DNUMS: {
-    hlo_conv_dnums *c = &a->u.conv;
+    hlo_conv_dnums *c = a->u.conv = hlo_arena_alloc(r->a, sizeof *a->u.conv);
+    if (!c) return oom(r);
     if (!cJSON_IsObject(v)) return jerr(r, NULL, "conv_dnums: expected an object");
     int n1, n2, n3;
     if (get_int(r, v, "input_batch", true, 0, &c->in_batch) ||
@@ -591,7 +592,9 @@ static int read_attr_value(jr *r, const cJSON *o, const cJSON *v, hlo_attr *a) {
       if (read_shape(r, e, &a->u.shapes.v[i], 0)) return HLO_ERR;
     return HLO_OK;
   }
-  case HLO_AK_SHARDING: return read_sharding(r, v, &a->u.sharding, 0);
+  case HLO_AK_SHARDING:
+    if (!(a->u.sharding = hlo_arena_alloc(r->a, sizeof *a->u.sharding))) return oom(r);
+    return read_sharding(r, v, a->u.sharding, 0);
   case HLO_AK_PROGRAM_SHAPE: {
     hlo_program_shape *ps = &a->u.pshape;
     if (!cJSON_IsObject(v)) return jerr(r, NULL, "program_shape: expected an object");

@@ -183,7 +183,7 @@ static cJSON *attr_value(jw *w, const hlo_attr *a, cJSON *attr_obj) {
     return v;
   }
   case HLO_AK_CONV_DNUMS: {
-    const hlo_conv_dnums *c = &a->u.conv;
+    const hlo_conv_dnums *c = a->u.conv;
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     put(w, o, "input_batch", hlo_json_int(c->in_batch));
@@ -234,7 +234,7 @@ static cJSON *attr_value(jw *w, const hlo_attr *a, cJSON *attr_obj) {
     for (int i = 0; v && i < a->u.shapes.n; i++) put(w, v, NULL, shape_json(w, &a->u.shapes.v[i]));
     return v;
   }
-  case HLO_AK_SHARDING: return sharding_json(w, &a->u.sharding);
+  case HLO_AK_SHARDING: return sharding_json(w, a->u.sharding);
   case HLO_AK_PROGRAM_SHAPE: {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;

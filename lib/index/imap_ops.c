@@ -425,7 +425,7 @@ static int o2i_conv(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os,
   const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW), *da = hlo_instr_attr(in, HLO_A_DIM_LABELS);
   int64_t fgc = hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1), bgc = hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1);
   if (in->noperands != 2 || !da || da->kind != HLO_AK_CONV_DNUMS || bgc != 1 || fgc < 1) return all_undefined(c, x);
-  const hlo_conv_dnums *dn = &da->u.conv;
+  const hlo_conv_dnums *dn = da->u.conv;
   const hlo_shape *ls = &in->operands[0]->shape, *ks = &in->operands[1]->shape;
   int ns = dn->nspatial, r = ls->rank;
   if (!arr(ls) || !arr(ks) || r != ns + 2 || ks->rank != r || os->rank != r) return all_undefined(c, x);

@@ -461,26 +461,6 @@ static void test_property(void) {
 
 
 /* ---- allocation failures ------------------------------------------------------------ */
-typedef struct counting {
-  long left, live;
-} counting;
-static void *c_alloc(void *ud, size_t n) {
-  counting *k = ud;
-  if (k->left-- == 0) return NULL;
-  k->live++;
-  return malloc(n);
-}
-static void *c_realloc(void *ud, void *p, size_t n) {
-  counting *k = ud;
-  if (k->left-- == 0) return NULL;
-  if (!p) k->live++;
-  return realloc(p, n);
-}
-static void c_free(void *ud, void *p) {
-  counting *k = ud;
-  if (p) k->live--;
-  free(p);
-}
 
 static const char *FUSION_MODULE =
     "HloModule m\n"
@@ -501,8 +481,8 @@ static void test_alloc_failures(void) {
   hlo_diags_release(&d0);
   int failures = 0, successes = 0;
   for (long n = 0; n < 400 && mod; n++) {
-    counting k = {n, 0};
-    hlo_allocator a = {c_alloc, c_realloc, c_free, &k};
+    test_counting k = {n, 0};
+    hlo_allocator a = TEST_COUNTING_ALLOCATOR(&k);
     imap_ctx c;
     imap_ctx_init(&c, &a);
     size_t pos = 0;

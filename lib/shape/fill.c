@@ -18,56 +18,85 @@ typedef struct fill_ctx {
 
 enum { ST_NEW = 0, ST_BUSY = 1, ST_OK = 2, ST_BAD = 3 };
 
-static void fill_one(fill_ctx *f, hlo_instruction *in, unsigned char *st);
+static void finish_instr(fill_ctx *f, hlo_instruction *in, unsigned char *st);
 
-/* Infer a computation's instructions, operands first: an iterative DFS (no
- * recursion, so deep chains cannot exhaust the stack); an operand still in
- * progress means a cycle, which the verifier reports. */
-static void fill_comp(fill_ctx *f, hlo_computation *c) {
-  if (f->comp_state[c->id]) return; /* done, or a call cycle (the verifier reports it) */
-  f->comp_state[c->id] = 1;
-  for (int i = 0; i < c->ninstrs; i++)
-    for (int k = 0; k < c->instrs[i]->ncalled; k++)
-      if (c->instrs[i]->called[k]) fill_comp(f, c->instrs[i]->called[k]);
-  int n = c->ninstrs;
-  unsigned char *st = hlo_arena_array(&f->scratch, (size_t)(n ? n : 1), 1);
-  int *stack = hlo_arena_array(&f->scratch, (size_t)(n ? n : 1), sizeof(int));
-  int *edge = hlo_arena_array(&f->scratch, (size_t)(n ? n : 1), sizeof(int));
-  if (!st || !stack || !edge) {
+/* Operands before users, with an explicit stack (chains of a million
+ * instructions written in any order must not overflow the C stack). */
+static void fill_from(fill_ctx *f, hlo_computation *c, int start, unsigned char *st, int *sid, int *sk) {
+  if (st[start] != ST_NEW) return;
+  int sp = 0;
+  sid[sp] = start, sk[sp] = 0, sp++;
+  st[start] = ST_BUSY;
+  while (sp) {
+    hlo_instruction *in = c->instrs[sid[sp - 1]];
+    int k = sk[sp - 1]++;
+    if (k >= in->noperands) {
+      finish_instr(f, in, st);
+      sp--;
+      continue;
+    }
+    hlo_instruction *op = in->operands[k];
+    if (!op || op->parent != c || op->id < 0 || op->id >= c->ninstrs || c->instrs[op->id] != op) continue;
+    if (st[op->id] != ST_NEW) continue;
+    st[op->id] = ST_BUSY;
+    sid[sp] = op->id, sk[sp] = 0, sp++;
+  }
+}
+
+static void fill_instrs(fill_ctx *f, hlo_computation *c) {
+  size_t n = (size_t)c->ninstrs;
+  if (!n) return;
+  unsigned char *st = hlo_arena_array(&f->scratch, n, 1);
+  int *sid = hlo_arena_array(&f->scratch, n, sizeof(int)), *sk = hlo_arena_array(&f->scratch, n, sizeof(int));
+  if (!st || !sid || !sk) {
     f->nerr++;
     hlo_errorf(f->d, f->src, c->off, "out of memory while inferring shapes");
     return;
   }
-  for (int s0 = 0; s0 < n; s0++) {
-    if (st[s0] != ST_NEW) continue;
-    int sp = 0;
-    stack[sp] = s0, edge[sp] = 0, sp++;
-    st[s0] = ST_BUSY;
-    while (sp) {
-      hlo_instruction *in = c->instrs[stack[sp - 1]];
-      int e = edge[sp - 1]++;
-      if (e < in->noperands) {
-        hlo_instruction *op = in->operands[e];
-        if (op && op->parent == c && op->id >= 0 && op->id < n && c->instrs[op->id] == op && st[op->id] == ST_NEW) {
-          st[op->id] = ST_BUSY;
-          stack[sp] = op->id, edge[sp] = 0, sp++;
-        }
-        continue;
-      }
-      fill_one(f, in, st);
-      sp--;
-    }
-  }
-  f->comp_state[c->id] = 2;
+  for (int i = 0; i < c->ninstrs; i++) fill_from(f, c, i, st, sid, sk);
 }
 
-/* All operands of `in` are settled (or part of a cycle): infer it. */
-static void fill_one(fill_ctx *f, hlo_instruction *in, unsigned char *st) {
-  bool bad = false;
+/* Computations callee-first, with an explicit stack of (computation,
+ * instruction, called index); a call cycle is left to the verifier. */
+static void fill_comps(fill_ctx *f, int *sc, int *si, int *sk) {
+  hlo_module *m = f->m;
+  for (int s = 0; s < m->ncomps; s++) {
+    if (f->comp_state[s] || m->comps[s]->id != s) continue;
+    int sp = 0;
+    sc[sp] = s, si[sp] = 0, sk[sp] = 0, sp++;
+    f->comp_state[s] = 1;
+    while (sp) {
+      hlo_computation *c = m->comps[sc[sp - 1]];
+      if (si[sp - 1] >= c->ninstrs) {
+        fill_instrs(f, c);
+        f->comp_state[c->id] = 2;
+        sp--;
+        continue;
+      }
+      hlo_instruction *in = c->instrs[si[sp - 1]];
+      if (sk[sp - 1] >= in->ncalled) {
+        si[sp - 1]++, sk[sp - 1] = 0;
+        continue;
+      }
+      hlo_computation *callee = in->called[sk[sp - 1]++];
+      if (!callee || callee->id < 0 || callee->id >= m->ncomps || m->comps[callee->id] != callee) continue;
+      if (f->comp_state[callee->id]) continue; /* done, or a call cycle */
+      f->comp_state[callee->id] = 1;
+      sc[sp] = callee->id, si[sp] = 0, sk[sp] = 0, sp++;
+    }
+  }
+}
+
+/* All operands of in are finished (or on the stack: a cycle). */
+static void finish_instr(fill_ctx *f, hlo_instruction *in, unsigned char *st) {
+  bool bad = false, cycle = false;
   for (int i = 0; i < in->noperands; i++) {
     hlo_instruction *op = in->operands[i];
-    if (!op || op->parent != in->parent || op->id < 0) continue;
-    if (st[op->id] == ST_BAD || st[op->id] == ST_BUSY) bad = true;
+    if (!op || op->parent != in->parent || op->id < 0 || op->id >= in->parent->ninstrs ||
+        in->parent->instrs[op->id] != op)
+      continue;
+    if (st[op->id] == ST_BAD) bad = true;
+    if (st[op->id] == ST_BUSY) bad = cycle = true;
   }
   if (!in->shape_omitted && (!f->all || bad)) {
     st[in->id] = ST_OK; /* its own shape is known; do not cascade */
@@ -75,6 +104,10 @@ static void fill_one(fill_ctx *f, hlo_instruction *in, unsigned char *st) {
   }
   if (bad) {
     st[in->id] = ST_BAD;
+    if (cycle && in->shape_omitted) {
+      f->nerr++;
+      hlo_errorf(f->d, f->src, in->off, "%%%s: cannot infer its shape: an operand depends on it (cycle)", in->name);
+    }
     return;
   }
   hlo_shape s;
@@ -113,7 +146,14 @@ static int run(hlo_module *m, hlo_diags *d, const hlo_src *src, bool all, int *n
     hlo_arena_release(&f.scratch);
     return hlo_errorf(d, src, 0, "out of memory while inferring shapes");
   }
-  for (int i = 0; i < m->ncomps; i++) fill_comp(&f, m->comps[i]);
+  size_t nc = (size_t)m->ncomps + 1;
+  int *sc = hlo_arena_array(&f.scratch, nc, sizeof(int)), *si = hlo_arena_array(&f.scratch, nc, sizeof(int));
+  int *sk = hlo_arena_array(&f.scratch, nc, sizeof(int));
+  if (!sc || !si || !sk) {
+    hlo_arena_release(&f.scratch);
+    return hlo_errorf(d, src, 0, "out of memory while inferring shapes");
+  }
+  fill_comps(&f, sc, si, sk);
   hlo_arena_release(&f.scratch);
   if (nchanged) *nchanged = f.nchanged;
   return f.nerr ? HLO_ERR : HLO_OK;

@@ -114,14 +114,34 @@ bool hlo_shape_operand_count_ok(const hlo_instruction *in, int *lo, int *hi) {
   return in->noperands >= l && in->noperands <= h;
 }
 
+/* Tuple nesting depth of s, counting at most up to cap (so the recursion is
+ * bounded whatever s is). */
+static int tuple_depth(const hlo_shape *s, int cap) {
+  if (s->type != HLO_TUPLE || cap <= 0) return 0;
+  int d = 0;
+  for (int i = 0; i < s->ntuple && d < cap; i++) {
+    int k = tuple_depth(&s->tuple[i], cap - 1);
+    if (k > d) d = k;
+  }
+  return d + 1;
+}
+
+/* Tuples built from tuples by a chain of instructions could otherwise nest
+ * without limit (and every copy of such a shape costs its depth). */
+enum { MAX_TUPLE_DEPTH = 256 }; /* the text parser's nesting limit */
+
 int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out, hlo_diags *d, const hlo_src *src) {
   sctx c = {in, a, d, src, out};
   memset(out, 0, sizeof *out);
+  if (in->ncalled > HLO_INFER_MAX_OPERANDS)
+    return sx_fail(&c, "more than %d called computations", HLO_INFER_MAX_OPERANDS);
   int lo, hi;
   if (!hlo_shape_operand_count_ok(in, &lo, &hi)) {
     if (lo == hi)
       return sx_fail(&c, "%s expects %d operand%s, got %d.", hlo_opcode_name(in->op), lo, lo == 1 ? "" : "s",
                      in->noperands);
+    if (hi == ANY && in->noperands > hi)
+      return sx_fail(&c, "%s has %d operands, more than the limit of %d.", hlo_opcode_name(in->op), in->noperands, hi);
     if (hi == ANY)
       return sx_fail(&c, "%s expects at least %d operand%s, got %d.", hlo_opcode_name(in->op), lo,
                      lo == 1 ? "" : "s", in->noperands);
@@ -129,5 +149,8 @@ int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out, hlo
   }
   for (int i = 0; i < in->noperands; i++)
     if (!in->operands[i]) return sx_fail(&c, "operand %d is missing", i);
-  return dispatch(&c);
+  int rc = dispatch(&c);
+  if (rc == HLO_OK && tuple_depth(out, MAX_TUPLE_DEPTH + 1) > MAX_TUPLE_DEPTH)
+    return sx_fail(&c, "result shape nests tuples more than %d levels deep", MAX_TUPLE_DEPTH);
+  return rc;
 }

@@ -133,7 +133,7 @@ int hlo_shape_infer_convolution(sctx *c) {
   const hlo_shape *l = sx_op(c, 0), *r = sx_op(c, 1);
   const hlo_attr *da = hlo_instr_attr(c->in, HLO_A_DIM_LABELS);
   if (!da || da->kind != HLO_AK_CONV_DNUMS) return sx_fail(c, "convolution needs a dim_labels attribute");
-  const hlo_conv_dnums *dn = &da->u.conv;
+  const hlo_conv_dnums *dn = da->u.conv;
   int ns = dn->nspatial, n = ns + 2;
   if (!sx_same_type_fp(l->type, r->type) && !(hlo_type_is_int(l->type) && hlo_type_is_int(r->type)))
     return sx_fail(c, "Convolution with different element types: %s and %s.", sx_str(c, l), sx_str(c, r));

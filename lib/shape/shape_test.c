@@ -117,34 +117,14 @@ static void test_infer_errors(void) {
   hlo_diags_release(&d);
 }
 
-typedef struct counting {
-  long left, live;
-} counting;
-static void *c_alloc(void *ud, size_t n) {
-  counting *c = ud;
-  if (c->left-- == 0) return NULL;
-  c->live++;
-  return malloc(n);
-}
-static void *c_realloc(void *ud, void *p, size_t n) {
-  counting *c = ud;
-  if (c->left-- == 0) return NULL;
-  if (!p) c->live++;
-  return realloc(p, n);
-}
-static void c_free(void *ud, void *p) {
-  counting *c = ud;
-  if (p) c->live--;
-  free(p);
-}
 
 /* Fail every allocation in turn during parse + fill: never crash, never leak. */
 static void test_alloc_failures(void) {
   hlo_src src = {"m.hlo", MODULE, strlen(MODULE)};
   int hit = 0;
   for (long n = 0; n < 2000; n++) {
-    counting c = {n, 0};
-    hlo_allocator a = {c_alloc, c_realloc, c_free, &c};
+    test_counting c = {n, 0};
+    hlo_allocator a = TEST_COUNTING_ALLOCATOR(&c);
     hlo_diags d;
     hlo_diags_init(&d, &a);
     hlo_module *m = hlo_parse_module(&src, 0, src.len, &a, &d, NULL);

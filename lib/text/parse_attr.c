@@ -649,7 +649,8 @@ int sc_attr_value(scanner *sc, hlo_attr *a) {
   case HLO_AK_WINDOW:
     return parse_window(sc, &a->u.window);
   case HLO_AK_CONV_DNUMS:
-    return parse_conv_dnums(sc, &a->u.conv);
+    if (!(a->u.conv = hlo_arena_alloc(sc->a, sizeof *a->u.conv))) return sc_errorf(sc, st, "out of memory");
+    return parse_conv_dnums(sc, a->u.conv);
   case HLO_AK_SLICES:
     return parse_slices(sc, a);
   case HLO_AK_PADDING:
@@ -664,7 +665,8 @@ int sc_attr_value(scanner *sc, hlo_attr *a) {
     return parse_shapes(sc, a);
   case HLO_AK_SHARDING:
     if (!sc_peek(sc, '{')) return sc_errorf(sc, st, "expected '{' to start a sharding");
-    return parse_sharding(sc, &a->u.sharding);
+    if (!(a->u.sharding = hlo_arena_alloc(sc->a, sizeof *a->u.sharding))) return sc_errorf(sc, st, "out of memory");
+    return parse_sharding(sc, a->u.sharding);
   case HLO_AK_PROGRAM_SHAPE:
     return parse_program_shape(sc, &a->u.pshape);
   case HLO_AK_LITERAL: {

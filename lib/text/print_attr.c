@@ -183,7 +183,7 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
     window(b, &a->u.window);
     break;
   case HLO_AK_CONV_DNUMS:
-    conv_dnums(b, &a->u.conv);
+    conv_dnums(b, a->u.conv);
     break;
   case HLO_AK_SLICES: {
     /* XLA writes strides for every dimension or, when all are 1, for none */
@@ -231,7 +231,7 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
     hlo_buf_putc(b, '}');
     break;
   case HLO_AK_SHARDING:
-    hlo_buf_puts(b, a->u.sharding.text);
+    hlo_buf_puts(b, a->u.sharding->text);
     break;
   case HLO_AK_ALIASING:
     hlo_buf_puts(b, a->u.aliasing.text);

@@ -86,34 +86,12 @@ static void test_error_position(void) {
   hlo_diags_release(&d);
 }
 
-/* An allocator failing the Nth allocation and counting live blocks. */
-typedef struct counting {
-  long left, live;
-} counting;
-static void *c_alloc(void *ud, size_t n) {
-  counting *c = ud;
-  if (c->left-- == 0) return NULL;
-  c->live++;
-  return malloc(n);
-}
-static void *c_realloc(void *ud, void *p, size_t n) {
-  counting *c = ud;
-  if (c->left-- == 0) return NULL;
-  if (!p) c->live++;
-  return realloc(p, n);
-}
-static void c_free(void *ud, void *p) {
-  counting *c = ud;
-  c->live--;
-  free(p);
-}
-
 static void test_alloc_failures(void) {
   hlo_src src = {"m.hlo", MODULE, strlen(MODULE)};
   int failures_seen = 0;
   for (long n = 0; n < 200; n++) {
-    counting c = {n, 0};
-    hlo_allocator a = {c_alloc, c_realloc, c_free, &c};
+    test_counting c = {n, 0};
+    hlo_allocator a = TEST_COUNTING_ALLOCATOR(&c);
     hlo_diags d;
     hlo_diags_init(&d, &a);
     hlo_module *m = hlo_parse_module(&src, 0, src.len, &a, &d, NULL);
@@ -142,14 +120,14 @@ static void test_sharding(void) {
   hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
   CHECK(m != NULL);
   if (!m) return;
-  const hlo_sharding *p = &hlo_instr_attr(m->entry->instrs[0], HLO_A_SHARDING)->u.sharding;
+  const hlo_sharding *p = hlo_instr_attr(m->entry->instrs[0], HLO_A_SHARDING)->u.sharding;
   CHECK(p->kind == HLO_SHARD_TILED && p->iota && p->ntile == 2 && p->tile[0] == 2);
   CHECK(p->niota_reshape == 2 && p->niota_perm == 2 && p->iota_perm[0] == 1);
   CHECK(p->last_tile_dim_replicate && p->ndevices == 0);
-  const hlo_sharding *q = &hlo_instr_attr(m->entry->instrs[1], HLO_A_SHARDING)->u.sharding;
+  const hlo_sharding *q = hlo_instr_attr(m->entry->instrs[1], HLO_A_SHARDING)->u.sharding;
   CHECK(q->ntile == 3 && q->ndevices == 4 && q->devices[3] == 3 && !q->iota);
   CHECK(q->nlast_tile_dims == 1 && strcmp(q->last_tile_dims[0], "manual") == 0);
-  const hlo_sharding *t = &hlo_instr_attr(m->entry->root, HLO_A_SHARDING)->u.sharding;
+  const hlo_sharding *t = hlo_instr_attr(m->entry->root, HLO_A_SHARDING)->u.sharding;
   CHECK(t->kind == HLO_SHARD_TUPLE && t->ntuple == 2);
   CHECK(t->tuple[0].kind == HLO_SHARD_MAXIMAL && t->tuple[0].device == 1);
   CHECK(t->tuple[1].kind == HLO_SHARD_REPLICATED);

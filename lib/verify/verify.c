@@ -156,7 +156,7 @@ int hlo_verify_module(const hlo_module *m, const hlo_verify_options *opts, hlo_d
         continue;
       }
       check_shape(&v, in);
-      if (!hlo_shape_operand_count_ok(in, NULL, NULL)) continue; /* reported by check_shape */
+      if (!hlo_shape_operand_count_ok(in, NULL, NULL) || in->ncalled > HLO_INFER_MAX_OPERANDS) continue; /* reported by check_shape */
       hlo_verify_calls(&v, in);
       hlo_verify_op(&v, in);
       hlo_verify_sharding(&v, in);

@@ -81,7 +81,7 @@ static const hlo_shape *leaf(const hlo_shape *s, int *k) {
 void hlo_verify_sharding(vctx *v, const hlo_instruction *in) {
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_SHARDING);
   if (!a || a->kind != HLO_AK_SHARDING) return;
-  const hlo_sharding *sh = &a->u.sharding;
+  const hlo_sharding *sh = a->u.sharding;
   /* side-effecting ops may carry one sharding per operand (outfeed's data
    * and token): their result shape says nothing about it */
   if (in->op == HLO_OP_OUTFEED || in->op == HLO_OP_INFEED || in->op == HLO_OP_SEND || in->op == HLO_OP_RECV ||

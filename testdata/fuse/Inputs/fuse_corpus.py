@@ -11,10 +11,12 @@ files = sorted(glob.glob(os.path.join(corpus, "*.hlo")))
 files += sorted(f for f in glob.glob(os.path.join(testdata, "**", "*.hlo"), recursive=True)
                 if "/bad" not in f and "/fuse/" not in f)
 tmp = tempfile.mkdtemp()
-LIMIT = 8  # seconds per run of the original; slower modules are skipped
+# Modules too slow for the interpreter in a test run (checked by hand: see
+# docs/fusion.md); every other module is compared, whatever the machine's speed.
+SLOW = ("mobilenet_v2", "sharded_computation", "isolated_convolution")
 
 
-def run(args, timeout=60):
+def run(args, timeout=900):
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout)
 
 
@@ -49,12 +51,11 @@ for i, f in enumerate(files):
             print("FAIL %s: fused module does not verify: %s" % (name, r.stderr.strip()[:300]))
             failed += 1
             continue
-    a = os.path.join(tmp, "%d.a.npz" % i)
-    try:
-        if run(["hlo-run", "--random=11", f, "-o", a], timeout=LIMIT).returncode != 0:
-            continue  # not runnable by hlo-run
-    except subprocess.TimeoutExpired:
+    if any(k in name for k in SLOW):
         continue
+    a = os.path.join(tmp, "%d.a.npz" % i)
+    if run(["hlo-run", "--random=11", f, "-o", a]).returncode != 0:
+        continue  # not runnable by hlo-run
     b = os.path.join(tmp, "%d.b.npz" % i)
     r = run(["hlo-run", "--random=11", fused, "-o", b])
     why = "hlo-run: " + r.stderr.strip()[:300] if r.returncode else same(a, b)

@@ -445,9 +445,16 @@ def reduce(h):
         out = h.run("reduce %s" % t, m, [(t, x)])
         if not out:
             continue
-        h.agree("reduce %s" % t, *out)
-        for (name, _), w, g in zip(res, want, out[0]):
-            h.compare("reduce %s %s" % (name, t), h.from_storage(t, g), np.asarray(w))
+        # The fast path sums f32/f64 in another order than the sequential
+        # reference (docs/fast.md): its add reductions (the first three
+        # results) agree to rounding; everything else bit for bit.
+        tol = {"f32": 2e-6, "f64": 1e-14}.get(t, 0.0)
+        h.agree("reduce add %s" % t, out[0][:3], out[1][:3], tol=tol)
+        h.agree("reduce %s" % t, out[0][3:], out[1][3:])
+        for k, ((name, _), w, g, gr) in enumerate(zip(res, want, out[0], out[1])):
+            rt = tol if k < 3 else 0.0
+            h.compare("reduce %s %s" % (name, t), h.from_storage(t, g), np.asarray(w), rtol=rt, atol=rt)
+            h.compare("reduce %s %s (reference)" % (name, t), h.from_storage(t, gr), np.asarray(w))
 
 
 @group

@@ -1,0 +1,92 @@
+/* fast.h - internals of the fast path (issue 9) shared by the lib/exec/fast_*
+ * files: the per-ISA vector chunk kernels (runtime dispatch), the fused loop
+ * program (elementwise chains with broadcast/reshape/slice/transpose run
+ * chunk by chunk without intermediates), reductions, and BLAS dot. */
+#ifndef HLO_EXEC_FAST_H
+#define HLO_EXEC_FAST_H
+
+#include "exec/exec.h"
+
+/* Element count of an array shape, -1 if it overflows. */
+static inline int64_t hlo_fast_elems(const hlo_shape *s) {
+  int64_t n;
+  return hlo_shape_elements(s, &n) ? n : -1;
+}
+
+/* ---- vector chunk kernels ---------------------------------------------------
+ * One table per instruction set (AVX-512, AVX2, SSE2 baseline); hlo_fv_pick()
+ * returns the best one the running CPU supports.  Each un/bin function
+ * returns false when it has no kernel for op (nothing written).  Inputs and
+ * output may alias exactly (z == x). */
+typedef struct hlo_fv_isa {
+  const char *name;
+  bool (*un32)(hlo_opcode op, int64_t n, const float *x, float *z);
+  bool (*bin32)(hlo_opcode op, int64_t n, const float *x, const float *y, float *z);
+  bool (*un64)(hlo_opcode op, int64_t n, const double *x, double *z);
+  bool (*bin64)(hlo_opcode op, int64_t n, const double *x, const double *y, double *z);
+  double (*sum32)(int64_t n, const float *x);   /* in double, 8 accumulators */
+  double (*sum64)(int64_t n, const double *x);  /* pairwise, 8-accumulator leaves */
+  void (*acc32)(int64_t n, const float *x, double *acc);
+  void (*acc64)(int64_t n, const double *x, double *acc);
+} hlo_fv_isa;
+
+const hlo_fv_isa *hlo_fv_pick(void);
+/* The table of one ISA by name ("avx512", "avx2", "sse2"); NULL if the CPU
+ * lacks it (tests run every supported table). */
+const hlo_fv_isa *hlo_fv_named(const char *name);
+/* Whether the chunk kernels cover op for float element types. */
+bool hlo_fv_unary_ok(hlo_opcode op);
+bool hlo_fv_binary_ok(hlo_opcode op);
+
+/* ---- plan-time selection ----------------------------------------------------
+ * Choose a fast-path kernel for step s when one applies (fusions of
+ * elementwise chains, standalone elementwise ops on f32/f64, reductions by
+ * add/max/min of f32/f64, dot through BLAS).  Returns true after setting
+ * s->fn, s->kname and s->p (arena storage of e); false leaves s unchanged
+ * (the caller picks the existing kernel). */
+bool hlo_fast_plan(hlo_exec *e, plan_step *s);
+
+/* The pieces hlo_fast_plan combines (each false when it does not apply). */
+bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s);
+bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s);
+bool hlo_fast_plan_dot(hlo_exec *e, plan_step *s);
+bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s);
+bool hlo_fast_plan_move(hlo_exec *e, plan_step *s); /* sort, gather */
+
+/* ---- fused loop program -----------------------------------------------------
+ * Compiled from an expression rooted at an instruction; its leaves are the
+ * kernel arguments (fusion parameters, or the operands of a standalone op)
+ * and constants.  Evaluates output elements [f0, f0 + n) (n <= HLO_LP_CHUNK)
+ * into dst (the element type of the root). */
+#define HLO_LP_CHUNK 512
+typedef struct hlo_lp hlo_lp;
+/* Compile the expression of root.  leaf_arg(node) gives the argument index
+ * of a leaf node or -1 for an inner node.  NULL when something is not
+ * covered (caller falls back).  Storage from arena A. */
+hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shape *space,
+                       int (*leaf_arg)(const hlo_instruction *root, const hlo_instruction *n));
+/* Scratch for one evaluating thread; free with hlo_lp_scratch_free. */
+void *hlo_lp_scratch_new(const hlo_lp *p, const hlo_allocator *alloc);
+void hlo_lp_scratch_free(const hlo_lp *p, const hlo_allocator *alloc, void *scratch);
+void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, void *scratch,
+                 int64_t f0, int64_t n, void *dst);
+hlo_type hlo_lp_type(const hlo_lp *p);
+
+/* ---- threads ------------------------------------------------------------------
+ * Run fn(ctx, i) for i in [0, n) on up to nthreads threads (0 = all cores);
+ * work items are fixed by the caller so results never depend on the thread
+ * count.  Returns HLO_ERR only if threads could not be started (then every
+ * item ran on the calling thread anyway). */
+/* Threads to use for a request (0 = all online cores). */
+int hlo_fast_threads(int nthreads);
+int hlo_fast_parallel(int nthreads, int64_t n, void (*fn)(void *ctx, int64_t i), void *ctx);
+
+/* Kernels. */
+DECL_KERN(hlo_fast_loop);
+DECL_KERN(hlo_fast_reduce);
+DECL_KERN(hlo_fast_dot);
+DECL_KERN(hlo_fast_conv);
+DECL_KERN(hlo_fast_sort);
+DECL_KERN(hlo_fast_gather_rows);
+
+#endif

@@ -1,0 +1,284 @@
+/* fast_blas.c - dot on the fast path.  Floats go to OpenBLAS's CBLAS gemm
+ * (f32/f64/c64/c128; f16/bf16 converted to f32 and rounded once at the end),
+ * one call per batch element at fixed strides.  An operand whose dimensions
+ * already read as [batch..., rows, cols] or [batch..., cols, rows] in memory
+ * is passed in place with the matching transpose flag; any other dimension
+ * numbers pack it once.  Integer and pred dots use a blocked kernel here. */
+#include <limits.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "exec/fast.h"
+#include "hlo/hlo_fp.h"
+
+enum { DK_S, DK_D, DK_C, DK_Z, DK_H, DK_INT };
+
+typedef struct dot_op {
+  bool direct;              /* read in place */
+  bool trans;               /* stored as the transpose of [P, Q] */
+  int n;                    /* packed order: batch, P dims, Q dims */
+  int64_t dims[MAXR];
+  int64_t order[MAXR];      /* operand dimension of each packed dimension */
+} dot_op;
+
+typedef struct dot_plan {
+  int kind;
+  hlo_type in_t, out_t;
+  int64_t B, M, N, K;
+  dot_op a, b;              /* a: [B, M, K], b: [B, K, N] */
+} dot_plan;
+
+static bool has(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+/* Set up operand op: batch dims bd, then P dims pd, then Q dims qd.  Direct
+ * when the physical order is batch, P, Q (trans=false) or batch, Q, P. */
+static void setup_op(dot_op *o, const hlo_shape *s, int nb, const int64_t *bd, int np,
+                     const int64_t *pd, int nq, const int64_t *qd) {
+  o->n = 0;
+  for (int i = 0; i < nb; i++) o->order[o->n++] = bd[i];
+  for (int i = 0; i < np; i++) o->order[o->n++] = pd[i];
+  for (int i = 0; i < nq; i++) o->order[o->n++] = qd[i];
+  for (int i = 0; i < o->n; i++) o->dims[i] = s->dims[o->order[i]];
+  bool plain = true, tr = true;
+  for (int i = 0; i < o->n; i++) if (o->order[i] != i) plain = false;
+  /* transposed: batch, then Q dims, then P dims in memory */
+  int k = 0;
+  for (int i = 0; i < nb; i++) if (bd[i] != k++) tr = false;
+  for (int i = 0; i < nq; i++) if (qd[i] != k++) tr = false;
+  for (int i = 0; i < np; i++) if (pd[i] != k++) tr = false;
+  o->direct = plain || tr;
+  o->trans = !plain && tr;
+}
+
+static int kind_of(hlo_type in_t, hlo_type out_t) {
+  switch ((int)in_t) {
+  case HLO_F32: return out_t == HLO_F32 ? DK_S : -1;
+  case HLO_F64: return out_t == HLO_F64 ? DK_D : -1;
+  case HLO_C64: return out_t == HLO_C64 ? DK_C : -1;
+  case HLO_C128: return out_t == HLO_C128 ? DK_Z : -1;
+  case HLO_F16: case HLO_BF16:
+    return out_t == in_t || out_t == HLO_F32 ? DK_H : -1;
+  case HLO_S8: case HLO_S16: case HLO_S32: case HLO_S64: case HLO_U8: case HLO_U16:
+  case HLO_U32: case HLO_U64: case HLO_PRED:
+    return out_t == in_t ? DK_INT : -1;
+  default: return -1;
+  }
+}
+
+bool hlo_fast_plan_dot(hlo_exec *e, plan_step *s) {
+  const hlo_instruction *in = s->in;
+  if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return false;
+  const hlo_shape *ls = &in->operands[0]->shape, *rs = &in->operands[1]->shape;
+  if (ls->type != rs->type) return false;
+  int kind = kind_of(ls->type, in->shape.type);
+  if (kind < 0 || hlo_instr_attr(in, HLO_A_ALGORITHM)) return false;
+  int nlb = 0, nlc = 0, nrb = 0, nrc = 0;
+  const int64_t *lb = hlo_instr_ints(in, HLO_A_LHS_BATCH_DIMS, &nlb);
+  const int64_t *lc = hlo_instr_ints(in, HLO_A_LHS_CONTRACTING_DIMS, &nlc);
+  const int64_t *rb = hlo_instr_ints(in, HLO_A_RHS_BATCH_DIMS, &nrb);
+  const int64_t *rc = hlo_instr_ints(in, HLO_A_RHS_CONTRACTING_DIMS, &nrc);
+  if (!lb) nlb = 0;
+  if (!lc) nlc = 0;
+  if (!rb) nrb = 0;
+  if (!rc) nrc = 0;
+  if (nlb != nrb || nlc != nrc) return false;
+  dot_plan *p = hlo_arena_alloc(&e->arena, sizeof *p);
+  if (!p) return false;
+  memset(p, 0, sizeof *p);
+  p->kind = kind;
+  p->in_t = ls->type;
+  p->out_t = in->shape.type;
+  int64_t lf[MAXR], rf[MAXR];
+  int nlf = 0, nrf = 0;
+  p->B = p->M = p->N = p->K = 1;
+  for (int i = 0; i < nlb; i++) {
+    if (lb[i] < 0 || lb[i] >= ls->rank || rb[i] < 0 || rb[i] >= rs->rank ||
+        ls->dims[lb[i]] != rs->dims[rb[i]])
+      return false;
+    p->B *= ls->dims[lb[i]];
+  }
+  for (int i = 0; i < nlc; i++) {
+    if (lc[i] < 0 || lc[i] >= ls->rank || rc[i] < 0 || rc[i] >= rs->rank ||
+        ls->dims[lc[i]] != rs->dims[rc[i]])
+      return false;
+    p->K *= ls->dims[lc[i]];
+  }
+  for (int d = 0; d < ls->rank; d++)
+    if (!has(lb, nlb, d) && !has(lc, nlc, d)) { lf[nlf++] = d; p->M *= ls->dims[d]; }
+  for (int d = 0; d < rs->rank; d++)
+    if (!has(rb, nrb, d) && !has(rc, nrc, d)) { rf[nrf++] = d; p->N *= rs->dims[d]; }
+  if (nlb + nlf + nlc != ls->rank || nrb + nrf + nrc != rs->rank) return false;
+  if (p->M > INT_MAX || p->N > INT_MAX || p->K > INT_MAX) return false;
+  if (p->B * p->M * p->N != hlo_fast_elems(&in->shape)) return false;
+  setup_op(&p->a, ls, nlb, lb, nlf, lf, nlc, lc);
+  setup_op(&p->b, rs, nrb, rb, nrc, rc, nrf, rf);
+  if (kind == DK_H || kind == DK_INT) p->a.direct = p->b.direct = false;
+  s->p = p;
+  s->fn = hlo_fast_dot;
+  s->kname = kind == DK_INT ? "hlo_fast_dot(int)" : "hlo_fast_dot(blas)";
+  return true;
+}
+
+/* Copy operand v into packed order (element size es bytes, no conversion). */
+static void pack_raw(const dot_op *o, const hlo_val *v, int es, char *dst) {
+  int64_t st[MAXR], map[MAXR], idx[MAXR] = {0};
+  hlo_strides(v->shape, st);
+  for (int i = 0; i < o->n; i++) map[i] = st[o->order[i]];
+  const char *src = v->data;
+  int64_t total = v->nelems, k = 0;
+  if (o->n == 0) { memcpy(dst, src, (size_t)es); return; }
+  int64_t inner = o->dims[o->n - 1], ist = map[o->n - 1];
+  while (k < total) {
+    int64_t off = hlo_index_dot(o->n - 1, idx, map);
+    for (int64_t j = 0; j < inner; j++, k++)
+      memcpy(dst + k * es, src + (off + j * ist) * es, (size_t)es);
+    if (o->n == 1 || !hlo_index_next(o->n - 1, o->dims, idx)) break;
+  }
+}
+
+/* Packed f32 copy of a f16/bf16 operand. */
+static void pack_half(const dot_op *o, const hlo_val *v, float *dst, uint16_t *tmp) {
+  pack_raw(o, v, 2, (char *)tmp);
+  bool bf = v->shape->type == HLO_BF16;
+  for (int64_t k = 0; k < v->nelems; k++)
+    dst[k] = bf ? hlo_bf16_to_f32(tmp[k]) : hlo_f16_to_f32(tmp[k]);
+}
+
+/* Integer / pred: packed int64, i-k-j blocked with wrapping uint64 sums. */
+static void int_gemm(const dot_plan *p, const int64_t *A, const int64_t *Bm, uint64_t *C) {
+  const int64_t M = p->M, N = p->N, K = p->K;
+  for (int64_t b = 0; b < p->B; b++) {
+    const int64_t *a = A + b * M * K, *bb = Bm + b * K * N;
+    uint64_t *c = C + b * M * N;
+    memset(c, 0, sizeof(uint64_t) * (size_t)(M * N));
+    for (int64_t k0 = 0; k0 < K; k0 += 256) {
+      int64_t k1 = k0 + 256 < K ? k0 + 256 : K;
+      for (int64_t i = 0; i < M; i++) {
+        uint64_t *ci = c + i * N;
+        for (int64_t k = k0; k < k1; k++) {
+          uint64_t av = (uint64_t)a[i * K + k];
+          const int64_t *bk = bb + k * N;
+          for (int64_t j = 0; j < N; j++) ci[j] += av * (uint64_t)bk[j];
+        }
+      }
+    }
+  }
+}
+
+static void gemm_float(const dot_plan *p, const void *A, const void *Bm, void *C, bool ta,
+                       bool tb) {
+  int M = (int)p->M, N = (int)p->N, K = (int)p->K;
+  int lda = ta ? M : K, ldb = tb ? K : N;
+  enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
+  for (int64_t b = 0; b < p->B; b++) {
+    int64_t ao = b * p->M * p->K, bo = b * p->K * p->N, co = b * p->M * p->N;
+    switch (p->kind) {
+    case DK_S: case DK_H:
+      cblas_sgemm(CblasRowMajor, TA, TB, M, N, K, 1.0f, (const float *)A + ao, lda,
+                  (const float *)Bm + bo, ldb, 0.0f, (float *)C + co, N);
+      break;
+    case DK_D:
+      cblas_dgemm(CblasRowMajor, TA, TB, M, N, K, 1.0, (const double *)A + ao, lda,
+                  (const double *)Bm + bo, ldb, 0.0, (double *)C + co, N);
+      break;
+    case DK_C: {
+      const float one[2] = {1, 0}, zero[2] = {0, 0};
+      cblas_cgemm(CblasRowMajor, TA, TB, M, N, K, one, (const float *)A + 2 * ao, lda,
+                  (const float *)Bm + 2 * bo, ldb, zero, (float *)C + 2 * co, N);
+      break;
+    }
+    case DK_Z: {
+      const double one[2] = {1, 0}, zero[2] = {0, 0};
+      cblas_zgemm(CblasRowMajor, TA, TB, M, N, K, one, (const double *)A + 2 * ao, lda,
+                  (const double *)Bm + 2 * bo, ldb, zero, (double *)C + 2 * co, N);
+      break;
+    }
+    default:
+      break;
+    }
+  }
+}
+
+DECL_KERN(hlo_fast_dot) {
+  const dot_plan *p = s->p;
+  const hlo_instruction *in = s->in;
+  if (args[0]->ntuple || args[1]->ntuple) return hlo_run_errorf(r, in, "tuple operand");
+  hlo_val *o = hlo_run_new_raw(r, &in->shape);
+  if (!o) return hlo_run_errorf(r, in, "out of memory");
+  int64_t na = args[0]->nelems, nb = args[1]->nelems, nc = o->nelems;
+  if (nc == 0) { *out = o; return HLO_OK; }
+  if (p->K == 0) {
+    memset(o->data, 0, o->nbytes);
+    *out = o;
+    return HLO_OK;
+  }
+  int es = hlo_type_bytes(p->in_t);
+  void *pa = NULL, *pb = NULL, *pc = NULL, *tmp = NULL;
+  const void *A = args[0]->data, *Bm = args[1]->data;
+  void *C = o->data;
+  bool ok = true;
+  if (p->kind == DK_INT) {
+    pa = hlo_malloc(r->alloc, sizeof(int64_t) * (size_t)na + 8);
+    pb = hlo_malloc(r->alloc, sizeof(int64_t) * (size_t)nb + 8);
+    pc = hlo_malloc(r->alloc, sizeof(uint64_t) * (size_t)nc + 8);
+    tmp = hlo_malloc(r->alloc, (size_t)(na > nb ? na : nb) * (size_t)es + 8);
+    ok = pa && pb && pc && tmp;
+    if (ok) {
+      int64_t *ia = pa, *ib = pb;
+      pack_raw(&p->a, args[0], es, tmp);
+      for (int64_t k = 0; k < na; k++) ia[k] = hlo_sc_load(p->in_t, tmp, k).i;
+      pack_raw(&p->b, args[1], es, tmp);
+      for (int64_t k = 0; k < nb; k++) ib[k] = hlo_sc_load(p->in_t, tmp, k).i;
+      int_gemm(p, ia, ib, pc);
+      const uint64_t *cc = pc;
+      for (int64_t k = 0; k < nc; k++) {
+        hlo_sc v = {0, 0, (int64_t)cc[k]};
+        if (p->out_t == HLO_PRED) v.i = cc[k] != 0;
+        hlo_sc_store(p->out_t, C, k, v);
+      }
+    }
+  } else if (p->kind == DK_H) {
+    pa = hlo_malloc(r->alloc, sizeof(float) * (size_t)na + 8);
+    pb = hlo_malloc(r->alloc, sizeof(float) * (size_t)nb + 8);
+    pc = p->out_t == HLO_F32 ? NULL : hlo_malloc(r->alloc, sizeof(float) * (size_t)nc + 8);
+    tmp = hlo_malloc(r->alloc, (size_t)(na > nb ? na : nb) * 2 + 8);
+    ok = pa && pb && tmp && (pc || p->out_t == HLO_F32);
+    if (ok) {
+      pack_half(&p->a, args[0], pa, tmp);
+      pack_half(&p->b, args[1], pb, tmp);
+      float *cf = pc ? pc : C;
+      gemm_float(p, pa, pb, cf, false, false);
+      if (pc) {
+        uint16_t *c16 = C;
+        for (int64_t k = 0; k < nc; k++)
+          c16[k] = p->out_t == HLO_BF16 ? hlo_f32_to_bf16(cf[k]) : hlo_f32_to_f16(cf[k]);
+      }
+    }
+  } else {
+    if (!p->a.direct) {
+      ok = ok && (pa = hlo_malloc(r->alloc, (size_t)na * (size_t)es + 8));
+      if (ok) { pack_raw(&p->a, args[0], es, pa); A = pa; }
+    }
+    if (!p->b.direct) {
+      ok = ok && (pb = hlo_malloc(r->alloc, (size_t)nb * (size_t)es + 8));
+      if (ok) { pack_raw(&p->b, args[1], es, pb); Bm = pb; }
+    }
+    if (ok)
+      gemm_float(p, A, Bm, C, p->a.direct && p->a.trans, p->b.direct && p->b.trans);
+  }
+  hlo_free(r->alloc, pa);
+  hlo_free(r->alloc, pb);
+  hlo_free(r->alloc, pc);
+  hlo_free(r->alloc, tmp);
+  if (!ok) {
+    hlo_run_release(r, o);
+    return hlo_run_errorf(r, in, "out of memory");
+  }
+  *out = o;
+  return HLO_OK;
+}

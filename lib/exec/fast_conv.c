@@ -1,0 +1,203 @@
+/* fast_conv.c - ordinary convolutions (one feature group, one batch group,
+ * no window reversal; f32/f64) as im2col + BLAS gemm on the fast path.
+ * Output positions are processed in blocks of rows: each block's patch
+ * matrix [rows, window * Cin] is built from the input (zeros outside it,
+ * base and window dilation by index arithmetic), multiplied by the packed
+ * kernel [window * Cin, Cout], and the product is the output block itself
+ * when the output's feature dimension is innermost (else scattered).
+ * Grouped and depthwise convolutions keep the existing direct kernel. */
+#include <string.h>
+
+#include <cblas.h>
+
+#include "exec/fast.h"
+
+#define CONV_ROWS 1024 /* output positions per block */
+
+typedef struct conv_plan {
+  bool f64;
+  int ns;                               /* spatial dims */
+  int64_t B, Cin, Cout, P;              /* P = output positions per batch */
+  int64_t in_sb, in_sf, in_ss[MAXR], in_sz[MAXR];
+  int64_t k_si, k_so, k_ss[MAXR];
+  int64_t out_sb, out_sf, out_ss[MAXR], out_sz[MAXR];
+  int64_t win[MAXR], stride[MAXR], plo[MAXR], ldil[MAXR], rdil[MAXR];
+  int64_t KW;                           /* window positions */
+  bool direct_out;                      /* output is [B * P, Cout] row-major */
+} conv_plan;
+
+static void strides(const hlo_shape *s, int64_t *st) {
+  int64_t a = 1;
+  for (int d = s->rank - 1; d >= 0; d--) { st[d] = a; a *= s->dims[d]; }
+}
+
+bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
+  const hlo_instruction *in = s->in;
+  if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return false;
+  hlo_type t = in->shape.type;
+  if ((t != HLO_F32 && t != HLO_F64) || in->operands[0]->shape.type != t ||
+      in->operands[1]->shape.type != t)
+    return false;
+  if (hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1) != 1 ||
+      hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1) != 1)
+    return false;
+  const hlo_attr *dl = hlo_instr_attr(in, HLO_A_DIM_LABELS);
+  const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
+  if (!dl) return false;
+  const hlo_conv_dnums *dn = dl->u.conv;
+  const hlo_shape *is = &in->operands[0]->shape, *ks = &in->operands[1]->shape, *os = &in->shape;
+  int ns = dn->nspatial;
+  if (ns < 0 || ns > MAXR - 2 || is->rank != ns + 2 || ks->rank != ns + 2 || os->rank != ns + 2)
+    return false;
+  if (wa && wa->u.window.n != ns) return false;
+  conv_plan *p = hlo_arena_alloc(&e->arena, sizeof *p);
+  if (!p) return false;
+  memset(p, 0, sizeof *p);
+  p->f64 = t == HLO_F64;
+  p->ns = ns;
+  int64_t ist[MAXR], kst[MAXR], ost[MAXR];
+  strides(is, ist);
+  strides(ks, kst);
+  strides(os, ost);
+  p->B = is->dims[dn->in_batch];
+  p->Cin = is->dims[dn->in_feature];
+  p->Cout = ks->dims[dn->kernel_out];
+  if (ks->dims[dn->kernel_in] != p->Cin || os->dims[dn->out_feature] != p->Cout ||
+      os->dims[dn->out_batch] != p->B)
+    return false;
+  p->in_sb = ist[dn->in_batch];
+  p->in_sf = ist[dn->in_feature];
+  p->k_si = kst[dn->kernel_in];
+  p->k_so = kst[dn->kernel_out];
+  p->out_sb = ost[dn->out_batch];
+  p->out_sf = ost[dn->out_feature];
+  p->P = 1;
+  p->KW = 1;
+  for (int d = 0; d < ns; d++) {
+    p->in_ss[d] = ist[dn->in_spatial[d]];
+    p->in_sz[d] = is->dims[dn->in_spatial[d]];
+    p->k_ss[d] = kst[dn->kernel_spatial[d]];
+    p->out_ss[d] = ost[dn->out_spatial[d]];
+    p->out_sz[d] = os->dims[dn->out_spatial[d]];
+    p->win[d] = ks->dims[dn->kernel_spatial[d]];
+    const hlo_window_dim *w = wa ? &wa->u.window.dims[d] : NULL;
+    if (w && (w->reversal || (w->size && w->size != p->win[d]))) return false;
+    p->stride[d] = w && w->stride > 0 ? w->stride : 1;
+    p->plo[d] = w ? w->pad_lo : 0;
+    p->ldil[d] = w && w->lhs_dilate > 0 ? w->lhs_dilate : 1;
+    p->rdil[d] = w && w->rhs_dilate > 0 ? w->rhs_dilate : 1;
+    p->P *= p->out_sz[d];
+    p->KW *= p->win[d];
+  }
+  if (p->KW * p->Cin > 0x7fffffff || p->Cout > 0x7fffffff) return false;
+  /* output [b, spatial..., f] in row-major order? */
+  p->direct_out = dn->out_batch == 0 && dn->out_feature == ns + 1;
+  for (int d = 0; d < ns; d++)
+    if (dn->out_spatial[d] != d + 1) p->direct_out = false;
+  s->p = p;
+  s->fn = hlo_fast_conv;
+  s->kname = "hlo_fast_conv(im2col+gemm)";
+  return true;
+}
+
+/* Patch rows [r0, r0 + n) (global output positions b * P + q) into A. */
+#define IM2COL(T)                                                             \
+  do {                                                                        \
+    const T *x = xin;                                                         \
+    T *a = A;                                                                 \
+    int64_t kc_ = p->KW * p->Cin;                                              \
+    for (int64_t ri = 0; ri < n; ri++) {                                         \
+      int64_t g = r0 + ri, b = g / p->P, q = g % p->P, op_[MAXR];                \
+      for (int d = p->ns - 1; d >= 0; d--) { op_[d] = q % p->out_sz[d]; q /= p->out_sz[d]; } \
+      T *row = a + ri * kc_;                                                    \
+      int64_t k[MAXR] = {0};                                                  \
+      for (int64_t w = 0; w < p->KW; w++) {                                   \
+        int64_t off = b * p->in_sb;                                           \
+        bool inside = true;                                                   \
+        for (int d = 0; d < p->ns && inside; d++) {                           \
+          int64_t pos = op_[d] * p->stride[d] - p->plo[d] + k[d] * p->rdil[d];  \
+          if (pos < 0 || pos % p->ldil[d]) { inside = false; break; }         \
+          pos /= p->ldil[d];                                                  \
+          if (pos >= p->in_sz[d]) { inside = false; break; }                  \
+          off += pos * p->in_ss[d];                                           \
+        }                                                                     \
+        T *dst = row + w * p->Cin;                                            \
+        if (!inside) memset(dst, 0, sizeof(T) * (size_t)p->Cin);              \
+        else if (p->in_sf == 1) memcpy(dst, x + off, sizeof(T) * (size_t)p->Cin); \
+        else for (int64_t c = 0; c < p->Cin; c++) dst[c] = x[off + c * p->in_sf]; \
+        for (int d = p->ns - 1; d >= 0; d--) {                                \
+          if (++k[d] < p->win[d]) break;                                      \
+          k[d] = 0;                                                           \
+        }                                                                     \
+      }                                                                       \
+    }                                                                         \
+  } while (0)
+
+DECL_KERN(hlo_fast_conv) {
+  const conv_plan *p = s->p;
+  const hlo_instruction *in = s->in;
+  if (args[0]->ntuple || args[1]->ntuple) return hlo_run_errorf(r, in, "tuple operand");
+  hlo_val *o = hlo_run_new_raw(r, &in->shape);
+  if (!o) return hlo_run_errorf(r, in, "out of memory");
+  int64_t rows = p->B * p->P, kc = p->KW * p->Cin, es = p->f64 ? 8 : 4;
+  if (rows == 0 || p->Cout == 0) { *out = o; return HLO_OK; }
+  if (kc == 0) { memset(o->data, 0, o->nbytes); *out = o; return HLO_OK; }
+  int64_t blk = rows < CONV_ROWS ? rows : CONV_ROWS;
+  void *W = hlo_malloc(r->alloc, (size_t)(kc * p->Cout * es));
+  void *A = hlo_malloc(r->alloc, (size_t)(blk * kc * es));
+  void *C = p->direct_out ? NULL : hlo_malloc(r->alloc, (size_t)(blk * p->Cout * es));
+  if (!W || !A || (!p->direct_out && !C)) {
+    hlo_free(r->alloc, W);
+    hlo_free(r->alloc, A);
+    hlo_free(r->alloc, C);
+    hlo_run_release(r, o);
+    return hlo_run_errorf(r, in, "out of memory");
+  }
+  /* W[(window position, ci), co] */
+  {
+    int64_t k[MAXR] = {0};
+    const char *kd = args[1]->data;
+    for (int64_t w = 0; w < p->KW; w++) {
+      int64_t off = 0;
+      for (int d = 0; d < p->ns; d++) off += k[d] * p->k_ss[d];
+      for (int64_t ci = 0; ci < p->Cin; ci++)
+        for (int64_t co = 0; co < p->Cout; co++)
+          memcpy((char *)W + ((w * p->Cin + ci) * p->Cout + co) * es,
+                 kd + (off + ci * p->k_si + co * p->k_so) * es, (size_t)es);
+      for (int d = p->ns - 1; d >= 0; d--) {
+        if (++k[d] < p->win[d]) break;
+        k[d] = 0;
+      }
+    }
+  }
+  const void *xin = args[0]->data;
+  for (int64_t r0 = 0; r0 < rows; r0 += blk) {
+    int64_t n = rows - r0 < blk ? rows - r0 : blk;
+    if (p->f64) IM2COL(double);
+    else IM2COL(float);
+    void *dst = p->direct_out ? (char *)o->data + r0 * p->Cout * es : C;
+    if (p->f64)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)p->Cout, (int)kc, 1.0,
+                  A, (int)kc, W, (int)p->Cout, 0.0, dst, (int)p->Cout);
+    else
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)p->Cout, (int)kc, 1.0f,
+                  A, (int)kc, W, (int)p->Cout, 0.0f, dst, (int)p->Cout);
+    if (!p->direct_out) {
+      for (int64_t rr = 0; rr < n; rr++) {
+        int64_t g = r0 + rr, b = g / p->P, q = g % p->P, off = b * p->out_sb;
+        for (int d = p->ns - 1; d >= 0; d--) {
+          off += (q % p->out_sz[d]) * p->out_ss[d];
+          q /= p->out_sz[d];
+        }
+        for (int64_t co = 0; co < p->Cout; co++)
+          memcpy((char *)o->data + (off + co * p->out_sf) * es,
+                 (char *)C + (rr * p->Cout + co) * es, (size_t)es);
+      }
+    }
+  }
+  hlo_free(r->alloc, W);
+  hlo_free(r->alloc, A);
+  hlo_free(r->alloc, C);
+  *out = o;
+  return HLO_OK;
+}

@@ -1,0 +1,532 @@
+/* fast_loop.c - the fused loop program: an elementwise expression (with
+ * broadcast, reshape, slice, transpose, copy and scalar operands folded into
+ * per-leaf index maps) compiled once, then evaluated over the output in
+ * chunks of HLO_LP_CHUNK elements.  Each node is one vector kernel over the
+ * chunk; intermediates live in a few chunk buffers reused by liveness, so
+ * nothing but the output is written to memory. */
+#include <string.h>
+
+#include "exec/fast.h"
+
+enum { LN_LEAF, LN_UN, LN_BIN, LN_CMP, LN_SELECT, LN_NOT, LN_LOGIC };
+
+typedef struct lp_leaf {
+  int arg;                  /* kernel argument, or -1: constant data */
+  const void *cdata;
+  bool flat;                /* element offset == output flat index */
+  int rank;                 /* iteration space (collapsed) */
+  int64_t dims[MAXR], coef[MAXR], base;
+  int esize;
+} lp_leaf;
+
+typedef struct lp_node {
+  int kind;
+  hlo_opcode op;
+  hlo_type type;            /* result element type */
+  hlo_type itype;           /* compare: operand type */
+  int a, b, c;              /* operand nodes */
+  int leaf;
+  int dir;                  /* compare direction */
+  int buf;                  /* scratch buffer, -1 = none (root, flat leaf) */
+} lp_node;
+
+#define LP_MAX_NODES 96
+
+struct hlo_lp {
+  int nnodes, nleaves, nbufs;
+  lp_node nodes[LP_MAX_NODES];
+  lp_leaf leaves[LP_MAX_NODES];
+  hlo_type type;
+  int root;
+};
+
+/* Index map from the output iteration to a node's multi-index.  flat: the
+ * node's flat index equals the output's.  Otherwise i_x = C * i_D + b over
+ * the space D (the dims of the node where the flat mode was left). */
+typedef struct lp_map {
+  bool flat;
+  int rd, rx;
+  int64_t D[MAXR];
+  int64_t C[MAXR][MAXR];
+  int64_t b[MAXR];
+} lp_map;
+
+typedef struct lp_ctx {
+  hlo_lp *p;
+  const hlo_instruction *root;
+  int (*leaf_arg)(const hlo_instruction *, const hlo_instruction *);
+  hlo_type T;
+  int *memo;                /* flat-mode node per instruction id, -1 none */
+  int nmemo;
+  int depth;
+} lp_ctx;
+
+static bool is_float_t(hlo_type t) { return t == HLO_F32 || t == HLO_F64; }
+
+static int add_node(lp_ctx *c, lp_node n) {
+  if (c->p->nnodes >= LP_MAX_NODES) return -1;
+  n.buf = -1;
+  c->p->nodes[c->p->nnodes] = n;
+  return c->p->nnodes++;
+}
+
+static void strides_of(const hlo_shape *s, int64_t *st) {
+  int64_t acc = 1;
+  for (int d = s->rank - 1; d >= 0; d--) { st[d] = acc; acc *= s->dims[d]; }
+}
+
+/* A leaf reading data laid out row-major with shape s under map m. */
+static int add_leaf(lp_ctx *c, const hlo_shape *s, const lp_map *m, int arg, const void *cdata) {
+  if (c->p->nleaves >= LP_MAX_NODES) return -1;
+  if (s->type != c->T && s->type != HLO_PRED) return -1;
+  lp_leaf L;
+  memset(&L, 0, sizeof L);
+  L.arg = arg;
+  L.cdata = cdata;
+  L.esize = hlo_type_bytes(s->type);
+  if (m->flat) {
+    L.flat = true;
+  } else {
+    int64_t st[MAXR];
+    strides_of(s, st);
+    if (m->rx != s->rank) return -1;
+    int64_t coef[MAXR], base = 0;
+    for (int j = 0; j < m->rd; j++) {
+      coef[j] = 0;
+      for (int k = 0; k < m->rx; k++) coef[j] += st[k] * m->C[k][j];
+    }
+    for (int k = 0; k < m->rx; k++) base += st[k] * m->b[k];
+    /* collapse: drop unit dims, merge dims whose offsets are contiguous */
+    int r = 0;
+    for (int j = 0; j < m->rd; j++) {
+      if (m->D[j] == 1) continue;
+      if (r > 0 && L.coef[r - 1] == coef[j] * m->D[j]) {
+        L.dims[r - 1] *= m->D[j];
+        L.coef[r - 1] = coef[j];
+        continue;
+      }
+      L.dims[r] = m->D[j];
+      L.coef[r] = coef[j];
+      r++;
+    }
+    L.rank = r;
+    L.base = base;
+    if (r == 1 && L.coef[0] == 1 && base == 0) L.flat = true;
+  }
+  int li = c->p->nleaves++;
+  c->p->leaves[li] = L;
+  lp_node n = {0};
+  n.kind = LN_LEAF;
+  n.type = s->type;
+  n.leaf = li;
+  return add_node(c, n);
+}
+
+static void map_from_flat(const hlo_shape *s, lp_map *m) {
+  memset(m, 0, sizeof *m);
+  m->rd = m->rx = s->rank;
+  for (int k = 0; k < s->rank; k++) {
+    m->D[k] = s->dims[k];
+    m->C[k][k] = 1;
+  }
+}
+
+static bool same_dims(const hlo_shape *a, const hlo_shape *b) {
+  if (a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+static int build(lp_ctx *c, const hlo_instruction *x, const lp_map *m);
+
+/* Operand k of x under the same map (elementwise), or a broadcast scalar. */
+static int build_elem_operand(lp_ctx *c, const hlo_instruction *x, int k, const lp_map *m) {
+  const hlo_instruction *o = x->operands[k];
+  if (!hlo_shape_is_array(&o->shape)) return -1;
+  if (same_dims(&o->shape, &x->shape)) return build(c, o, m);
+  if (o->shape.rank != 0) return -1;
+  lp_map z;
+  memset(&z, 0, sizeof z);
+  if (m->flat) {
+    z.rd = x->shape.rank;
+    for (int d = 0; d < z.rd; d++) z.D[d] = x->shape.dims[d];
+  } else {
+    z.rd = m->rd;
+    memcpy(z.D, m->D, sizeof z.D);
+  }
+  z.rx = 0;
+  return build(c, o, &z);
+}
+
+static int cmp_dir(const hlo_instruction *x, int *dir) {
+  int ct;
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  int rc = hlo_cmp_attrs(x, dir, &ct, &d);
+  hlo_diags_release(&d);
+  if (rc) return HLO_ERR;
+  return ct == CMPT_DEFAULT || ct == CMPT_FLOAT ? HLO_OK : HLO_ERR;
+}
+
+static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
+  int arg = c->leaf_arg(c->root, x);
+  if (arg >= 0) return add_leaf(c, &x->shape, m, arg, NULL);
+  if (!hlo_shape_is_array(&x->shape)) return -1;
+  hlo_type t = x->shape.type;
+  lp_node n = {0};
+  n.type = t;
+  switch (x->op) {
+  case HLO_OP_CONSTANT:
+    if (!x->literal || x->literal->elided || !x->literal->data ||
+        x->literal->nelems != hlo_fast_elems(&x->shape))
+      return -1;
+    return add_leaf(c, &x->shape, m, -1, x->literal->data);
+  case HLO_OP_COPY:
+    return t == x->operands[0]->shape.type ? build(c, x->operands[0], m) : -1;
+  case HLO_OP_CONVERT:
+    return t == x->operands[0]->shape.type ? build(c, x->operands[0], m) : -1;
+  case HLO_OP_RESHAPE: {
+    const hlo_instruction *o = x->operands[0];
+    if (m->flat) return build(c, o, m);
+    if (c->leaf_arg(c->root, o) >= 0) return add_leaf(c, &x->shape, m, c->leaf_arg(c->root, o), NULL);
+    if (o->op == HLO_OP_CONSTANT && o->literal && o->literal->data && !o->literal->elided)
+      return add_leaf(c, &x->shape, m, -1, o->literal->data);
+    /* only reshapes that add or drop unit dimensions stay linear */
+    lp_map om = *m;
+    om.rx = 0;
+    int kx = 0;
+    for (int ko = 0; ko < o->shape.rank; ko++) {
+      if (o->shape.dims[ko] == 1) {
+        memset(om.C[om.rx], 0, sizeof om.C[0]);
+        om.b[om.rx++] = 0;
+        continue;
+      }
+      while (kx < x->shape.rank && x->shape.dims[kx] == 1) kx++;
+      if (kx >= x->shape.rank || x->shape.dims[kx] != o->shape.dims[ko]) return -1;
+      memcpy(om.C[om.rx], m->C[kx], sizeof om.C[0]);
+      om.b[om.rx++] = m->b[kx];
+      kx++;
+    }
+    while (kx < x->shape.rank && x->shape.dims[kx] == 1) kx++;
+    if (kx != x->shape.rank) return -1;
+    return build(c, o, &om);
+  }
+  case HLO_OP_BROADCAST: case HLO_OP_TRANSPOSE: case HLO_OP_SLICE: {
+    const hlo_instruction *o = x->operands[0];
+    lp_map base, om;
+    if (m->flat) map_from_flat(&x->shape, &base);
+    else base = *m;
+    om = base;
+    om.rx = o->shape.rank;
+    int nd = 0;
+    if (x->op == HLO_OP_BROADCAST) {
+      const int64_t *dm = hlo_instr_ints(x, HLO_A_DIMENSIONS, &nd);
+      if (nd != o->shape.rank || (nd && !dm)) return -1;
+      for (int k = 0; k < nd; k++) {
+        if (dm[k] < 0 || dm[k] >= x->shape.rank) return -1;
+        memcpy(om.C[k], base.C[dm[k]], sizeof om.C[0]);
+        om.b[k] = base.b[dm[k]];
+      }
+    } else if (x->op == HLO_OP_TRANSPOSE) {
+      const int64_t *p = hlo_instr_ints(x, HLO_A_DIMENSIONS, &nd);
+      if (nd != o->shape.rank || nd != x->shape.rank || (nd && !p)) return -1;
+      for (int k = 0; k < nd; k++) {
+        if (p[k] < 0 || p[k] >= nd) return -1;
+        memcpy(om.C[p[k]], base.C[k], sizeof om.C[0]);
+        om.b[p[k]] = base.b[k];
+      }
+    } else {
+      const hlo_attr *a = hlo_instr_attr(x, HLO_A_SLICE);
+      if (!a || a->u.slices.n != o->shape.rank || o->shape.rank != x->shape.rank) return -1;
+      for (int k = 0; k < o->shape.rank; k++) {
+        int64_t st = a->u.slices.v[k].start, sd = a->u.slices.v[k].stride;
+        if (sd < 1) return -1;
+        for (int j = 0; j < base.rd; j++) om.C[k][j] = base.C[k][j] * sd;
+        om.b[k] = st + base.b[k] * sd;
+      }
+    }
+    return build(c, o, &om);
+  }
+  case HLO_OP_COMPARE: {
+    hlo_type it = x->operands[0]->shape.type;
+    if (t != HLO_PRED || it != c->T || cmp_dir(x, &n.dir)) return -1;
+    n.kind = LN_CMP;
+    n.itype = it;
+    if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
+    if ((n.b = build_elem_operand(c, x, 1, m)) < 0) return -1;
+    return add_node(c, n);
+  }
+  case HLO_OP_SELECT:
+    if (t != c->T || x->operands[0]->shape.type != HLO_PRED) return -1;
+    n.kind = LN_SELECT;
+    if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
+    if ((n.b = build_elem_operand(c, x, 1, m)) < 0) return -1;
+    if ((n.c = build_elem_operand(c, x, 2, m)) < 0) return -1;
+    return add_node(c, n);
+  case HLO_OP_CLAMP: {
+    /* min(max(lo, x), hi) */
+    if (t != c->T) return -1;
+    int lo = build_elem_operand(c, x, 0, m), v = build_elem_operand(c, x, 1, m);
+    int hi = build_elem_operand(c, x, 2, m);
+    if (lo < 0 || v < 0 || hi < 0) return -1;
+    n.kind = LN_BIN;
+    n.op = HLO_OP_MAXIMUM;
+    n.a = lo;
+    n.b = v;
+    int mx = add_node(c, n);
+    if (mx < 0) return -1;
+    n.op = HLO_OP_MINIMUM;
+    n.a = mx;
+    n.b = hi;
+    return add_node(c, n);
+  }
+  case HLO_OP_NOT:
+    if (t != HLO_PRED) return -1;
+    n.kind = LN_NOT;
+    if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
+    return add_node(c, n);
+  case HLO_OP_AND: case HLO_OP_OR: case HLO_OP_XOR:
+    if (t != HLO_PRED) return -1;
+    n.kind = LN_LOGIC;
+    n.op = x->op;
+    if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
+    if ((n.b = build_elem_operand(c, x, 1, m)) < 0) return -1;
+    return add_node(c, n);
+  default:
+    break;
+  }
+  if (t != c->T) return -1;
+  for (int k = 0; k < x->noperands; k++)
+    if (x->operands[k]->shape.type != c->T) return -1;
+  if (x->noperands == 1 && hlo_fv_unary_ok(x->op)) {
+    n.kind = LN_UN;
+    n.op = x->op;
+    if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
+    return add_node(c, n);
+  }
+  if (x->noperands == 2 && hlo_fv_binary_ok(x->op)) {
+    n.kind = LN_BIN;
+    n.op = x->op;
+    if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
+    if ((n.b = build_elem_operand(c, x, 1, m)) < 0) return -1;
+    return add_node(c, n);
+  }
+  return -1;
+}
+
+static int build(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
+  if (c->depth > 64) return -1;
+  bool memo = m->flat && x->id >= 0 && x->id < c->nmemo;
+  if (memo && c->memo[x->id] >= 0) return c->memo[x->id];
+  c->depth++;
+  int r = build_inner(c, x, m);
+  c->depth--;
+  if (memo && r >= 0) c->memo[x->id] = r;
+  return r;
+}
+
+hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shape *space,
+                       int (*leaf_arg)(const hlo_instruction *, const hlo_instruction *)) {
+  if (!hlo_shape_is_array(space) || !is_float_t(space->type) || !root->parent) return NULL;
+  hlo_lp *p = hlo_arena_alloc(A, sizeof *p);
+  int nm = root->parent->ninstrs;
+  int *memo = hlo_arena_array(A, (size_t)nm + 1, sizeof(int));
+  if (!p || !memo) return NULL;
+  memset(p, 0, sizeof *p);
+  for (int i = 0; i < nm; i++) memo[i] = -1;
+  lp_ctx c = {p, root, leaf_arg, space->type, memo, nm, 0};
+  lp_map m;
+  memset(&m, 0, sizeof m);
+  m.flat = true;
+  int top = build(&c, root, &m);
+  if (top < 0 || p->nodes[top].type != space->type) return NULL;
+  p->root = top;
+  p->type = space->type;
+  /* the root must own its result: a leaf root becomes a copy node */
+  if (p->nodes[top].kind == LN_LEAF) {
+    lp_node n = {0};
+    n.kind = LN_UN;
+    n.op = HLO_OP_COPY;
+    n.type = space->type;
+    n.a = top;
+    if ((p->root = add_node(&c, n)) < 0) return NULL;
+  }
+  /* only nodes reachable from the root run (dead memo entries are fine);
+   * buffers by liveness: a buffer is free after its node's last use */
+  int last[LP_MAX_NODES];
+  for (int i = 0; i < p->nnodes; i++) last[i] = -1;
+  for (int i = 0; i < p->nnodes; i++) {
+    const lp_node *n = &p->nodes[i];
+    if (n->kind == LN_LEAF) continue;
+    last[n->a] = i;
+    if (n->kind == LN_BIN || n->kind == LN_CMP || n->kind == LN_SELECT || n->kind == LN_LOGIC)
+      last[n->b] = i;
+    if (n->kind == LN_SELECT) last[n->c] = i;
+  }
+  int owner[LP_MAX_NODES]; /* buffer -> node holding it, -1 free */
+  int nb = 0;
+  for (int i = 0; i < p->nnodes; i++) {
+    lp_node *n = &p->nodes[i];
+    if (i == p->root) continue;
+    if (n->kind == LN_LEAF && p->leaves[n->leaf].flat) continue;
+    if (last[i] < 0) continue; /* dead */
+    /* free buffers whose holder's last use is before i */
+    int b = -1;
+    for (int k = 0; k < nb; k++)
+      if (owner[k] < 0 || last[owner[k]] < i) { b = k; break; }
+    if (b < 0) b = nb++;
+    owner[b] = i;
+    n->buf = b;
+  }
+  p->nbufs = nb;
+  return p;
+}
+
+hlo_type hlo_lp_type(const hlo_lp *p) { return p->type; }
+
+void *hlo_lp_scratch_new(const hlo_lp *p, const hlo_allocator *alloc) {
+  size_t sz = (size_t)(p->nbufs + 1) * HLO_LP_CHUNK * 8 + 64;
+  return hlo_malloc(alloc, sz);
+}
+
+void hlo_lp_scratch_free(const hlo_lp *p, const hlo_allocator *alloc, void *scratch) {
+  (void)p;
+  hlo_free(alloc, scratch);
+}
+
+static void gather(const lp_leaf *L, const char *data, int64_t f0, int64_t n, char *dst) {
+  int es = L->esize;
+  if (L->rank == 0) {
+    for (int64_t k = 0; k < n; k++) memcpy(dst + k * es, data + L->base * es, (size_t)es);
+    return;
+  }
+  int r = L->rank;
+  int64_t idx[MAXR], q = f0, off = L->base;
+  for (int d = r - 1; d >= 0; d--) {
+    idx[d] = q % L->dims[d];
+    q /= L->dims[d];
+    off += idx[d] * L->coef[d];
+  }
+  int64_t c = L->coef[r - 1], dl = L->dims[r - 1];
+  int64_t k = 0;
+  while (k < n) {
+    int64_t run = dl - idx[r - 1];
+    if (run > n - k) run = n - k;
+    if (c == 1) {
+      memcpy(dst + k * es, data + off * es, (size_t)(run * es));
+    } else if (es == 4) {
+      const float *s = (const float *)data;
+      float *dd = (float *)dst + k;
+      if (c == 0) { float v = s[off]; for (int64_t j = 0; j < run; j++) dd[j] = v; }
+      else for (int64_t j = 0; j < run; j++) dd[j] = s[off + j * c];
+    } else if (es == 8) {
+      const double *s = (const double *)data;
+      double *dd = (double *)dst + k;
+      if (c == 0) { double v = s[off]; for (int64_t j = 0; j < run; j++) dd[j] = v; }
+      else for (int64_t j = 0; j < run; j++) dd[j] = s[off + j * c];
+    } else {
+      for (int64_t j = 0; j < run; j++) dst[k + j] = data[off + j * c];
+    }
+    k += run;
+    off += c * run;
+    idx[r - 1] += run;
+    if (idx[r - 1] == dl) {
+      idx[r - 1] = 0;
+      off -= c * dl;
+      for (int d = r - 2; d >= 0; d--) {
+        idx[d]++;
+        off += L->coef[d];
+        if (idx[d] < L->dims[d]) break;
+        idx[d] = 0;
+        off -= L->coef[d] * L->dims[d];
+      }
+    }
+  }
+}
+
+#define CMP_LOOP(T)                                                         \
+  do {                                                                      \
+    const T *x = (const T *)pa, *y = (const T *)pb;                         \
+    switch (nd->dir) {                                                      \
+    case CMP_EQ: for (int64_t k = 0; k < n; k++) z[k] = x[k] == y[k]; break; \
+    case CMP_NE: for (int64_t k = 0; k < n; k++) z[k] = x[k] != y[k]; break; \
+    case CMP_LT: for (int64_t k = 0; k < n; k++) z[k] = x[k] < y[k]; break;  \
+    case CMP_LE: for (int64_t k = 0; k < n; k++) z[k] = x[k] <= y[k]; break; \
+    case CMP_GT: for (int64_t k = 0; k < n; k++) z[k] = x[k] > y[k]; break;  \
+    default: for (int64_t k = 0; k < n; k++) z[k] = x[k] >= y[k]; break;     \
+    }                                                                       \
+  } while (0)
+
+void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, void *scratch,
+                 int64_t f0, int64_t n, void *dst) {
+  char *sb = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+  void *ptr[LP_MAX_NODES];
+  for (int i = 0; i <= p->root; i++) {
+    const lp_node *nd = &p->nodes[i];
+    void *out = i == p->root ? dst : nd->buf >= 0 ? sb + (size_t)nd->buf * HLO_LP_CHUNK * 8
+                                                  : NULL;
+    if (nd->kind == LN_LEAF) {
+      const lp_leaf *L = &p->leaves[nd->leaf];
+      const char *data = L->arg >= 0 ? (const char *)args[L->arg]->data : L->cdata;
+      if (L->flat) { ptr[i] = (void *)(data + f0 * L->esize); continue; }
+      if (!out) { ptr[i] = NULL; continue; }
+      gather(L, data, f0, n, out);
+      ptr[i] = out;
+      continue;
+    }
+    if (!out) { ptr[i] = NULL; continue; } /* dead node */
+    ptr[i] = out;
+    const void *pa = ptr[nd->a], *pb = nd->b >= 0 ? ptr[nd->b] : NULL;
+    switch (nd->kind) {
+    case LN_UN:
+      if (nd->op == HLO_OP_COPY) {
+        memcpy(out, pa, (size_t)n * (size_t)hlo_type_bytes(nd->type));
+      } else if (nd->type == HLO_F32) {
+        isa->un32(nd->op, n, pa, out);
+      } else {
+        isa->un64(nd->op, n, pa, out);
+      }
+      break;
+    case LN_BIN:
+      if (nd->type == HLO_F32) isa->bin32(nd->op, n, pa, pb, out);
+      else isa->bin64(nd->op, n, pa, pb, out);
+      break;
+    case LN_CMP: {
+      unsigned char *z = out;
+      if (nd->itype == HLO_F32) CMP_LOOP(float);
+      else CMP_LOOP(double);
+      break;
+    }
+    case LN_SELECT: {
+      const unsigned char *c = pa;
+      if (nd->type == HLO_F32) {
+        const float *x = pb, *y = ptr[nd->c];
+        float *z = out;
+        for (int64_t k = 0; k < n; k++) z[k] = c[k] ? x[k] : y[k];
+      } else {
+        const double *x = pb, *y = ptr[nd->c];
+        double *z = out;
+        for (int64_t k = 0; k < n; k++) z[k] = c[k] ? x[k] : y[k];
+      }
+      break;
+    }
+    case LN_NOT: {
+      const unsigned char *x = pa;
+      unsigned char *z = out;
+      for (int64_t k = 0; k < n; k++) z[k] = !x[k];
+      break;
+    }
+    case LN_LOGIC: {
+      const unsigned char *x = pa, *y = pb;
+      unsigned char *z = out;
+      if (nd->op == HLO_OP_AND) for (int64_t k = 0; k < n; k++) z[k] = x[k] & y[k];
+      else if (nd->op == HLO_OP_OR) for (int64_t k = 0; k < n; k++) z[k] = x[k] | y[k];
+      else for (int64_t k = 0; k < n; k++) z[k] = x[k] ^ y[k];
+      break;
+    }
+    default:
+      break;
+    }
+  }
+}

@@ -1,0 +1,111 @@
+/* fast_plan.c - plan-time choice of the fast-path kernels (hlo_fast_plan)
+ * and the kernel that runs a fused loop program over the output in chunks,
+ * split across threads in fixed blocks. */
+#include <string.h>
+
+#include "exec/fast.h"
+
+/* Output elements per thread work item (a multiple of the chunk). */
+#define LOOP_BLOCK (HLO_LP_CHUNK * 64)
+
+typedef struct loop_plan {
+  const hlo_lp *lp;
+  const hlo_fv_isa *isa;
+  int nthreads;
+} loop_plan;
+
+static int fusion_leaf(const hlo_instruction *root, const hlo_instruction *n) {
+  (void)root;
+  return n->op == HLO_OP_PARAMETER ? (int)n->param_number : -1;
+}
+
+static int operand_leaf(const hlo_instruction *root, const hlo_instruction *n) {
+  if (n == root) return -1;
+  for (int k = 0; k < root->noperands; k++)
+    if (root->operands[k] == n) return k;
+  return -1;
+}
+
+static bool is_elementwise_op(hlo_opcode op) {
+  return hlo_fv_unary_ok(op) || hlo_fv_binary_ok(op) || op == HLO_OP_SELECT ||
+         op == HLO_OP_CLAMP || op == HLO_OP_COMPARE;
+}
+
+bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s) {
+  const hlo_instruction *in = s->in;
+  const hlo_lp *lp = NULL;
+  if (!hlo_shape_is_array(&in->shape)) return false;
+  if (in->op == HLO_OP_FUSION) {
+    if (in->ncalled != 1 || !in->called[0]->root || in->called[0]->nparams != in->noperands)
+      return false;
+    const hlo_instruction *root = in->called[0]->root;
+    if (!hlo_shape_is_array(&root->shape) || hlo_fast_elems(&root->shape) !=
+        hlo_fast_elems(&in->shape))
+      return false;
+    lp = hlo_lp_compile(&e->arena, root, &in->shape, fusion_leaf);
+  } else if (is_elementwise_op(in->op)) {
+    /* single ops only when the chunk kernels pay (big enough arrays) */
+    if (hlo_fast_elems(&in->shape) < 64) return false;
+    lp = hlo_lp_compile(&e->arena, in, &in->shape, operand_leaf);
+  }
+  if (!lp) return false;
+  loop_plan *p = hlo_arena_alloc(&e->arena, sizeof *p);
+  if (!p) return false;
+  p->lp = lp;
+  p->isa = hlo_fv_pick();
+  p->nthreads = e->opts.threads;
+  s->p = p;
+  s->fn = hlo_fast_loop;
+  s->kname = in->op == HLO_OP_FUSION ? "hlo_fast_loop(fusion)" : "hlo_fast_loop";
+  return true;
+}
+
+typedef struct loop_job {
+  const loop_plan *p;
+  hlo_val **args;
+  char *out;
+  int64_t n;
+  int esize;
+  const hlo_allocator *alloc;
+  int failed;
+} loop_job;
+
+static void loop_block(void *ctx, int64_t b) {
+  loop_job *j = ctx;
+  void *scratch = hlo_lp_scratch_new(j->p->lp, j->alloc);
+  if (!scratch) { __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED); return; }
+  int64_t end = (b + 1) * LOOP_BLOCK < j->n ? (b + 1) * LOOP_BLOCK : j->n;
+  for (int64_t f = b * LOOP_BLOCK; f < end; f += HLO_LP_CHUNK) {
+    int64_t c = end - f < HLO_LP_CHUNK ? end - f : HLO_LP_CHUNK;
+    hlo_lp_eval(j->p->lp, j->p->isa, j->args, scratch, f, c, j->out + f * j->esize);
+  }
+  hlo_lp_scratch_free(j->p->lp, j->alloc, scratch);
+}
+
+DECL_KERN(hlo_fast_loop) {
+  const loop_plan *p = s->p;
+  for (int k = 0; k < s->nargs; k++)
+    if (args[k]->ntuple) return hlo_run_errorf(r, s->in, "tuple operand in a fused loop");
+  hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
+  if (!o) return hlo_run_errorf(r, s->in, "out of memory");
+  loop_job j = {p, args, o->data, o->nelems, hlo_type_bytes(o->shape->type), r->alloc, 0};
+  int64_t nb = (o->nelems + LOOP_BLOCK - 1) / LOOP_BLOCK;
+  hlo_fast_parallel(o->nelems >= 2 * LOOP_BLOCK ? p->nthreads : 1, nb, loop_block, &j);
+  if (j.failed) {
+    hlo_run_release(r, o);
+    return hlo_run_errorf(r, s->in, "out of memory");
+  }
+  *out = o;
+  return HLO_OK;
+}
+
+bool hlo_fast_plan(hlo_exec *e, plan_step *s) {
+  if (e->opts.reference) return false;
+  hlo_opcode op = s->in->op;
+  if (op == HLO_OP_DOT) return hlo_fast_plan_dot(e, s);
+  if (op == HLO_OP_CONVOLUTION) return hlo_fast_plan_conv(e, s);
+  if (op == HLO_OP_SORT || op == HLO_OP_GATHER) return hlo_fast_plan_move(e, s);
+  if (op == HLO_OP_REDUCE) return hlo_fast_plan_reduce(e, s);
+  if (op == HLO_OP_FUSION) return hlo_fast_plan_reduce(e, s) || hlo_fast_plan_loop(e, s);
+  return hlo_fast_plan_loop(e, s);
+}

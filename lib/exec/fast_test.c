@@ -1,0 +1,529 @@
+/* fast_test.c - differential tests of the fast path against the reference
+ * path (hlo_exec_options.reference): per-ISA accuracy of every vector chunk
+ * kernel in ulps against the reference scalar semantics, and whole modules
+ * (fusions, standalone ops, reductions, dots) run both ways on random data
+ * with edge values (zeros of both signs, infinities, NaN, subnormals, huge
+ * and tiny magnitudes). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/fast.h"
+#include "hlo/hlo_text.h"
+#include "testing.h"
+
+/* ---- ulp distance ---------------------------------------------------------- */
+static int64_t ord32(float f) {
+  int32_t i;
+  memcpy(&i, &f, 4);
+  return i < 0 ? (int64_t)INT32_MIN - i : i;
+}
+static int64_t ord64(double f) {
+  int64_t i;
+  memcpy(&i, &f, 8);
+  return i < 0 ? INT64_MIN - i : i;
+}
+static int64_t ulp32(float a, float b) {
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b) ? 0 : INT64_MAX;
+  int64_t d = ord32(a) - ord32(b);
+  return d < 0 ? -d : d;
+}
+static int64_t ulp64(double a, double b) {
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b) ? 0 : INT64_MAX;
+  if (a == b) return 0;
+  /* beyond 2^62 apart counts as "huge" */
+  int64_t x = ord64(a), y = ord64(b);
+  if ((x > 0) != (y > 0) && (x > INT64_MAX / 2 || y > INT64_MAX / 2)) return INT64_MAX;
+  int64_t d = x - y;
+  return d < 0 ? -d : d;
+}
+
+/* ---- vector kernels vs reference scalar semantics -------------------------- */
+#define NV 4099
+static float xs32[NV], ys32[NV], zs32[NV];
+static double xs64[NV], ys64[NV], zs64[NV];
+
+static const double EDGE[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1e-40, -1e-40, 1e-310,
+                              88.7, -88.7, 89.0, -104.0, 1e30, -1e30, 0.5, -0.5, 1.0, -1.0,
+                              2.0, 3.14159, 1e-8, 100.0, 710.0, -745.0, 20.0, -20.0, 9.0};
+
+static void fill(uint64_t seed, double scale) {
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (int i = 0; i < NV; i++) {
+    s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+    double u = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
+    s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+    double v = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
+    xs64[i] = u * scale;
+    ys64[i] = v * scale;
+  }
+  int ne = (int)(sizeof EDGE / sizeof EDGE[0]);
+  for (int i = 0; i < ne; i++)
+    for (int j = 0; j < ne; j++) {
+      xs64[i * ne + j] = EDGE[i];
+      ys64[i * ne + j] = EDGE[j];
+    }
+  for (int i = 0; i < NV; i++) {
+    xs32[i] = (float)xs64[i];
+    ys32[i] = (float)ys64[i];
+  }
+}
+
+typedef struct opb { hlo_opcode op; int b32, b64; double scale; } opb;
+
+/* Documented bounds (docs/fast.md): exact ops 0; SLEEF 1-ulp functions
+ * against the reference (double math rounded once) within these. */
+static const opb UNARY[] = {
+    {HLO_OP_NEGATE, 0, 0, 10}, {HLO_OP_ABS, 0, 0, 10}, {HLO_OP_SQRT, 0, 0, 100},
+    {HLO_OP_RSQRT, 0, 0, 100}, {HLO_OP_FLOOR, 0, 0, 10}, {HLO_OP_CEIL, 0, 0, 10},
+    {HLO_OP_ROUND_NEAREST_EVEN, 0, 0, 10}, {HLO_OP_SIGN, 0, 0, 10},
+    {HLO_OP_EXP, 1, 1, 90}, {HLO_OP_EXPM1, 1, 1, 10}, {HLO_OP_LOG, 1, 1, 1000},
+    {HLO_OP_LOG1P, 1, 1, 10}, {HLO_OP_TANH, 1, 2, 10}, {HLO_OP_SIN, 1, 1, 100},
+    {HLO_OP_COS, 1, 1, 100}, {HLO_OP_TAN, 1, 1, 10}, {HLO_OP_ERF, 1, 1, 5},
+    {HLO_OP_CBRT, 1, 3, 1000}, {HLO_OP_LOGISTIC, 2, 2, 30},
+};
+static const opb BINARY[] = {
+    {HLO_OP_ADD, 0, 0, 10}, {HLO_OP_SUBTRACT, 0, 0, 10}, {HLO_OP_MULTIPLY, 0, 0, 10},
+    {HLO_OP_DIVIDE, 0, 0, 10}, {HLO_OP_MAXIMUM, 0, 0, 10}, {HLO_OP_MINIMUM, 0, 0, 10},
+    {HLO_OP_POWER, 1, 1, 4}, {HLO_OP_ATAN2, 1, 1, 10},
+};
+
+static void check_isa(const hlo_fv_isa *isa) {
+  for (size_t t = 0; t < sizeof UNARY / sizeof UNARY[0] + sizeof BINARY / sizeof BINARY[0]; t++) {
+    bool bin = t >= sizeof UNARY / sizeof UNARY[0];
+    const opb *o = bin ? &BINARY[t - sizeof UNARY / sizeof UNARY[0]] : &UNARY[t];
+    fill(t + 1, o->scale);
+    int64_t w32 = 0, w64 = 0;
+    int at32 = -1, at64 = -1;
+    bool ok = bin ? isa->bin32(o->op, NV, xs32, ys32, zs32) && isa->bin64(o->op, NV, xs64, ys64, zs64)
+                  : isa->un32(o->op, NV, xs32, zs32) && isa->un64(o->op, NV, xs64, zs64);
+    CHECK(ok);
+    for (int i = 0; i < NV; i++) {
+      hlo_sc a = {xs32[i], 0, 0}, b = {ys32[i], 0, 0};
+      hlo_sc r = bin ? hlo_ref_binary(o->op, HLO_F32, HLO_F32, a, b)
+                     : hlo_ref_unary(o->op, HLO_F32, HLO_F32, a);
+      int64_t u = ulp32((float)r.f, zs32[i]);
+      if (u > w32) { w32 = u; at32 = i; }
+      hlo_sc a6 = {xs64[i], 0, 0}, b6 = {ys64[i], 0, 0};
+      hlo_sc r6 = bin ? hlo_ref_binary(o->op, HLO_F64, HLO_F64, a6, b6)
+                      : hlo_ref_unary(o->op, HLO_F64, HLO_F64, a6);
+      u = ulp64(r6.f, zs64[i]);
+      if (u > w64) { w64 = u; at64 = i; }
+    }
+    if (w32 > o->b32 || w64 > o->b64) {
+      t_fail++;
+      printf("fast_test: %s %s: worst f32 %lld ulp at x=%.9g y=%.9g got %.9g; worst f64 %lld "
+             "ulp at x=%.17g got %.17g\n", isa->name, hlo_opcode_name(o->op), (long long)w32,
+             at32 >= 0 ? xs32[at32] : 0, at32 >= 0 ? ys32[at32] : 0,
+             at32 >= 0 ? zs32[at32] : 0, (long long)w64, at64 >= 0 ? xs64[at64] : 0,
+             at64 >= 0 ? zs64[at64] : 0);
+    } else {
+      t_pass++;
+    }
+  }
+}
+
+/* ---- whole modules, fast vs reference ---------------------------------------- */
+static hlo_val *run_mod(const char *text, bool fast, hlo_val **args, int nargs, bool *planned,
+                        hlo_module **mout) {
+  hlo_src src = {"test", text, strlen(text)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+  hlo_exec_options o = {0};
+  o.reference = !fast;
+  hlo_exec *e = m ? hlo_exec_new(m, &o, NULL, &d) : NULL;
+  hlo_val *res = NULL;
+  if (e && fast) {
+    /* apply the fast-path choice to every planned computation */
+    for (int c = 0; c < m->ncomps; c++) {
+      plan_comp *pc = e->plans[c];
+      for (int k = 0; pc && k < pc->nsteps; k++)
+        if (hlo_fast_plan(e, &pc->steps[k])) *planned = true;
+    }
+  }
+  if (!e || hlo_exec_run(e, args, nargs, &res)) {
+    printf("fast_test: %s run failed:", fast ? "fast" : "reference");
+    for (int i = 0; i < d.n; i++) printf(" %s", d.v[i].msg);
+    printf("\n");
+    res = NULL;
+  }
+  hlo_exec_free(e);
+  hlo_diags_release(&d);
+  if (mout) *mout = m;
+  else hlo_module_free(m);
+  return res;
+}
+
+static void put_edges(hlo_val *v) {
+  if (v->ntuple) {
+    for (int i = 0; i < v->ntuple; i++) put_edges(v->tuple[i]);
+    return;
+  }
+  int ne = (int)(sizeof EDGE / sizeof EDGE[0]);
+  for (int64_t i = 0; i < v->nelems && i < ne; i += 1) {
+    if (v->shape->type == HLO_F32) ((float *)v->data)[i * 7 % v->nelems] = (float)EDGE[i];
+    if (v->shape->type == HLO_F64) ((double *)v->data)[i * 7 % v->nelems] = EDGE[i];
+  }
+}
+
+/* Compare leaves: floats within ulp (absolute slack abs_tol for sums);
+ * other types exactly. */
+static bool same_val(const hlo_val *a, const hlo_val *b, int64_t ulp, double rel, char *why,
+                     size_t wl) {
+  if (a->ntuple != b->ntuple) return snprintf(why, wl, "tuple arity"), false;
+  for (int i = 0; i < a->ntuple; i++)
+    if (!same_val(a->tuple[i], b->tuple[i], ulp, rel, why, wl)) return false;
+  if (a->ntuple) return true;
+  if (a->nelems != b->nelems || a->shape->type != b->shape->type)
+    return snprintf(why, wl, "shape: %lld/%d vs %lld/%d", (long long)a->nelems, (int)a->shape->type, (long long)b->nelems, (int)b->shape->type), false;
+  hlo_type t = a->shape->type;
+  bool cplx = t == HLO_C64 || t == HLO_C128;
+  bool f32 = t == HLO_F32 || t == HLO_C64;
+  for (int64_t i = 0; i < a->nelems * (cplx ? 2 : 1); i++) {
+    if (t == HLO_F32 || t == HLO_F64 || cplx) {
+      double x = f32 ? ((float *)a->data)[i] : ((double *)a->data)[i];
+      double y = f32 ? ((float *)b->data)[i] : ((double *)b->data)[i];
+      int64_t u = f32 ? ulp32((float)x, (float)y) : ulp64(x, y);
+      bool close = rel > 0 && fabs(x - y) <= rel * (1 + fabs(x));
+      if (u > ulp && !close)
+        return snprintf(why, wl, "element %lld: reference %.17g fast %.17g (%lld ulp)",
+                        (long long)i, x, y, (long long)u), false;
+    } else if (memcmp((char *)a->data + i * hlo_type_bytes(a->shape->type),
+                      (char *)b->data + i * hlo_type_bytes(a->shape->type),
+                      (size_t)hlo_type_bytes(a->shape->type)) != 0) {
+      return snprintf(why, wl, "element %lld differs", (long long)i), false;
+    }
+  }
+  return true;
+}
+
+/* Run text both ways on random inputs (with edge values when edges). */
+static void check_mod(int line, const char *text, int64_t ulp, double rel, bool edges) {
+  hlo_module *m = NULL;
+  bool planned = false;
+  hlo_src src = {"test", text, strlen(text)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+  if (!m) {
+    t_fail++;
+    printf("fast_test.c:%d: parse failed: %s\n", line, d.n ? d.v[0].msg : "");
+    hlo_diags_release(&d);
+    return;
+  }
+  hlo_val *args[8];
+  int na = m->entry->nparams;
+  for (int i = 0; i < na; i++) {
+    args[i] = hlo_val_new(NULL, &m->entry->params[i]->shape);
+    hlo_val_randomize(args[i], 17 + (uint64_t)i);
+    if (edges) put_edges(args[i]);
+  }
+  hlo_module *m1 = NULL, *m2 = NULL;
+  hlo_val *ref = run_mod(text, false, args, na, &planned, &m1);
+  hlo_val *fast = run_mod(text, true, args, na, &planned, &m2);
+  char why[256] = "";
+  if (!ref || !fast || !planned || !same_val(ref, fast, ulp, rel, why, sizeof why)) {
+    t_fail++;
+    printf("fast_test.c:%d: %s\n", line, !planned ? "no fast kernel was chosen" : why);
+  } else {
+    t_pass++;
+  }
+  hlo_val_release(NULL, ref);
+  hlo_val_release(NULL, fast);
+  for (int i = 0; i < na; i++) hlo_val_release(NULL, args[i]);
+  hlo_module_free(m1);
+  hlo_module_free(m2);
+  hlo_module_free(m);
+  hlo_diags_release(&d);
+}
+
+static void test_loops(void) {
+  /* fused chain with broadcasts of a row, a column, a scalar constant */
+  check_mod(__LINE__,
+            "HloModule m\n"
+            "f {\n  p0 = f32[37,129] parameter(0)\n  p1 = f32[129] parameter(1)\n"
+            "  p2 = f32[37] parameter(2)\n  c = f32[] constant(0.5)\n"
+            "  b1 = f32[37,129] broadcast(p1), dimensions={1}\n"
+            "  b2 = f32[37,129] broadcast(p2), dimensions={0}\n"
+            "  bc = f32[37,129] broadcast(c), dimensions={}\n"
+            "  t = f32[37,129] tanh(p0)\n  m1 = f32[37,129] multiply(t, b1)\n"
+            "  a1 = f32[37,129] add(m1, b2)\n  ROOT s = f32[37,129] subtract(a1, bc)\n}\n"
+            "ENTRY e {\n  a = f32[37,129] parameter(0)\n  b = f32[129] parameter(1)\n"
+            "  c = f32[37] parameter(2)\n"
+            "  ROOT r = f32[37,129] fusion(a, b, c), kind=kLoop, calls=f\n}\n",
+            2, 0, true);
+  /* f64: transpose, slice, reshape, compare/select, clamp, exp/log */
+  check_mod(__LINE__,
+            "HloModule m\n"
+            "f {\n  p0 = f64[20,30] parameter(0)\n  p1 = f64[30,40] parameter(1)\n"
+            "  t = f64[30,20] transpose(p0), dimensions={1,0}\n"
+            "  s = f64[30,20] slice(p1), slice={[0:30], [1:40:2]}\n"
+            "  a = f64[30,20] add(t, s)\n  z = f64[] constant(0)\n"
+            "  zb = f64[30,20] broadcast(z), dimensions={}\n"
+            "  g = pred[30,20] compare(a, zb), direction=GT\n"
+            "  e = f64[30,20] exponential(a)\n  l = f64[30,20] log(a)\n"
+            "  sel = f64[30,20] select(g, l, e)\n  lo = f64[] constant(-0.25)\n"
+            "  hi = f64[] constant(1.5)\n  c = f64[30,20] clamp(lo, sel, hi)\n"
+            "  ROOT r = f64[600] reshape(c)\n}\n"
+            "ENTRY e {\n  a = f64[20,30] parameter(0)\n  b = f64[30,40] parameter(1)\n"
+            "  ROOT r = f64[600] fusion(a, b), kind=kLoop, calls=f\n}\n",
+            1, 0, true);
+  /* reshape of a parameter under a broadcast, unit-dim reshape of an inner
+   * node; standalone ops; softmax-like pieces */
+  check_mod(__LINE__,
+            "HloModule m\n"
+            "f {\n  p0 = f32[6,4] parameter(0)\n  p1 = f32[24] parameter(1)\n"
+            "  r1 = f32[4,6] reshape(p1)\n  t1 = f32[6,4] transpose(r1), dimensions={1,0}\n"
+            "  n = f32[6,4] negate(p0)\n  r2 = f32[6,1,4] reshape(n)\n"
+            "  b = f32[6,1,4,5] broadcast(r2), dimensions={0,1,2}\n"
+            "  b2 = f32[6,1,4,5] broadcast(t1), dimensions={0,2}\n"
+            "  ROOT m = f32[6,1,4,5] maximum(b, b2)\n}\n"
+            "ENTRY e {\n  a = f32[6,4] parameter(0)\n  b = f32[24] parameter(1)\n"
+            "  ROOT r = f32[6,1,4,5] fusion(a, b), kind=kLoop, calls=f\n}\n",
+            0, 0, true);
+  check_mod(__LINE__,
+            "HloModule m\nENTRY e {\n  a = f32[1000] parameter(0)\n  b = f32[1000] parameter(1)\n"
+            "  x = f32[1000] divide(a, b)\n  y = f32[1000] power(a, b)\n"
+            "  z = f32[1000] logistic(x)\n  w = f32[1000] minimum(y, z)\n"
+            "  ROOT s = f32[1000] atan2(w, a)\n}\n",
+            3, 0, true);
+  /* large enough to split across threads; parameter used twice */
+  check_mod(__LINE__,
+            "HloModule m\n"
+            "f {\n  p0 = f32[300,1000] parameter(0)\n  t = f32[300,1000] tanh(p0)\n"
+            "  m = f32[300,1000] multiply(t, p0)\n  ROOT a = f32[300,1000] add(m, p0)\n}\n"
+            "ENTRY e {\n  a = f32[300,1000] parameter(0)\n"
+            "  ROOT r = f32[300,1000] fusion(a), kind=kLoop, calls=f\n}\n",
+            2, 1e-6, true); /* one tanh ulp, amplified by the cancelling add */
+}
+
+
+static void dot_case(int line, const char *lt, const char *rt, const char *ot, const char *dn,
+                     double rel) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  a = %s parameter(0)\n  b = %s parameter(1)\n"
+           "  ROOT d = %s dot(a, b), %s\n}\n", lt, rt, ot, dn);
+  check_mod(line, text, 0, rel, false);
+}
+
+static void test_dots(void) {
+  const char *mk = "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
+  dot_case(__LINE__, "f32[33,70]", "f32[70,45]", "f32[33,45]", mk, 1e-5);
+  dot_case(__LINE__, "f32[70,33]", "f32[70,45]", "f32[33,45]",
+           "lhs_contracting_dims={0}, rhs_contracting_dims={0}", 1e-5);
+  dot_case(__LINE__, "f32[33,70]", "f32[45,70]", "f32[33,45]",
+           "lhs_contracting_dims={1}, rhs_contracting_dims={1}", 1e-5);
+  dot_case(__LINE__, "f32[4,33,70]", "f32[4,70,45]", "f32[4,33,45]",
+           "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+           "rhs_contracting_dims={1}", 1e-5);
+  /* batch dims not leading, two contracting dims in swapped order: packed */
+  dot_case(__LINE__, "f32[7,3,5,6]", "f32[6,3,2,7]", "f32[3,5,2]",
+           "lhs_batch_dims={1}, lhs_contracting_dims={3,0}, rhs_batch_dims={1}, "
+           "rhs_contracting_dims={0,3}", 1e-5);
+  dot_case(__LINE__, "f32[70]", "f32[70]", "f32[]",
+           "lhs_contracting_dims={0}, rhs_contracting_dims={0}", 1e-5);
+  dot_case(__LINE__, "f32[5,0]", "f32[0,4]", "f32[5,4]", mk, 0);
+  dot_case(__LINE__, "f64[33,70]", "f64[70,45]", "f64[33,45]", mk, 1e-13);
+  dot_case(__LINE__, "c64[13,20]", "c64[20,9]", "c64[13,9]", mk, 1e-5);
+  dot_case(__LINE__, "c128[13,20]", "c128[20,9]", "c128[13,9]", mk, 1e-13);
+  dot_case(__LINE__, "f16[13,20]", "f16[20,9]", "f16[13,9]", mk, 2e-3);
+  dot_case(__LINE__, "bf16[13,20]", "bf16[20,9]", "bf16[13,9]", mk, 1e-2);
+  dot_case(__LINE__, "bf16[13,20]", "bf16[20,9]", "f32[13,9]", mk, 1e-5);
+  dot_case(__LINE__, "s32[13,300]", "s32[300,9]", "s32[13,9]", mk, 0);
+  dot_case(__LINE__, "s8[13,20]", "s8[20,9]", "s8[13,9]", mk, 0);
+  dot_case(__LINE__, "u8[13,20]", "u8[9,20]", "u8[13,9]",
+           "lhs_contracting_dims={1}, rhs_contracting_dims={1}", 0);
+  dot_case(__LINE__, "s64[3,13,20]", "s64[3,20,9]", "s64[3,13,9]",
+           "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+           "rhs_contracting_dims={1}", 0);
+  dot_case(__LINE__, "pred[13,20]", "pred[20,9]", "pred[13,9]", mk, 0);
+}
+
+#define ADDF(T) "add" #T " {\n  x = " #T "[] parameter(0)\n  y = " #T "[] parameter(1)\n" \
+  "  ROOT s = " #T "[] add(x, y)\n}\n"
+#define MAXF(T) "max" #T " {\n  x = " #T "[] parameter(0)\n  y = " #T "[] parameter(1)\n" \
+  "  ROOT s = " #T "[] maximum(x, y)\n}\n"
+#define MINF(T) "min" #T " {\n  x = " #T "[] parameter(0)\n  y = " #T "[] parameter(1)\n" \
+  "  ROOT s = " #T "[] minimum(x, y)\n}\n"
+
+static void red_case(int line, const char *it, const char *ot, const char *dims,
+                     const char *comp, const char *cname, double rel) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "HloModule m\n%sENTRY e {\n  a = %s parameter(0)\n  i = %.3s[] parameter(1)\n"
+           "  ROOT r = %s reduce(a, i), dimensions={%s}, to_apply=%s\n}\n",
+           comp, it, it, ot, dims, cname);
+  check_mod(line, text, 0, rel, true);
+}
+
+static void test_reduces(void) {
+  red_case(__LINE__, "f32[37,1000]", "f32[37]", "1", ADDF(f32), "addf32", 1e-5);
+  red_case(__LINE__, "f32[1000,37]", "f32[37]", "0", ADDF(f32), "addf32", 1e-5);
+  red_case(__LINE__, "f32[300000]", "f32[]", "0", ADDF(f32), "addf32", 1e-5);
+  red_case(__LINE__, "f32[5,6,7,3]", "f32[5,3]", "1,2", ADDF(f32), "addf32", 1e-5);
+  red_case(__LINE__, "f32[2,3000,700]", "f32[2,700]", "1", ADDF(f32), "addf32", 1e-4);
+  red_case(__LINE__, "f64[37,1000]", "f64[37]", "1", ADDF(f64), "addf64", 1e-13);
+  red_case(__LINE__, "f64[200000]", "f64[]", "0", ADDF(f64), "addf64", 1e-12);
+  red_case(__LINE__, "f64[100,37]", "f64[37]", "0", ADDF(f64), "addf64", 1e-13);
+  red_case(__LINE__, "f32[37,1000]", "f32[37]", "1", MAXF(f32), "maxf32", 0);
+  red_case(__LINE__, "f32[1000,37]", "f32[37]", "0", MINF(f32), "minf32", 0);
+  red_case(__LINE__, "f64[37,100]", "f64[37]", "1", MINF(f64), "minf64", 0);
+  red_case(__LINE__, "f32[0,5]", "f32[5]", "0", ADDF(f32), "addf32", 0);
+  /* input fusion: softmax pieces, producer never materialized */
+  check_mod(__LINE__,
+            "HloModule m\n" ADDF(f32) MAXF(f32)
+            "f {\n  p0 = f32[64,1000] parameter(0)\n  p1 = f32[64] parameter(1)\n"
+            "  b = f32[64,1000] broadcast(p1), dimensions={0}\n"
+            "  d = f32[64,1000] subtract(p0, b)\n  x = f32[64,1000] exponential(d)\n"
+            "  z = f32[] constant(0)\n"
+            "  ROOT r = f32[64] reduce(x, z), dimensions={1}, to_apply=addf32\n}\n"
+            "ENTRY e {\n  a = f32[64,1000] parameter(0)\n  ninf = f32[] constant(-inf)\n"
+            "  m = f32[64] reduce(a, ninf), dimensions={1}, to_apply=maxf32\n"
+            "  ROOT r = f32[64] fusion(a, m), kind=kInput, calls=f\n}\n",
+            0, 1e-5, false);
+  check_mod(__LINE__,
+            "HloModule m\n" ADDF(f64)
+            "f {\n  p0 = f64[300,70] parameter(0)\n  i = f64[] parameter(1)\n"
+            "  x = f64[300,70] multiply(p0, p0)\n"
+            "  ROOT r = f64[70] reduce(x, i), dimensions={0}, to_apply=addf64\n}\n"
+            "ENTRY e {\n  a = f64[300,70] parameter(0)\n  i = f64[] parameter(1)\n"
+            "  ROOT r = f64[70] fusion(a, i), kind=kInput, calls=f\n}\n",
+            0, 1e-13, false);
+}
+
+/* Ill-conditioned sums: large terms that cancel plus small integers.  f32
+ * sums must be exact (all partial sums are integers below 2^53); f64 sums
+ * within the pairwise bound 2 log2(n) eps sum|x| of a long double sum. */
+static void test_ill_conditioned(void) {
+  const char *t32 = "HloModule m\n" ADDF(f32)
+                    "ENTRY e {\n  a = f32[100001] parameter(0)\n  z = f32[] constant(0)\n"
+                    "  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=addf32\n}\n";
+  hlo_shape sh = {0};
+  int64_t dims1[1];
+  sh.dims = dims1;
+  sh.type = HLO_F32;
+  sh.rank = 1;
+  sh.dims[0] = 100001;
+  hlo_val *a = hlo_val_new(NULL, &sh);
+  int64_t exact = 0;
+  for (int64_t i = 0; i < 100001; i++) {
+    int64_t v = (i < 50000 ? 16000000 : -16000000) + (i % 3) - 1 + (i % 7 == 0 ? 3 : 0);
+    if (i == 100000) v = 5;
+    ((float *)a->data)[i] = (float)v;
+    exact += v;
+  }
+  bool planned = false;
+  hlo_module *m1 = NULL, *m2 = NULL;
+  hlo_val *fr = run_mod(t32, true, &a, 1, &planned, &m1);
+  hlo_val *rr = run_mod(t32, false, &a, 1, &planned, &m2);
+  CHECK(fr && planned);
+  if (fr) CHECK(((float *)fr->data)[0] == (float)exact);
+  if (fr && rr && ((float *)rr->data)[0] != (float)exact)
+    printf("  (note: the reference's sequential f32 sum gives %.9g, exact %lld)\n",
+           ((float *)rr->data)[0], (long long)exact);
+  hlo_val_release(NULL, fr);
+  hlo_val_release(NULL, rr);
+  hlo_val_release(NULL, a);
+  hlo_module_free(m1);
+  hlo_module_free(m2);
+
+  const char *t64 = "HloModule m\n" ADDF(f64)
+                    "ENTRY e {\n  a = f64[1000003] parameter(0)\n  z = f64[] constant(0)\n"
+                    "  ROOT r = f64[] reduce(a, z), dimensions={0}, to_apply=addf64\n}\n";
+  sh.type = HLO_F64;
+  sh.dims[0] = 1000003;
+  a = hlo_val_new(NULL, &sh);
+  long double ex = 0, comp = 0, absum = 0;
+  uint64_t st = 12345;
+  for (int64_t i = 0; i < sh.dims[0]; i++) {
+    st ^= st << 13; st ^= st >> 7; st ^= st << 17;
+    double v = ((double)(st >> 11) / 9007199254740992.0 - 0.5) * (i % 5 == 0 ? 1e10 : 1.0);
+    ((double *)a->data)[i] = v;
+    long double y = (long double)v - comp, t = ex + y;
+    comp = (t - ex) - y;
+    ex = t;
+    absum += fabsl((long double)v);
+  }
+  fr = run_mod(t64, true, &a, 1, &planned, &m1);
+  CHECK(fr != NULL);
+  if (fr) {
+    double got = ((double *)fr->data)[0];
+    double bound = 2 * 20 * 2.220446049250313e-16 * (double)absum;
+    if (fabs(got - (double)ex) > bound) {
+      t_fail++;
+      printf("fast_test: f64 ill-conditioned sum %.17g, exact %.17Lg, bound %.3g\n", got, ex,
+             bound);
+    } else {
+      t_pass++;
+    }
+  }
+  hlo_val_release(NULL, fr);
+  hlo_val_release(NULL, a);
+  hlo_module_free(m1);
+}
+
+static void conv_case(int line, const char *it, const char *kt, const char *ot, const char *attrs,
+                      double rel) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  a = %s parameter(0)\n  k = %s parameter(1)\n"
+           "  ROOT c = %s convolution(a, k), %s\n}\n", it, kt, ot, attrs);
+  check_mod(line, text, 0, rel, false);
+}
+
+static void test_convs(void) {
+  conv_case(__LINE__, "f32[2,9,9,5]", "f32[3,3,5,7]", "f32[2,9,9,7]",
+            "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f", 1e-5);
+  conv_case(__LINE__, "f32[2,5,11,10]", "f32[7,5,3,2]", "f32[2,7,5,4]",
+            "window={size=3x2 stride=2x2 pad=0_1x0_0 rhs_dilate=1x2}, dim_labels=bf01_oi01->bf01", 1e-5);
+  conv_case(__LINE__, "f32[2,6,6,3]", "f32[3,3,3,4]", "f32[2,11,11,4]",
+            "window={size=3x3 pad=1_1x1_1 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f", 1e-5);
+  conv_case(__LINE__, "f64[3,20,4]", "f64[5,4,6]", "f64[3,6,16]",
+            "window={size=5}, dim_labels=b0f_0io->bf0", 1e-13);
+  conv_case(__LINE__, "f32[1200,4,4,2]", "f32[2,2,2,3]", "f32[1200,3,3,3]",
+            "window={size=2x2}, dim_labels=b01f_01io->b01f", 1e-5);
+}
+
+static void test_moves(void) {
+  static const char *sorts[] = {"f32", "f64", "s32", "s64", "u32"};
+  for (int i = 0; i < 5; i++) {
+    char text[1024];
+    for (int desc = 0; desc < 2; desc++)
+      for (int dim = 0; dim < 2; dim++) {
+        snprintf(text, sizeof text,
+                 "HloModule m\ncmp {\n  x = %s[] parameter(0)\n  y = %s[] parameter(1)\n"
+                 "  ROOT l = pred[] compare(x, y), direction=%s\n}\n"
+                 "ENTRY e {\n  a = %s[37,300] parameter(0)\n"
+                 "  ROOT s = %s[37,300] sort(a), dimensions={%d}, is_stable=true, to_apply=cmp\n}\n",
+                 sorts[i], sorts[i], desc ? "GT" : "LT", sorts[i], sorts[i], dim);
+        check_mod(__LINE__, text, 0, 0, desc == 0); /* edges: +-0 ties, inf; NaN rows fall back */
+      }
+  }
+  check_mod(__LINE__,
+            "HloModule m\nENTRY e {\n  a = f32[50,7,3] parameter(0)\n  i = s32[4,5,1] parameter(1)\n"
+            "  ROOT g = f32[4,5,7,3] gather(a, i), offset_dims={2,3}, collapsed_slice_dims={0},"
+            " start_index_map={0}, index_vector_dim=2, slice_sizes={1,7,3}\n}\n",
+            0, 0, true);
+  check_mod(__LINE__,
+            "HloModule m\nENTRY e {\n  a = s64[5,4] parameter(0)\n  i = s64[30] parameter(1)\n"
+            "  ROOT g = s64[30,4] gather(a, i), offset_dims={1}, collapsed_slice_dims={0},"
+            " start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}\n}\n",
+            0, 0, false);
+}
+
+int main(void) {
+  const char *names[] = {"avx512", "avx2", "sse2"};
+  for (int i = 0; i < 3; i++) {
+    const hlo_fv_isa *isa = hlo_fv_named(names[i]);
+    if (isa) check_isa(isa);
+  }
+  test_loops();
+  test_dots();
+  test_convs();
+  test_moves();
+  test_reduces();
+  test_ill_conditioned();
+  TEST_MAIN_END("fast");
+}

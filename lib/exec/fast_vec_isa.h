@@ -1,0 +1,192 @@
+/* fast_vec_isa.h - the body of the vector chunk kernels, included once per
+ * instruction set by fast_vec.c with these macros defined: FV_TGT (function
+ * attribute), FV(name) (suffixes a function name), SLF(fn)/SLD(fn) (the SLEEF
+ * f32/f64 function of that ISA, 1-ulp variant), VF/VD (vector types), LF/LD
+ * (lanes), LDF/STF/LDD/STD (unaligned load/store).  Not a public header. */
+
+/* Apply a SLEEF function over n elements: whole vectors, then the tail
+ * through a zero-padded stack vector. */
+#define FV_T1(T, L, V, LD_, ST_, FN)                                          \
+  do {                                                                      \
+    int64_t k = 0;                                                          \
+    for (; k + (L) <= n; k += (L)) ST_(z + k, FN(LD_(x + k)));              \
+    if (k < n) {                                                            \
+      T tx[L], tz[L];                                                       \
+      memset(tx, 0, sizeof tx);                                             \
+      memcpy(tx, x + k, (size_t)(n - k) * sizeof(T));                       \
+      ST_(tz, FN(LD_(tx)));                                                 \
+      memcpy(z + k, tz, (size_t)(n - k) * sizeof(T));                       \
+    }                                                                       \
+  } while (0)
+
+#define FV_T2(T, L, V, LD_, ST_, FN)                                          \
+  do {                                                                      \
+    int64_t k = 0;                                                          \
+    for (; k + (L) <= n; k += (L)) ST_(z + k, FN(LD_(x + k), LD_(y + k)));  \
+    if (k < n) {                                                            \
+      T tx[L], ty[L], tz[L];                                                \
+      memset(tx, 0, sizeof tx);                                             \
+      memset(ty, 0, sizeof ty);                                             \
+      memcpy(tx, x + k, (size_t)(n - k) * sizeof(T));                       \
+      memcpy(ty, y + k, (size_t)(n - k) * sizeof(T));                       \
+      ST_(tz, FN(LD_(tx), LD_(ty)));                                        \
+      memcpy(z + k, tz, (size_t)(n - k) * sizeof(T));                       \
+    }                                                                       \
+  } while (0)
+
+#define FV_LOOP1(EXPR) for (int64_t k = 0; k < n; k++) { T a = x[k]; z[k] = (EXPR); }
+#define FV_LOOP2(EXPR) for (int64_t k = 0; k < n; k++) { T a = x[k], b = y[k]; z[k] = (EXPR); }
+
+/* max/min as the reference: NaN propagates, +0 > -0.  Written branch-free
+ * enough for the vectorizer. */
+#define FV_MAX(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) > (b) ? (a) : (b) > (a) ? (b) : \
+                      (signbit(a) ? (b) : (a)))
+#define FV_MIN(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) < (b) ? (a) : (b) < (a) ? (b) : \
+                      (signbit(a) ? (a) : (b)))
+
+#define T float
+static FV_TGT bool FV(un32)(hlo_opcode op, int64_t n, const float *x, float *z) {
+  switch ((int)op) {
+  case HLO_OP_NEGATE: FV_LOOP1(-a); return true;
+  case HLO_OP_ABS: FV_LOOP1(fabsf(a)); return true;
+  case HLO_OP_SQRT: FV_LOOP1(sqrtf(a)); return true;
+  case HLO_OP_RSQRT: FV_LOOP1((float)(1.0 / sqrt((double)a))); return true;
+  case HLO_OP_FLOOR: FV_LOOP1(floorf(a)); return true;
+  case HLO_OP_CEIL: FV_LOOP1(ceilf(a)); return true;
+  case HLO_OP_ROUND_NEAREST_EVEN: FV_LOOP1(nearbyintf(a)); return true;
+  case HLO_OP_SIGN: FV_LOOP1(a != a ? a : a > 0 ? 1.0f : a < 0 ? -1.0f : a); return true;
+  case HLO_OP_EXP: FV_T1(float, LF, VF, LDF, STF, SLF(exp)); return true;
+  case HLO_OP_EXPM1: FV_T1(float, LF, VF, LDF, STF, SLF(expm1)); return true;
+  case HLO_OP_LOG: FV_T1(float, LF, VF, LDF, STF, SLF(log)); return true;
+  case HLO_OP_LOG1P: FV_T1(float, LF, VF, LDF, STF, SLF(log1p)); return true;
+  case HLO_OP_TANH: FV_T1(float, LF, VF, LDF, STF, SLF(tanh)); return true;
+  case HLO_OP_SIN: FV_T1(float, LF, VF, LDF, STF, SLF(sin)); return true;
+  case HLO_OP_COS: FV_T1(float, LF, VF, LDF, STF, SLF(cos)); return true;
+  case HLO_OP_TAN: FV_T1(float, LF, VF, LDF, STF, SLF(tan)); return true;
+  case HLO_OP_ERF: FV_T1(float, LF, VF, LDF, STF, SLF(erf)); return true;
+  case HLO_OP_CBRT: FV_T1(float, LF, VF, LDF, STF, SLF(cbrt)); return true;
+  case HLO_OP_LOGISTIC: {
+    /* 1 / (1 + exp(-x)) with the vector exp; exp overflow gives 0 */
+    for (int64_t k = 0; k < n; k++) z[k] = -x[k];
+    const float *xs = x;
+    x = z;
+    FV_T1(float, LF, VF, LDF, STF, SLF(exp));
+    x = xs;
+    for (int64_t k = 0; k < n; k++) z[k] = 1.0f / (1.0f + z[k]);
+    return true;
+  }
+  default: return false;
+  }
+}
+
+static FV_TGT bool FV(bin32)(hlo_opcode op, int64_t n, const float *x, const float *y,
+                             float *z) {
+  switch ((int)op) {
+  case HLO_OP_ADD: FV_LOOP2(a + b); return true;
+  case HLO_OP_SUBTRACT: FV_LOOP2(a - b); return true;
+  case HLO_OP_MULTIPLY: FV_LOOP2(a * b); return true;
+  case HLO_OP_DIVIDE: FV_LOOP2(a / b); return true;
+  case HLO_OP_MAXIMUM: FV_LOOP2(FV_MAX(a, b)); return true;
+  case HLO_OP_MINIMUM: FV_LOOP2(FV_MIN(a, b)); return true;
+  case HLO_OP_POWER: FV_T2(float, LF, VF, LDF, STF, SLF(pow)); return true;
+  case HLO_OP_ATAN2: FV_T2(float, LF, VF, LDF, STF, SLF(atan2)); return true;
+  default: return false;
+  }
+}
+#undef T
+
+#define T double
+static FV_TGT bool FV(un64)(hlo_opcode op, int64_t n, const double *x, double *z) {
+  switch ((int)op) {
+  case HLO_OP_NEGATE: FV_LOOP1(-a); return true;
+  case HLO_OP_ABS: FV_LOOP1(fabs(a)); return true;
+  case HLO_OP_SQRT: FV_LOOP1(sqrt(a)); return true;
+  case HLO_OP_RSQRT: FV_LOOP1(1.0 / sqrt(a)); return true;
+  case HLO_OP_FLOOR: FV_LOOP1(floor(a)); return true;
+  case HLO_OP_CEIL: FV_LOOP1(ceil(a)); return true;
+  case HLO_OP_ROUND_NEAREST_EVEN: FV_LOOP1(nearbyint(a)); return true;
+  case HLO_OP_SIGN: FV_LOOP1(a != a ? a : a > 0 ? 1.0 : a < 0 ? -1.0 : a); return true;
+  case HLO_OP_EXP: FV_T1(double, LD, VD, LDD, STD, SLD(exp)); return true;
+  case HLO_OP_EXPM1: FV_T1(double, LD, VD, LDD, STD, SLD(expm1)); return true;
+  case HLO_OP_LOG: FV_T1(double, LD, VD, LDD, STD, SLD(log)); return true;
+  case HLO_OP_LOG1P: FV_T1(double, LD, VD, LDD, STD, SLD(log1p)); return true;
+  case HLO_OP_TANH: FV_T1(double, LD, VD, LDD, STD, SLD(tanh)); return true;
+  case HLO_OP_SIN: FV_T1(double, LD, VD, LDD, STD, SLD(sin)); return true;
+  case HLO_OP_COS: FV_T1(double, LD, VD, LDD, STD, SLD(cos)); return true;
+  case HLO_OP_TAN: FV_T1(double, LD, VD, LDD, STD, SLD(tan)); return true;
+  case HLO_OP_ERF: FV_T1(double, LD, VD, LDD, STD, SLD(erf)); return true;
+  case HLO_OP_CBRT: FV_T1(double, LD, VD, LDD, STD, SLD(cbrt)); return true;
+  case HLO_OP_LOGISTIC: {
+    for (int64_t k = 0; k < n; k++) z[k] = -x[k];
+    const double *xs = x;
+    x = z;
+    FV_T1(double, LD, VD, LDD, STD, SLD(exp));
+    x = xs;
+    for (int64_t k = 0; k < n; k++) z[k] = 1.0 / (1.0 + z[k]);
+    return true;
+  }
+  default: return false;
+  }
+}
+
+static FV_TGT bool FV(bin64)(hlo_opcode op, int64_t n, const double *x, const double *y,
+                             double *z) {
+  switch ((int)op) {
+  case HLO_OP_ADD: FV_LOOP2(a + b); return true;
+  case HLO_OP_SUBTRACT: FV_LOOP2(a - b); return true;
+  case HLO_OP_MULTIPLY: FV_LOOP2(a * b); return true;
+  case HLO_OP_DIVIDE: FV_LOOP2(a / b); return true;
+  case HLO_OP_MAXIMUM: FV_LOOP2(FV_MAX(a, b)); return true;
+  case HLO_OP_MINIMUM: FV_LOOP2(FV_MIN(a, b)); return true;
+  case HLO_OP_POWER: FV_T2(double, LD, VD, LDD, STD, SLD(pow)); return true;
+  case HLO_OP_ATAN2: FV_T2(double, LD, VD, LDD, STD, SLD(atan2)); return true;
+  default: return false;
+  }
+}
+#undef T
+
+/* Sum of n floats in double with 8 independent accumulators (f32 input) /
+ * pairwise blocks of 8 accumulators (f64 input). */
+static FV_TGT double FV(sum32)(int64_t n, const float *x) {
+  double acc[8] = {0};
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int j = 0; j < 8; j++) acc[j] += (double)x[k + j];
+  double s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (; k < n; k++) s += (double)x[k];
+  return s;
+}
+
+static FV_TGT double FV(sum64)(int64_t n, const double *x) {
+  if (n <= 128) {
+    double acc[8] = {0};
+    int64_t k = 0;
+    for (; k + 8 <= n; k += 8)
+      for (int j = 0; j < 8; j++) acc[j] += x[k + j];
+    double s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; k < n; k++) s += x[k];
+    return s;
+  }
+  int64_t h = (n / 2) & ~(int64_t)7;
+  return FV(sum64)(h, x) + FV(sum64)(n - h, x + h);
+}
+
+/* acc[j] += x[j] for j < n (column reductions), f32 data into double. */
+static FV_TGT void FV(acc32)(int64_t n, const float *x, double *acc) {
+  for (int64_t j = 0; j < n; j++) acc[j] += (double)x[j];
+}
+static FV_TGT void FV(acc64)(int64_t n, const double *x, double *acc) {
+  for (int64_t j = 0; j < n; j++) acc[j] += x[j];
+}
+
+static const hlo_fv_isa FV(table) = {
+    FV_NAME, FV(un32), FV(bin32), FV(un64), FV(bin64),
+    FV(sum32), FV(sum64), FV(acc32), FV(acc64),
+};
+
+#undef FV_T1
+#undef FV_T2
+#undef FV_LOOP1
+#undef FV_LOOP2
+#undef FV_MAX
+#undef FV_MIN
