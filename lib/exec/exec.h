@@ -90,6 +90,7 @@ struct hlo_exec {
   plan_comp **plans;        /* by computation id */
   plan_comp *entry;
   uint64_t rng_state;       /* `rng` counter, advanced per execution */
+  uint64_t rng_gs[2];       /* rng-get-and-update-state: 128-bit state (low, high) */
   hlo_val **consts;         /* constant values made at first use */
   int nconsts, capconsts;
   hlo_exec_prof *prof;      /* profile entries (opts.profile) */
@@ -213,6 +214,11 @@ DECL_KERN(hlo_ref_rng_bit_generator);
 DECL_KERN(hlo_ref_set_dimension_size);
 DECL_KERN(hlo_ref_dynamic_reshape);
 DECL_KERN(hlo_ref_clamp_select);
+DECL_KERN(hlo_ref_ragged_dot);
+DECL_KERN(hlo_ref_scaled_dot);
+DECL_KERN(hlo_ref_ragged_all_to_all);
+DECL_KERN(hlo_ref_stochastic_convert);
+DECL_KERN(hlo_ref_rng_get_and_update_state);
 /* fast kernels */
 DECL_KERN(hlo_kern_elementwise);
 DECL_KERN(hlo_kern_broadcast);

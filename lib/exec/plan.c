@@ -91,8 +91,7 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
     if (fast && hlo_kern_elementwise_ok(in)) K(hlo_kern_elementwise);
     else K(hlo_ref_convert_k);
     break;
-  case HLO_OP_STOCHASTIC_CONVERT:
-    return unsupported(e, in, "stochastic rounding is not implemented");
+  case HLO_OP_STOCHASTIC_CONVERT: K(hlo_ref_stochastic_convert); break;
   case HLO_OP_REDUCE_PRECISION: K(hlo_ref_reduce_precision_k); break;
   case HLO_OP_BITCAST_CONVERT: K(hlo_ref_bitcast_convert); break;
   case HLO_OP_BITCAST: K(hlo_ref_bitcast); break;
@@ -141,7 +140,8 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
   case HLO_OP_DOT:
     if (fast && hlo_kern_dot_ok(in)) K(hlo_kern_dot); else K(hlo_ref_dot);
     break;
-  case HLO_OP_RAGGED_DOT: case HLO_OP_SCALED_DOT: return unsupported(e, in, NULL);
+  case HLO_OP_RAGGED_DOT: K(hlo_ref_ragged_dot); break;
+  case HLO_OP_SCALED_DOT: K(hlo_ref_scaled_dot); break;
   case HLO_OP_CONVOLUTION:
     if (fast && hlo_kern_conv_ok(in)) K(hlo_kern_convolution); else K(hlo_ref_convolution);
     break;
@@ -179,7 +179,7 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
   case HLO_OP_SET_DIMENSION_SIZE: K(hlo_ref_set_dimension_size); break;
   case HLO_OP_RNG: K(hlo_ref_rng); break;
   case HLO_OP_RNG_BIT_GENERATOR: K(hlo_ref_rng_bit_generator); break;
-  case HLO_OP_RNG_GET_AND_UPDATE_STATE: return unsupported(e, in, NULL);
+  case HLO_OP_RNG_GET_AND_UPDATE_STATE: K(hlo_ref_rng_get_and_update_state); break;
   case HLO_OP_COPY_START: case HLO_OP_COPY_DONE:
     K(hlo_kern_collective_identity);
     break;
@@ -194,7 +194,7 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
     K(hlo_kern_collective_permute);
     break;
   case HLO_OP_REPLICA_ID: case HLO_OP_PARTITION_ID: K(hlo_kern_replica_id); break;
-  case HLO_OP_RAGGED_ALL_TO_ALL: return unsupported(e, in, NULL);
+  case HLO_OP_RAGGED_ALL_TO_ALL: K(hlo_ref_ragged_all_to_all); break;
   /* devices and hosts */
   case HLO_OP_INFEED: case HLO_OP_OUTFEED: case HLO_OP_SEND: case HLO_OP_SEND_DONE:
   case HLO_OP_RECV: case HLO_OP_RECV_DONE:
@@ -402,6 +402,7 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
   e->diags = d;
   hlo_arena_init(&e->arena, alloc);
   e->rng_state = e->opts.rng_seed;
+  e->rng_gs[0] = 0x7012395u; /* XLA's initial rng-get-and-update-state value */
   e->plans = hlo_arena_array(&e->arena, (size_t)m->ncomps + 1, sizeof(plan_comp *));
   if (!e->plans) {
     hlo_errorf(d, NULL, 0, "out of memory");

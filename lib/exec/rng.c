@@ -4,7 +4,9 @@
  * rng_three_fry and rng_default, Philox-4x32 with 10 rounds for rng_philox.
  * Both are deterministic functions of the state operand; docs/interpreter.md
  * says how the state maps to key and counter. */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/exec.h"
@@ -131,6 +133,45 @@ DECL_KERN(hlo_ref_rng_bit_generator) {
     }
   uint64_t ns[3] = {state[0], state[1] + blocks, state[2]};
   memcpy(o->tuple[0]->data, ns, (size_t)(nst < 3 ? nst : 3) * 8);
+  *out = o;
+  return HLO_OK;
+}
+
+/* rng-get-and-update-state: the old 128-bit state as u64[2] {low, high}, then
+ * state += delta (the instruction's delta= attribute).  The state belongs to
+ * the hlo_exec and persists across its executions, as XLA's per-module state. */
+DECL_KERN(hlo_ref_rng_get_and_update_state) {
+  const hlo_instruction *in = s->in;
+  int64_t delta = 0;
+  bool found = false;
+  for (int i = 0; i < in->nattrs; i++) {
+    const hlo_attr *a = &in->attrs[i];
+    if (!a->name || strcmp(a->name, "delta") != 0) continue;
+    if (a->kind == HLO_AK_INT) {
+      delta = a->u.i;
+      found = true;
+    } else if (a->kind == HLO_AK_RAW || a->kind == HLO_AK_WORD) {
+      char *end;
+      errno = 0;
+      long long v = a->u.s ? strtoll(a->u.s, &end, 10) : 0;
+      found = a->u.s && *a->u.s && *end == 0 && errno == 0;
+      delta = v;
+    }
+  }
+  if (!found) return hlo_run_errorf(r, in, "needs an integer delta= attribute");
+  const hlo_shape *os = &in->shape;
+  if (os->type != HLO_U64 || os->rank != 1 || os->dims[0] != 2)
+    return hlo_run_errorf(r, in, "result must be u64[2]");
+  hlo_val *o = hlo_run_new_raw(r, os);
+  if (!o) return OOM(r, s);
+  uint64_t *w = o->data;
+  uint64_t *g = r->e->rng_gs;
+  w[0] = g[0];
+  w[1] = g[1];
+  /* 128-bit add of the sign-extended delta */
+  uint64_t lo = g[0] + (uint64_t)delta;
+  g[1] += (lo < g[0] ? 1 : 0) + (delta < 0 ? UINT64_MAX : 0);
+  g[0] = lo;
   *out = o;
   return HLO_OK;
 }
