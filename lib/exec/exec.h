@@ -19,6 +19,24 @@ typedef struct hlo_sc {
 } hlo_sc;
 
 hlo_sc hlo_sc_load(hlo_type t, const void *data, int64_t k);
+
+/* a += x * y in the arithmetic of result type ot, as the reference dot and
+ * convolution accumulate: double, complex double, wrapping 64-bit integers,
+ * or (for pred) logical or of ands; rounded by hlo_sc_store at the end. */
+static inline void hlo_sc_mac(hlo_sc *a, hlo_type ot, hlo_sc x, hlo_sc y) {
+  switch (hlo_type_kind_of(ot)) {
+  case HLO_KIND_FLOAT: a->f += x.f * y.f; break;
+  case HLO_KIND_COMPLEX:
+    a->f += x.f * y.f - x.im * y.im;
+    a->im += x.f * y.im + x.im * y.f;
+    break;
+  case HLO_KIND_PRED: a->i |= (x.i && y.i); break;
+  case HLO_KIND_SINT: case HLO_KIND_UINT:
+    a->i = (int64_t)((uint64_t)a->i + (uint64_t)x.i * (uint64_t)y.i);
+    break;
+  case HLO_KIND_TOKEN: case HLO_KIND_OPAQUE: case HLO_KIND_TUPLE: break;
+  }
+}
 /* Store with the type's rounding: floats rounded once to nearest even from
  * the double value, ints wrapped to their width, pred = (i != 0). */
 void hlo_sc_store(hlo_type t, void *data, int64_t k, hlo_sc v);

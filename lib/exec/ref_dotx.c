@@ -9,23 +9,6 @@
 
 #define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
 
-typedef struct dacc { double re, im; int64_t i; } dacc;
-
-static void dacc_add(dacc *a, hlo_type ot, hlo_sc x, hlo_sc y) {
-  switch (hlo_type_kind_of(ot)) {
-  case HLO_KIND_FLOAT: a->re += x.f * y.f; break;
-  case HLO_KIND_COMPLEX:
-    a->re += x.f * y.f - x.im * y.im;
-    a->im += x.f * y.im + x.im * y.f;
-    break;
-  case HLO_KIND_PRED: a->i |= (x.i && y.i); break;
-  case HLO_KIND_SINT: case HLO_KIND_UINT:
-    a->i = (int64_t)((uint64_t)a->i + (uint64_t)x.i * (uint64_t)y.i);
-    break;
-  case HLO_KIND_TOKEN: case HLO_KIND_OPAQUE: case HLO_KIND_TUPLE: break;
-  }
-}
-
 static bool has(const int64_t *v, int n, int64_t x) {
   for (int i = 0; i < n; i++)
     if (v[i] == x) return true;
@@ -151,7 +134,7 @@ DECL_KERN(hlo_ref_ragged_dot) {
       }
       ri[rskip] = g;
     }
-    dacc a = {0, 0, 0};
+    hlo_sc a = {0, 0, 0};
     memset(ci, 0, sizeof ci);
     bool more = live;
     for (int i = 0; i < d.nlc; i++) if (d.cdims[i] == 0) more = false;
@@ -161,11 +144,11 @@ DECL_KERN(hlo_ref_ragged_dot) {
         for (int i = 0; i < d.nlc; i++) { li[d.lc[i]] = ci[i]; ri[d.rc[i]] = ci[i]; }
         hlo_sc x = hlo_ref_convert(lt, ot, hlo_sc_load(lt, args[0]->data, hlo_index_dot(ls->rank, li, lst)));
         hlo_sc y = hlo_ref_convert(rt, ot, hlo_sc_load(rt, args[1]->data, hlo_index_dot(rs->rank, ri, rst)));
-        dacc_add(&a, ot, x, y);
+        hlo_sc_mac(&a, ot, x, y);
       }
       more = d.nlc > 0 && hlo_index_next(d.nlc, d.cdims, ci);
     }
-    hlo_sc_store(ot, o->data, k, (hlo_sc){a.re, a.im, a.i});
+    hlo_sc_store(ot, o->data, k, a);
     hlo_index_next(os->rank, os->dims, oi);
   }
   *out = o;
@@ -224,16 +207,16 @@ DECL_KERN(hlo_ref_scaled_dot) {
     for (int i = 0; i < d.nlb; i++) { li[d.lb[i]] = oi[i]; ri[d.rb[i]] = oi[i]; }
     for (int i = 0; i < d.nlf; i++) li[d.lfree[i]] = oi[d.nlb + i];
     for (int i = 0; i < d.nrf; i++) ri[d.rfree[i]] = oi[d.nlb + d.nlf + i];
-    dacc a = {0, 0, 0};
+    hlo_sc a = {0, 0, 0};
     memset(ci, 0, sizeof ci);
     bool more = true;
     for (int i = 0; i < d.nlc; i++) if (d.cdims[i] == 0) more = false;
     while (more) {
       for (int i = 0; i < d.nlc; i++) { li[d.lc[i]] = ci[i]; ri[d.rc[i]] = ci[i]; }
-      dacc_add(&a, ot, scaled(L, LS, li, lst, lsst, lblk, ot), scaled(R, RS, ri, rst, rsst, rblk, ot));
+      hlo_sc_mac(&a, ot, scaled(L, LS, li, lst, lsst, lblk, ot), scaled(R, RS, ri, rst, rsst, rblk, ot));
       more = d.nlc > 0 && hlo_index_next(d.nlc, d.cdims, ci);
     }
-    hlo_sc_store(ot, o->data, k, (hlo_sc){a.re, a.im, a.i});
+    hlo_sc_store(ot, o->data, k, a);
     hlo_index_next(os->rank, os->dims, oi);
   }
   *out = o;

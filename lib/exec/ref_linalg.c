@@ -9,28 +9,6 @@
 
 #define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
 
-typedef struct acc_t { double re, im; int64_t i; } acc_t;
-
-static void acc_add(acc_t *a, hlo_type ot, hlo_sc x, hlo_sc y) {
-  switch (hlo_type_kind_of(ot)) {
-  case HLO_KIND_FLOAT: a->re += x.f * y.f; break;
-  case HLO_KIND_COMPLEX:
-    a->re += x.f * y.f - x.im * y.im;
-    a->im += x.f * y.im + x.im * y.f;
-    break;
-  case HLO_KIND_PRED: a->i |= (x.i && y.i); break;
-  case HLO_KIND_SINT: case HLO_KIND_UINT:
-    a->i = (int64_t)((uint64_t)a->i + (uint64_t)x.i * (uint64_t)y.i);
-    break;
-  case HLO_KIND_TOKEN: case HLO_KIND_OPAQUE: case HLO_KIND_TUPLE: break;
-  }
-}
-
-static hlo_sc acc_get(const acc_t *a) {
-  hlo_sc s = {a->re, a->im, a->i};
-  return s;
-}
-
 static bool has(const int64_t *v, int n, int64_t x) {
   for (int i = 0; i < n; i++)
     if (v[i] == x) return true;
@@ -74,7 +52,7 @@ DECL_KERN(hlo_ref_dot) {
     for (int i = 0; i < nlb; i++) { li[lb[i]] = oi[i]; ri[rb[i]] = oi[i]; }
     for (int i = 0; i < nlf; i++) li[lfree[i]] = oi[nlb + i];
     for (int i = 0; i < nrf; i++) ri[rfree[i]] = oi[nlb + nlf + i];
-    acc_t a = {0, 0, 0};
+    hlo_sc a = {0, 0, 0};
     memset(ci, 0, sizeof ci);
     bool more = true;
     for (int i = 0; i < nlc; i++) if (cdims[i] == 0) more = false;
@@ -82,10 +60,10 @@ DECL_KERN(hlo_ref_dot) {
       for (int i = 0; i < nlc; i++) { li[lc[i]] = ci[i]; ri[rc[i]] = ci[i]; }
       hlo_sc x = hlo_ref_convert(lt, ot, hlo_sc_load(lt, args[0]->data, hlo_index_dot(ls->rank, li, lst)));
       hlo_sc y = hlo_ref_convert(rt, ot, hlo_sc_load(rt, args[1]->data, hlo_index_dot(rs->rank, ri, rst)));
-      acc_add(&a, ot, x, y);
+      hlo_sc_mac(&a, ot, x, y);
       more = nlc > 0 && hlo_index_next(nlc, cdims, ci);
     }
-    hlo_sc_store(ot, o->data, k, acc_get(&a));
+    hlo_sc_store(ot, o->data, k, a);
     hlo_index_next(os->rank, os->dims, oi);
   }
   *out = o;
@@ -126,7 +104,7 @@ DECL_KERN(hlo_ref_convolution) {
   for (int64_t k = 0; k < o->nelems; k++) {
     int64_t ob = oi[dn->out_batch], of = oi[dn->out_feature];
     int64_t g = of / ofg, bg = of / ofb;
-    acc_t a = {0, 0, 0};
+    hlo_sc a = {0, 0, 0};
     li[dn->in_batch] = bg * OB + ob;
     ki[dn->kernel_out] = of;
     for (int64_t kf = 0; kf < KI; kf++) {
@@ -148,12 +126,12 @@ DECL_KERN(hlo_ref_convolution) {
         if (ok) {
           hlo_sc x = hlo_ref_convert(lt, ot, hlo_sc_load(lt, args[0]->data, hlo_index_dot(ns + 2, li, lst)));
           hlo_sc y = hlo_ref_convert(kt, ot, hlo_sc_load(kt, args[1]->data, hlo_index_dot(ns + 2, ki, kst)));
-          acc_add(&a, ot, x, y);
+          hlo_sc_mac(&a, ot, x, y);
         }
         more = ns > 0 && hlo_index_next(ns, wsz, wi);
       }
     }
-    hlo_sc_store(ot, o->data, k, acc_get(&a));
+    hlo_sc_store(ot, o->data, k, a);
     hlo_index_next(os->rank, os->dims, oi);
   }
   *out = o;
