@@ -327,41 +327,47 @@ static void print_value(hlo_buf *b, const hlo_val *v, int depth) {
 }
 
 static int write_output(const char *path, const hlo_val *res) {
-  const hlo_val *lv[256];
-  int n = leaves(res, lv, 0, 256);
-  hlo_diags d;
-  hlo_diags_init(&d, NULL);
+  int n = leaves(res, NULL, 0, 0); /* count first: any number of leaves */
+  const hlo_val **lv = malloc(sizeof *lv * (size_t)(n + 1));
+  hlo_npz_member *m = malloc(sizeof *m * (size_t)(n + 1));
+  char(*names)[24] = malloc(sizeof *names * (size_t)(n + 1));
   int rc = HLO_OK;
-  if (n > 256) {
-    cli_errorf(&TOOL, "result has more than 256 arrays");
-    return CLI_INVALID;
+  if (!lv || !m || !names) {
+    cli_errorf(&TOOL, "out of memory");
+    rc = HLO_ERR;
+    goto done;
   }
+  leaves(res, lv, 0, n);
   for (int i = 0; i < n; i++)
     if (!hlo_type_is_array(lv[i]->shape->type)) {
       cli_errorf(&TOOL, "result element %d is a %s, which cannot be saved", i,
                  hlo_type_name(lv[i]->shape->type));
-      return CLI_INVALID;
+      rc = HLO_ERR;
+      goto done;
     }
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
   if (ends_with(path, ".npz")) {
-    hlo_npz_member m[256];
-    char names[256][16];
     for (int i = 0; i < n; i++) {
       snprintf(names[i], sizeof names[i], "out%d", i);
       m[i].name = names[i];
       val_to_array(lv[i], &m[i].arr);
     }
     rc = hlo_npz_save(path, m, n, false, &d);
+  } else if (res->shape->type == HLO_TUPLE) {
+    cli_errorf(&TOOL, "the result is a tuple of %d arrays: write it to an .npz file", n);
+    rc = HLO_ERR;
   } else {
-    if (res->shape->type == HLO_TUPLE) {
-      cli_errorf(&TOOL, "the result is a tuple of %d arrays: write it to an .npz file", n);
-      return CLI_INVALID;
-    }
     hlo_array arr;
     val_to_array(res, &arr);
     rc = hlo_npy_save(path, &arr, &d);
   }
   if (rc) cli_print_diags(&d);
   hlo_diags_release(&d);
+done:
+  free(lv);
+  free(m);
+  free(names);
   return rc ? CLI_INVALID : CLI_OK;
 }
 
