@@ -126,9 +126,8 @@ int main(int argc, char **argv) {
   fmt_args a = {.max_errors = 20};
   int npos;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
-  static char *stdin_only[] = {"-"};
-  char **files = npos ? argv + first : stdin_only;
-  int nfiles = npos ? npos : 1;
+  int nfiles;
+  char **files = cli_files(argv, first, npos, &nfiles);
   if (a.output && nfiles > 1) cli_usage_error(&TOOL, "-o takes a single input file");
   int rc = CLI_OK;
   hlo_buf out;

@@ -80,9 +80,8 @@ int main(int argc, char **argv) {
   args a = {0};
   int npos;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
-  static char *stdin_only[] = {"-"};
-  char **files = npos ? argv + first : stdin_only;
-  int nfiles = npos ? npos : 1;
+  int nfiles;
+  char **files = cli_files(argv, first, npos, &nfiles);
   int rc = CLI_OK;
   hlo_buf out;
   hlo_buf_init(&out, NULL);

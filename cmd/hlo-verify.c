@@ -121,9 +121,8 @@ int main(int argc, char **argv) {
   args a = {0};
   int npos;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
-  static char *stdin_only[] = {"-"};
-  char **files = npos ? argv + first : stdin_only;
-  int nfiles = npos ? npos : 1;
+  int nfiles;
+  char **files = cli_files(argv, first, npos, &nfiles);
   cJSON *jfiles = a.json ? cJSON_CreateArray() : NULL;
   int rc = CLI_OK;
   for (int i = 0; i < nfiles; i++) {

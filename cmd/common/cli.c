@@ -119,6 +119,12 @@ int cli_parse(const cli_tool *t, int argc, char **argv,
   return first;
 }
 
+char **cli_files(char **argv, int first, int npos, int *nfiles) {
+  static char *stdin_only[] = {"-"};
+  *nfiles = npos ? npos : 1;
+  return npos ? argv + first : stdin_only;
+}
+
 int cli_read(const cli_tool *t, const char *path, cli_input *in) {
   memset(in, 0, sizeof *in);
   bool is_stdin = strcmp(path, "-") == 0;

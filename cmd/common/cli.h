@@ -37,6 +37,10 @@ typedef struct cli_tool {
 int cli_parse(const cli_tool *t, int argc, char **argv,
               int (*on_opt)(int idx, const char *arg, void *ud), void *ud, int *npos_out);
 
+/* The input files: the npos positional arguments from argv[first], or
+ * "-" (standard input) when there are none; *nfiles gets their count. */
+char **cli_files(char **argv, int first, int npos, int *nfiles);
+
 /* Usage error: "prog: msg\nTry 'prog --help'..." on stderr, exit 2. */
 _Noreturn void cli_usage_error(const cli_tool *t, const char *fmt, ...) HLO_PRINTF(2, 3);
 /* "prog: msg" on stderr. */
