@@ -23,7 +23,7 @@ typedef struct red_plan {
   int src_arg;
   int init_arg;             /* argument of the init value, or -1: init_data */
   const void *init_data;
-  int64_t O, R, I;
+  int64_t O, R, In; /* outer, reduced, inner (kept) extents */
   const hlo_fv_isa *isa;
   int nthreads;
 } red_plan;
@@ -47,14 +47,14 @@ static bool split_dims(const hlo_instruction *red, red_plan *p) {
     if (dm[i] < lo) lo = (int)dm[i];
     if (dm[i] > hi) hi = (int)dm[i];
   }
-  p->O = p->R = p->I = 1;
+  p->O = p->R = p->In = 1;
   if (nd == 0) lo = hi = -1;
   for (int d = 0; d < is->rank; d++) {
     if (nd && d >= lo && d <= hi) {
       if (!in[d]) return false;
       p->R *= is->dims[d];
     } else if (nd && d > hi) {
-      p->I *= is->dims[d];
+      p->In *= is->dims[d];
     } else {
       p->O *= is->dims[d];
     }
@@ -223,9 +223,9 @@ static void row_item(void *ctx, int64_t it) {
 static void col_item(void *ctx, int64_t it) {
   red_job *j = ctx;
   const red_plan *p = j->p;
-  int64_t nib = (p->I + j->icols - 1) / j->icols;
+  int64_t nib = (p->In + j->icols - 1) / j->icols;
   int64_t o = it / nib, i0 = (it % nib) * j->icols;
-  int64_t i1 = i0 + j->icols < p->I ? i0 + j->icols : p->I;
+  int64_t i1 = i0 + j->icols < p->In ? i0 + j->icols : p->In;
   double *acc = hlo_malloc(j->alloc, sizeof(double) * (size_t)(i1 - i0) + 8);
   void *buf = p->lp ? hlo_malloc(j->alloc, HLO_LP_CHUNK * 8) : NULL;
   void *scratch = p->lp ? hlo_lp_scratch_new(p->lp, j->alloc) : NULL;
@@ -237,7 +237,7 @@ static void col_item(void *ctx, int64_t it) {
   for (int64_t r = 0; r < p->R; r++)
     for (int64_t c = i0; c < i1; c += HLO_LP_CHUNK) {
       int64_t n = i1 - c < HLO_LP_CHUNK ? i1 - c : HLO_LP_CHUNK;
-      const void *v = src_chunk(j, (o * p->R + r) * p->I + c, n, buf, scratch);
+      const void *v = src_chunk(j, (o * p->R + r) * p->In + c, n, buf, scratch);
       double *a = acc + (c - i0);
       if (p->op == HLO_OP_ADD) {
         if (p->t == HLO_F32) p->isa->acc32(n, v, a);
@@ -249,7 +249,7 @@ static void col_item(void *ctx, int64_t it) {
       }
     }
   for (int64_t i = 0; i < i1 - i0; i++) {
-    int64_t k = o * p->I + i0 + i;
+    int64_t k = o * p->In + i0 + i;
     if (p->t == HLO_F32) ((float *)j->out)[k] = (float)acc[i];
     else ((double *)j->out)[k] = acc[i];
   }
@@ -268,13 +268,13 @@ DECL_KERN(hlo_fast_reduce) {
   const void *iv = p->init_arg >= 0 ? args[p->init_arg]->data : p->init_data;
   double init = p->t == HLO_F32 ? *(const float *)iv : *(const double *)iv;
   red_job j = {p, args, r->alloc, init, 0, NULL, o->data, 0, 0};
-  int64_t total = p->O * p->R * p->I;
+  int64_t total = p->O * p->R * p->In;
   int nth = total >= RBLOCK ? p->nthreads : 1;
-  if (p->O * p->I == 0) {
+  if (p->O * p->In == 0) {
     *out = o;
     return HLO_OK;
   }
-  if (p->I == 1) {
+  if (p->In == 1) {
     j.nblk = p->R > 0 ? (p->R + RBLOCK - 1) / RBLOCK : 1;
     j.partial = hlo_malloc(r->alloc, sizeof(double) * (size_t)(p->O * j.nblk) + 8);
     if (!j.partial) {
@@ -298,8 +298,8 @@ DECL_KERN(hlo_fast_reduce) {
     hlo_free(r->alloc, j.partial);
   } else {
     /* split columns only when there are few outer rows */
-    j.icols = p->O >= 4 ? p->I : HLO_LP_CHUNK * 4;
-    int64_t nib = (p->I + j.icols - 1) / j.icols;
+    j.icols = p->O >= 4 ? p->In : HLO_LP_CHUNK * 4;
+    int64_t nib = (p->In + j.icols - 1) / j.icols;
     hlo_fast_parallel(nth, p->O * nib, col_item, &j);
   }
   if (j.failed) {
