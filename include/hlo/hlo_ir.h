@@ -266,12 +266,12 @@ typedef struct hlo_attr {
     hlo_conv_dnums *conv;  /* CONV_DNUMS */
     struct { int n; hlo_slice_dim *v; } slices;
     hlo_padding padding;
-    hlo_replica_groups groups;
+    hlo_replica_groups *groups; /* REPLICA_GROUPS */
     struct { int n; int64_t (*v)[2]; } pairs;
-    hlo_shape shape;
+    hlo_shape *shape;      /* SHAPE */
     struct { int n; hlo_shape *v; } shapes;
     hlo_sharding *sharding; /* SHARDING */
-    hlo_program_shape pshape;
+    hlo_program_shape *pshape; /* PROGRAM_SHAPE */
     hlo_literal *literal; /* LITERAL: "shape value" */
     hlo_aliasing aliasing;
   } u;

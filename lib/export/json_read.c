@@ -566,7 +566,9 @@ static int read_attr_value(jr *r, const cJSON *o, const cJSON *v, hlo_attr *a) {
     }
     return HLO_OK;
   }
-  case HLO_AK_REPLICA_GROUPS: return read_groups(r, v, &a->u.groups);
+  case HLO_AK_REPLICA_GROUPS:
+    if (!(a->u.groups = hlo_arena_alloc(r->a, sizeof *a->u.groups))) return oom(r);
+    return read_groups(r, v, a->u.groups);
   case HLO_AK_PAIRS: {
     if (as_array(r, v, "value", &a->u.pairs.n)) return HLO_ERR;
     a->u.pairs.v = a->u.pairs.n ? hlo_arena_array(r->a, (size_t)a->u.pairs.n, sizeof(int64_t[2])) : NULL;
@@ -582,7 +584,9 @@ static int read_attr_value(jr *r, const cJSON *o, const cJSON *v, hlo_attr *a) {
     }
     return HLO_OK;
   }
-  case HLO_AK_SHAPE: return read_shape(r, v, &a->u.shape, 0);
+  case HLO_AK_SHAPE:
+    if (!(a->u.shape = hlo_arena_alloc(r->a, sizeof *a->u.shape))) return oom(r);
+    return read_shape(r, v, a->u.shape, 0);
   case HLO_AK_SHAPES: {
     if (as_array(r, v, "value", &a->u.shapes.n)) return HLO_ERR;
     a->u.shapes.v = a->u.shapes.n ? hlo_arena_array(r->a, (size_t)a->u.shapes.n, sizeof(hlo_shape)) : NULL;
@@ -596,7 +600,8 @@ static int read_attr_value(jr *r, const cJSON *o, const cJSON *v, hlo_attr *a) {
     if (!(a->u.sharding = hlo_arena_alloc(r->a, sizeof *a->u.sharding))) return oom(r);
     return read_sharding(r, v, a->u.sharding, 0);
   case HLO_AK_PROGRAM_SHAPE: {
-    hlo_program_shape *ps = &a->u.pshape;
+    hlo_program_shape *ps = a->u.pshape = hlo_arena_alloc(r->a, sizeof *a->u.pshape);
+    if (!ps) return oom(r);
     if (!cJSON_IsObject(v)) return jerr(r, NULL, "program_shape: expected an object");
     cJSON *params = field(r, v, "parameters", true);
     if (!params || as_array(r, params, "parameters", &ps->nparams)) return HLO_ERR;

@@ -222,13 +222,13 @@ static cJSON *attr_value(jw *w, const hlo_attr *a, cJSON *attr_obj) {
     }
     return o;
   }
-  case HLO_AK_REPLICA_GROUPS: return groups_json(w, &a->u.groups);
+  case HLO_AK_REPLICA_GROUPS: return groups_json(w, a->u.groups);
   case HLO_AK_PAIRS: {
     cJSON *v = cJSON_CreateArray();
     for (int i = 0; v && i < a->u.pairs.n; i++) put(w, v, NULL, int_array(w, a->u.pairs.v[i], 2));
     return v;
   }
-  case HLO_AK_SHAPE: return shape_json(w, &a->u.shape);
+  case HLO_AK_SHAPE: return shape_json(w, a->u.shape);
   case HLO_AK_SHAPES: {
     cJSON *v = cJSON_CreateArray();
     for (int i = 0; v && i < a->u.shapes.n; i++) put(w, v, NULL, shape_json(w, &a->u.shapes.v[i]));
@@ -239,9 +239,9 @@ static cJSON *attr_value(jw *w, const hlo_attr *a, cJSON *attr_obj) {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     cJSON *ps = put(w, o, "parameters", cJSON_CreateArray());
-    for (int i = 0; ps && i < a->u.pshape.nparams; i++)
-      put(w, ps, NULL, shape_json(w, &a->u.pshape.params[i]));
-    put(w, o, "result", shape_json(w, &a->u.pshape.result));
+    for (int i = 0; ps && i < a->u.pshape->nparams; i++)
+      put(w, ps, NULL, shape_json(w, &a->u.pshape->params[i]));
+    put(w, o, "result", shape_json(w, &a->u.pshape->result));
     return o;
   }
   case HLO_AK_LITERAL: return a->u.literal ? literal_json(w, a->u.literal, true) : cJSON_CreateNull();

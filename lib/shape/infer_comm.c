@@ -33,7 +33,7 @@ static int64_t shard_count(const hlo_instruction *in) {
   int64_t g = sx_group_size(in);
   if (g > 0) return g;
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_REPLICA_GROUPS);
-  if (a && a->kind == HLO_AK_REPLICA_GROUPS && (a->u.groups.iota || a->u.groups.ngroups)) return 0;
+  if (a && a->kind == HLO_AK_REPLICA_GROUPS && (a->u.groups->iota || a->u.groups->ngroups)) return 0;
   int64_t r = module_int(in, HLO_A_REPLICA_COUNT);
   return r > 0 && !hlo_instr_attr(in, HLO_A_CHANNEL_ID) ? r : 0;
 }
@@ -229,9 +229,9 @@ int hlo_shape_infer_collective(sctx *c) {
     if (sx_op(c, 1)->type != HLO_TOKEN)
       return sx_fail(c, "The second operand of outfeed must be a token; got %s.", sx_str(c, sx_op(c, 1)));
     const hlo_attr *os = hlo_instr_attr(in, HLO_A_OUTFEED_SHAPE);
-    if (os && os->kind == HLO_AK_SHAPE && !hlo_shape_xla_compatible(&os->u.shape, sx_op(c, 0), false))
+    if (os && os->kind == HLO_AK_SHAPE && !hlo_shape_xla_compatible(os->u.shape, sx_op(c, 0), false))
       return sx_fail(c, "Expected outfeed shape to be equal to operand's shape %s, actual shape is %s.",
-                     sx_str(c, sx_op(c, 0)), sx_str(c, &os->u.shape));
+                     sx_str(c, sx_op(c, 0)), sx_str(c, os->u.shape));
     return sx_token(c);
   }
   case HLO_OP_AFTER_ALL:

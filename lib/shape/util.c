@@ -214,7 +214,7 @@ const hlo_shape *sx_called_root(sctx *c, int k, const char *what) {
 int64_t sx_group_size(const hlo_instruction *in) {
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_REPLICA_GROUPS);
   if (!a || a->kind != HLO_AK_REPLICA_GROUPS) return 0;
-  const hlo_replica_groups *g = &a->u.groups;
+  const hlo_replica_groups *g = a->u.groups;
   if (g->iota) return g->niota_shape >= 2 ? g->iota_shape[g->niota_shape - 1] : 0;
   if (g->ngroups <= 0) return 0;
   return g->group_sizes[0];

@@ -225,7 +225,9 @@ static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) 
     } else {
       a->kind = hlo_attr_kind_of(a->key);
     }
-    if (!(a->name = hlo_arena_strndup(sc->a, nm, n))) return sc_errorf(sc, at, "out of memory");
+    /* known spellings share the table's string; unknown ones are copied */
+    a->name = key ? hlo_attr_name(a->key) : hlo_arena_strndup(sc->a, nm, n);
+    if (!a->name) return sc_errorf(sc, at, "out of memory");
     for (int i = 0; i < v.n; i++)
       if (strcmp(((hlo_attr *)v.v[i])->name, a->name) == 0)
         return sc_errorf(sc, at, "attribute '%s' given twice", a->name);
@@ -518,7 +520,7 @@ static int parse_module_body(parser *p) {
     if (parse_attrs(p, &m->attrs, &m->nattrs, true)) return HLO_ERR;
     for (int i = 0; i < m->nattrs; i++)
       if (m->attrs[i].kind == HLO_AK_PROGRAM_SHAPE) {
-        hlo_program_shape *ps = &m->attrs[i].u.pshape;
+        hlo_program_shape *ps = m->attrs[i].u.pshape;
         for (int k = 0; k < ps->nparams; k++)
           if (set_layouts(p, &ps->params[k])) return sc_errorf(sc, sc->pos, "out of memory");
         if (set_layouts(p, &ps->result)) return sc_errorf(sc, sc->pos, "out of memory");

@@ -656,11 +656,13 @@ int sc_attr_value(scanner *sc, hlo_attr *a) {
   case HLO_AK_PADDING:
     return parse_padding(sc, &a->u.padding);
   case HLO_AK_REPLICA_GROUPS:
-    return parse_groups(sc, &a->u.groups, false, a);
+    if (!(a->u.groups = hlo_arena_alloc(sc->a, sizeof *a->u.groups))) return sc_errorf(sc, st, "out of memory");
+    return parse_groups(sc, a->u.groups, false, a);
   case HLO_AK_PAIRS:
     return parse_groups(sc, NULL, true, a);
   case HLO_AK_SHAPE:
-    return sc_shape(sc, &a->u.shape);
+    if (!(a->u.shape = hlo_arena_alloc(sc->a, sizeof *a->u.shape))) return sc_errorf(sc, st, "out of memory");
+    return sc_shape(sc, a->u.shape);
   case HLO_AK_SHAPES:
     return parse_shapes(sc, a);
   case HLO_AK_SHARDING:
@@ -668,7 +670,8 @@ int sc_attr_value(scanner *sc, hlo_attr *a) {
     if (!(a->u.sharding = hlo_arena_alloc(sc->a, sizeof *a->u.sharding))) return sc_errorf(sc, st, "out of memory");
     return parse_sharding(sc, a->u.sharding);
   case HLO_AK_PROGRAM_SHAPE:
-    return parse_program_shape(sc, &a->u.pshape);
+    if (!(a->u.pshape = hlo_arena_alloc(sc->a, sizeof *a->u.pshape))) return sc_errorf(sc, st, "out of memory");
+    return parse_program_shape(sc, a->u.pshape);
   case HLO_AK_LITERAL: {
     hlo_shape ls;
     if (sc_shape(sc, &ls) || hlo_shape_set_default_layouts(sc->a, &ls)) return HLO_ERR;

@@ -211,7 +211,7 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
     break;
   }
   case HLO_AK_REPLICA_GROUPS:
-    groups(b, &a->u.groups);
+    groups(b, a->u.groups);
     break;
   case HLO_AK_PAIRS:
     hlo_buf_putc(b, '{');
@@ -220,7 +220,7 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
     hlo_buf_putc(b, '}');
     break;
   case HLO_AK_SHAPE:
-    hlo_print_shape(b, &a->u.shape, true);
+    hlo_print_shape(b, a->u.shape, true);
     break;
   case HLO_AK_SHAPES:
     hlo_buf_putc(b, '{');
@@ -243,12 +243,12 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
     break;
   case HLO_AK_PROGRAM_SHAPE:
     hlo_buf_puts(b, "{(");
-    for (int i = 0; i < a->u.pshape.nparams; i++) {
+    for (int i = 0; i < a->u.pshape->nparams; i++) {
       if (i) hlo_buf_putc(b, ',');
-      hlo_print_shape(b, &a->u.pshape.params[i], true);
+      hlo_print_shape(b, &a->u.pshape->params[i], true);
     }
     hlo_buf_puts(b, ")->");
-    hlo_print_shape(b, &a->u.pshape.result, true);
+    hlo_print_shape(b, &a->u.pshape->result, true);
     hlo_buf_putc(b, '}');
     break;
   }

@@ -210,8 +210,8 @@ static void check_start_users(vctx *v, const hlo_instruction *in) {
 
 static void check_replica_groups(vctx *v, const hlo_instruction *in, bool uniform) {
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_REPLICA_GROUPS);
-  if (!a || a->kind != HLO_AK_REPLICA_GROUPS || a->u.groups.iota) return;
-  const hlo_replica_groups *g = &a->u.groups;
+  if (!a || a->kind != HLO_AK_REPLICA_GROUPS || a->u.groups->iota) return;
+  const hlo_replica_groups *g = a->u.groups;
   for (int i = 0; i < g->ngroups; i++) {
     if (uniform && g->group_sizes[i] != g->group_sizes[0]) {
       vx_fail(v, in, "Replica groups expected to be of uniform size; group 0 has %d members, group %d has %d.",

@@ -167,7 +167,7 @@ static void check_entry_layout(vctx *v) {
   const hlo_module *m = v->m;
   const hlo_attr *a = hlo_module_attr(m, HLO_A_ENTRY_COMPUTATION_LAYOUT);
   if (!a || a->kind != HLO_AK_PROGRAM_SHAPE || !m->entry) return;
-  const hlo_program_shape *ps = &a->u.pshape;
+  const hlo_program_shape *ps = a->u.pshape;
   const hlo_computation *e = m->entry;
   if (ps->nparams != e->nparams) {
     vx_fail_at(v, a->off,
