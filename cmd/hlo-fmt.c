@@ -109,7 +109,7 @@ static int format_file(const cli_input *in, const fmt_args *a, hlo_buf *out) {
         hlo_print_module(out, m, &a->po);
         if (a->stats)
           fprintf(stderr, "stats: text %zu bytes, parse %.6f s, print %.6f s, ir %zu bytes reserved (%zu used), output %zu bytes\n",
-                  end - begin, t1 - t0, now() - t1, m->arena.bytes_reserved, m->arena.bytes_used,
+                  end - begin, t1 - t0, now() - t1, m->arena.bytes_reserved, hlo_arena_used(&m->arena),
                   out->len - before);
         hlo_module_free(m);
       }

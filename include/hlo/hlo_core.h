@@ -53,8 +53,9 @@ typedef struct hlo_arena_block hlo_arena_block;
 typedef struct hlo_arena {
   hlo_arena_block *head;
   const hlo_allocator *alloc;
-  size_t bytes_reserved; /* total block bytes obtained from the allocator */
-  size_t bytes_used;
+  unsigned char *cur, *lim; /* free space of the head block */
+  size_t bytes_reserved;    /* total block bytes obtained from the allocator */
+  size_t bytes_retired;     /* bytes used in blocks other than the head */
 } hlo_arena;
 
 void hlo_arena_init(hlo_arena *a, const hlo_allocator *alloc);
@@ -65,6 +66,8 @@ void *hlo_arena_array(hlo_arena *a, size_t n, size_t sz);
 char *hlo_arena_strndup(hlo_arena *a, const char *s, size_t n);
 char *hlo_arena_strdup(hlo_arena *a, const char *s);
 char *hlo_arena_printf(hlo_arena *a, const char *fmt, ...) HLO_PRINTF(2, 3);
+/* Bytes handed out so far (including alignment padding). */
+size_t hlo_arena_used(const hlo_arena *a);
 
 /* ---- growable byte buffer (for printers) ------------------------------- */
 typedef struct hlo_buf {
@@ -147,12 +150,15 @@ void hlo_diag_render_loc(hlo_buf *b, const hlo_diag *d, hlo_loc loc);
 /* ---- string map ------------------------------------------------------------
  * Open-addressing hash map from NUL-terminated strings to pointers, storage
  * in an arena (keys are not copied: they must outlive the map). */
+typedef struct hlo_strmap_slot {
+  uint64_t hash; /* 0: empty */
+  const char *key;
+  void *val;
+} hlo_strmap_slot;
 typedef struct hlo_strmap {
   hlo_arena *arena;
   size_t cap, n; /* cap is a power of two or 0 */
-  const char **keys;
-  void **vals;
-  uint64_t *hashes;
+  hlo_strmap_slot *slots;
 } hlo_strmap;
 
 void hlo_strmap_init(hlo_strmap *m, hlo_arena *arena);

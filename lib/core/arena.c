@@ -1,36 +1,20 @@
-/* arena.c - bump allocation in blocks; one release frees everything. */
+/* arena.c - bump allocation in blocks; one release frees everything.
+ * Blocks arrive zeroed (calloc, or malloc + memset under a custom
+ * allocator), so an allocation is a pointer bump with no memset. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "hlo/hlo_core.h"
 
 struct hlo_arena_block {
   hlo_arena_block *next;
-  size_t size, used;
+  size_t size;
   _Alignas(16) unsigned char data[];
 };
 
 enum { ARENA_MIN_BLOCK = 64 * 1024 };
-
-/* Big blocks ask the kernel for transparent huge pages where it offers
- * them on request (THP "madvise" mode): filling a 300 MB IR otherwise costs
- * one page fault per 4 KB.  Only a hint; failure changes nothing. */
-static void advise_huge(void *p, size_t n) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  enum { HUGE = 2u << 20 };
-  if (n < 2 * (size_t)HUGE) return;
-  uintptr_t lo = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
-  uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE - 1);
-  if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)n;
-#endif
-}
 
 void hlo_arena_init(hlo_arena *a, const hlo_allocator *alloc) {
   memset(a, 0, sizeof *a);
@@ -44,52 +28,70 @@ void hlo_arena_release(hlo_arena *a) {
     hlo_free(a->alloc, b);
     b = next;
   }
-  a->head = NULL;
-  a->bytes_reserved = a->bytes_used = 0;
+  const hlo_allocator *alloc = a->alloc;
+  hlo_arena_init(a, alloc);
+}
+
+size_t hlo_arena_used(const hlo_arena *a) {
+  return a->bytes_retired + (a->head ? (size_t)(a->cur - a->head->data) : 0);
+}
+
+/* A zeroed block: calloc under the default allocator (fresh pages need no
+ * clearing), malloc + memset under a custom one. */
+static hlo_arena_block *new_block(hlo_arena *a, size_t size) {
+  size_t total;
+  if (hlo_add_overflow(size, sizeof(hlo_arena_block), &total)) return NULL;
+  hlo_arena_block *b;
+  if (a->alloc && a->alloc->alloc) {
+    b = hlo_malloc(a->alloc, total);
+    if (b) memset(b, 0, total);
+  } else {
+    b = calloc(1, total);
+  }
+  if (!b) return NULL;
+  b->size = size;
+  a->bytes_reserved += size;
+  return b;
+}
+
+static void *alloc_slow(hlo_arena *a, size_t need) {
+  /* a one-off large allocation gets a block of its own behind a head block
+   * that still has room, which keeps serving the small ones */
+  if (a->head && need > ARENA_MIN_BLOCK && (size_t)(a->lim - a->cur) > 4096) {
+    hlo_arena_block *nb = new_block(a, need);
+    if (!nb) return NULL;
+    nb->next = a->head->next;
+    a->head->next = nb;
+    a->bytes_retired += need;
+    return nb->data;
+  }
+  size_t size = need > ARENA_MIN_BLOCK ? need : ARENA_MIN_BLOCK;
+  /* grow blocks with the arena so big modules need few mallocs */
+  if (a->bytes_reserved / 4 > size && a->bytes_reserved / 4 < ((size_t)64 << 20))
+    size = (a->bytes_reserved / 4) & ~(size_t)15;
+  hlo_arena_block *nb = new_block(a, size);
+  if (!nb) return NULL;
+  if (a->head) a->bytes_retired += (size_t)(a->cur - a->head->data);
+  nb->next = a->head;
+  a->head = nb;
+  a->cur = nb->data + need;
+  a->lim = nb->data + size;
+  return nb->data;
 }
 
 void *hlo_arena_alloc(hlo_arena *a, size_t n) {
-  size_t need;
-  if (hlo_add_overflow(n, 15, &need)) return NULL;
-  need &= ~(size_t)15;
-  if (need == 0) need = 16;
-  hlo_arena_block *b = a->head;
-  if (b) { /* realign after byte-granular string allocations */
-    size_t pad = (16 - (b->used & 15)) & 15;
-    if (b->size - b->used >= pad) {
-      b->used += pad;
-      a->bytes_used += pad;
+  if (n > SIZE_MAX - 15) return NULL;
+  size_t need = n ? (n + 15) & ~(size_t)15 : 16;
+  if (a->head) {
+    /* blocks are 16-aligned with sizes a multiple of 16, so the aligned
+     * cursor never passes lim */
+    unsigned char *p = a->cur + ((16 - ((uintptr_t)a->cur & 15)) & 15);
+    if (need <= (size_t)(a->lim - p)) {
+      a->cur = p + need;
+      return p;
     }
   }
-  if (!b || b->size - b->used < need) {
-    size_t size = need > ARENA_MIN_BLOCK ? need : ARENA_MIN_BLOCK;
-    /* grow blocks with the arena so big modules need few mallocs */
-    if (a->bytes_reserved / 4 > size && a->bytes_reserved / 4 < ((size_t)64 << 20))
-      size = a->bytes_reserved / 4;
-    size_t total;
-    if (hlo_add_overflow(size, sizeof(hlo_arena_block), &total)) return NULL;
-    hlo_arena_block *nb = hlo_malloc(a->alloc, total);
-    if (!nb) return NULL;
-    nb->size = size;
-    nb->used = 0;
-    advise_huge(nb->data, size);
-    /* keep a partly used big head block in front when the new block is
-     * a one-off large allocation */
-    if (b && need > ARENA_MIN_BLOCK && b->size - b->used > 4096) {
-      nb->next = b->next;
-      b->next = nb;
-    } else {
-      nb->next = b;
-      a->head = nb;
-    }
-    a->bytes_reserved += size;
-    b = nb;
-  }
-  void *p = b->data + b->used;
-  b->used += need;
-  a->bytes_used += need;
-  memset(p, 0, need);
-  return p;
+  return alloc_slow(a, need);
 }
 
 void *hlo_arena_array(hlo_arena *a, size_t n, size_t sz) {
@@ -99,13 +101,11 @@ void *hlo_arena_array(hlo_arena *a, size_t n, size_t sz) {
 }
 
 /* Strings need no alignment: take them byte-granular from the head block
- * (the next aligned allocation rounds the block's fill up again). */
+ * (the next aligned allocation rounds the cursor up again). */
 static char *alloc_bytes(hlo_arena *a, size_t n) {
-  hlo_arena_block *b = a->head;
-  if (b && b->size - b->used >= n) {
-    char *p = (char *)b->data + b->used;
-    b->used += n;
-    a->bytes_used += n;
+  if (a->head && n <= (size_t)(a->lim - a->cur)) {
+    char *p = (char *)a->cur;
+    a->cur += n;
     return p;
   }
   return hlo_arena_alloc(a, n);

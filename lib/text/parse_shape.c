@@ -16,7 +16,13 @@ bool sc_at_shape(scanner *sc) {
   while (p < sc->end && ((sc->s[p] >= 'a' && sc->s[p] <= 'z') || (sc->s[p] >= '0' && sc->s[p] <= '9')))
     p++;
   hlo_type t;
-  return p < sc->end && sc->s[p] == '[' && hlo_type_lookup(sc->s + sc->pos, p - sc->pos, &t);
+  if (p < sc->end && sc->s[p] == '[' && hlo_type_lookup(sc->s + sc->pos, p - sc->pos, &t)) {
+    sc->seen_at = sc->pos + 1;
+    sc->seen_end = p;
+    sc->seen_type = t;
+    return true;
+  }
+  return false;
 }
 
 /* Parse "T(8,128)(2,1)", "E(4)", "S(1)" out of the layout extension text. */
@@ -219,12 +225,17 @@ int sc_shape(scanner *sc, hlo_shape *out) {
   sc_skip(sc);
   if (sc->pos < sc->end && sc->s[sc->pos] == '(') return parse_tuple(sc, out);
   size_t st = sc->pos, p = st;
-  while (p < sc->end && ((sc->s[p] >= 'a' && sc->s[p] <= 'z') || (sc->s[p] >= '0' && sc->s[p] <= '9')))
-    p++;
   hlo_type t;
-  if (p == st || !hlo_type_lookup(sc->s + st, p - st, &t)) {
+  if (sc->seen_at == st + 1) { /* sc_at_shape just read this type */
+    p = sc->seen_end;
+    t = sc->seen_type;
+  } else {
+    while (p < sc->end && ((sc->s[p] >= 'a' && sc->s[p] <= 'z') || (sc->s[p] >= '0' && sc->s[p] <= '9')))
+      p++;
+    if (p == st || !hlo_type_lookup(sc->s + st, p - st, &t)) {
     if (p == st) return sc_errorf(sc, st, "expected a shape");
-    return sc_errorf(sc, st, "unknown element type '%.*s'", (int)(p - st), sc->s + st);
+      return sc_errorf(sc, st, "unknown element type '%.*s'", (int)(p - st), sc->s + st);
+    }
   }
   sc->pos = p;
   if (p >= sc->end || sc->s[p] != '[')

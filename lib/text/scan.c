@@ -13,7 +13,14 @@ int sc_errorf(scanner *sc, size_t off, const char *fmt, ...) {
   return HLO_ERR;
 }
 
-void sc_skip(scanner *sc) {
+#define R6(c) [c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1, [c + 4] = 1, [c + 5] = 1
+#define R10(c) R6(c), [c + 6] = 1, [c + 7] = 1, [c + 8] = 1, [c + 9] = 1
+const unsigned char sc_name_chars[256] = {
+    R10('0'), R10('a'), R10('k'), R6('u'), R10('A'), R10('K'), R6('U'), ['_'] = 1, ['.'] = 1, ['-'] = 1};
+#undef R10
+#undef R6
+
+void sc_skip_slow(scanner *sc) {
   const char *s = sc->s;
   size_t p = sc->pos, e = sc->end;
   for (;;) {
@@ -89,18 +96,19 @@ bool sc_accept_kw(scanner *sc, const char *kw) {
 
 size_t sc_name(scanner *sc, const char **start, bool *had_percent) {
   sc_skip(sc);
-  size_t p = sc->pos;
+  const char *s = sc->s;
+  size_t p = sc->pos, end = sc->end;
   bool pct = false;
-  if (p < sc->end && sc->s[p] == '%') {
+  if (p < end && s[p] == '%') {
     pct = true;
     p++;
   }
   size_t b = p;
-  while (p < sc->end && sc_is_name_char(sc->s[p])) {
-    if (sc->s[p] == '-' && p + 1 < sc->end && sc->s[p + 1] == '>') break; /* "->" */
+  while (p < end && sc_name_chars[(unsigned char)s[p]]) {
+    if (s[p] == '-' && p + 1 < end && s[p + 1] == '>') break; /* "->" */
     p++;
   }
-  if (p == b || sc->s[b] == '-') return 0;
+  if (p == b || s[b] == '-') return 0;
   *start = sc->s + b;
   if (had_percent) *had_percent = pct;
   sc->pos = p;
@@ -191,7 +199,15 @@ int sc_raw_value(scanner *sc, const char **out) {
   enum { MAX_RAW_DEPTH = 256 };
   size_t open[MAX_RAW_DEPTH]; /* offsets of the brackets still open */
   int depth = 0;
-  while (p < sc->end) {
+  /* the bytes that matter here; everything else is skipped in a tight loop */
+  static const unsigned char special[256] = {
+      ['"'] = 1, ['{'] = 1, ['('] = 1, ['['] = 1, ['}'] = 1, [')'] = 1, [']'] = 1,
+      [','] = 1, ['\n'] = 1, [' '] = 1, ['\r'] = 1, ['\t'] = 1};
+  const char *s = sc->s;
+  const size_t end = sc->end;
+  while (p < end) {
+    while (p < end && !special[(unsigned char)s[p]]) p++;
+    if (p >= end) break;
     char c = sc->s[p];
     if (c == '"') { /* jump to the closing quote, skipping escaped ones */
       size_t q = p++;

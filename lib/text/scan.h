@@ -18,13 +18,25 @@ typedef struct scanner {
   hlo_strmap *layouts; /* optional: explicit layouts shared by their text */
   hlo_arena *scratch;  /* for the keys of that map */
   hlo_layout *default_layouts[9]; /* shared {r-1,...,0} layouts by rank */
+  /* sc_at_shape's finding, reused by the sc_shape that follows it:
+   * element type at offset seen_at - 1 ending at seen_end (0: none) */
+  size_t seen_at, seen_end;
+  hlo_type seen_type;
 } scanner;
 
 /* The shared default layout for rank r (< 9) in the module arena, or NULL
  * on allocation failure. */
 hlo_layout *sc_default_layout(scanner *sc, int rank);
 
-void sc_skip(scanner *sc);
+void sc_skip_slow(scanner *sc);
+/* Skip blanks and comments (inline: the next character is usually not one). */
+static inline void sc_skip(scanner *sc) {
+  if (sc->pos < sc->end) {
+    unsigned char c = (unsigned char)sc->s[sc->pos];
+    if (c > ' ' && c != '/') return;
+  }
+  sc_skip_slow(sc);
+}
 /* True if the next non-blank character is c (nothing consumed). */
 bool sc_peek(scanner *sc, char c);
 /* Consume c if it is next. */
@@ -34,10 +46,8 @@ int sc_expect(scanner *sc, char c, const char *context);
 /* Consume the exact text kw if next and not followed by a name character. */
 bool sc_accept_kw(scanner *sc, const char *kw);
 bool sc_at_end(scanner *sc);
-static inline bool sc_is_name_char(int c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '.' || c == '-';
-}
+extern const unsigned char sc_name_chars[256]; /* 1 for [A-Za-z0-9_.-] */
+static inline bool sc_is_name_char(int c) { return sc_name_chars[(unsigned char)c] != 0; }
 /* A name: optional '%' then name characters.  Returns its length (0 if
  * none; nothing consumed then); *start points into the source. */
 size_t sc_name(scanner *sc, const char **start, bool *had_percent);

@@ -5,6 +5,7 @@
 
 #include "hlo/hlo_text.h"
 #include "testing.h"
+#include "text/scan.h"
 
 static const char *MODULE =
     "HloModule m, entry_computation_layout={(f32[2,3]{1,0})->f32[3,2]{1,0}}\n"
@@ -136,7 +137,17 @@ static void test_sharding(void) {
   hlo_diags_release(&d);
 }
 
+/* The scanner's name-character table is exactly [A-Za-z0-9_.-]. */
+static void test_name_chars(void) {
+  for (int c = 0; c < 256; c++) {
+    bool want = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '.' || c == '-';
+    CHECK_INT(sc_is_name_char(c), want);
+  }
+}
+
 int main(void) {
+  test_name_chars();
   test_roundtrip();
   test_sharding();
   test_error_position();
