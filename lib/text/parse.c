@@ -100,12 +100,28 @@ static hlo_instruction *operand_ref(parser *p, const char *nm, size_t n, size_t 
 
 static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested);
 
+/* An operand written with a shape its definition does not have. */
+static int operand_shape_mismatch(scanner *sc, size_t at, const char *name, const hlo_shape *written,
+                                  const hlo_shape *actual) {
+  hlo_buf want, got;
+  hlo_buf_init(&want, NULL);
+  hlo_buf_init(&got, NULL);
+  hlo_print_shape(&want, written, false);
+  hlo_print_shape(&got, actual, false);
+  int rc = sc_errorf(sc, at, "operand '%s' is written with shape %s but its shape is %s", name,
+                     want.data ? want.data : "?", got.data ? got.data : "?");
+  hlo_buf_release(&want);
+  hlo_buf_release(&got);
+  return rc;
+}
+
 static int set_layouts(parser *p, hlo_shape *s);
 
 /* operands -> [operand {',' operand}] ')'  ('(' already consumed) */
 static int parse_operands(parser *p, hlo_instruction *in) {
   scanner *sc = &p->sc;
-  vec ops = {0};
+  void *first[16]; /* most operand lists fit: no scratch allocation */
+  vec ops = {first, 0, 16};
   if (!sc_peek(sc, ')')) {
     do {
       sc_skip(sc);
@@ -151,6 +167,15 @@ static int parse_operands(parser *p, hlo_instruction *in) {
         if (hlo_strmap_put(&p->instrs, nin->name, nin, NULL) || vpush_in(sc, &p->scratch, &p->cur, nin))
           return sc_errorf(sc, at, "out of memory");
         if (vpush_in(sc, &p->scratch, &ops, nin)) return HLO_ERR;
+        continue;
+      }
+      /* an operand defined earlier (the usual case) resolves now; forward
+       * references get a placeholder resolved after the computation */
+      hlo_instruction *def = hlo_strmap_getn(&p->instrs, nm, n);
+      if (def) {
+        if (has_shape && !def->shape_omitted && !hlo_shape_compatible(&decl, &def->shape))
+          operand_shape_mismatch(sc, at, def->name, &decl, &def->shape);
+        if (vpush_in(sc, &p->scratch, &ops, def)) return HLO_ERR;
         continue;
       }
       hlo_instruction *ref = operand_ref(p, nm, n, at, has_shape ? &decl : NULL);
@@ -200,7 +225,10 @@ static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested) {
 /* {',' attrname '=' value} */
 static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) {
   scanner *sc = &p->sc;
-  vec v = {0};
+  enum { LOCAL = 8 }; /* attributes held on the stack before scratch */
+  hlo_attr local[LOCAL];
+  void *first[LOCAL];
+  vec v = {first, 0, LOCAL};
   while (sc_accept(sc, ',')) {
     const char *nm;
     size_t at = (sc_skip(sc), sc->pos);
@@ -214,7 +242,7 @@ static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) 
       if (q >= sc->end || sc->s[q] == '\n')
         return sc_errorf(sc, sc->pos, "expected a value for attribute '%.*s'", (int)n, nm);
     }
-    hlo_attr *a = hlo_arena_alloc(&p->scratch, sizeof *a);
+    hlo_attr *a = v.n < LOCAL ? memset(&local[v.n], 0, sizeof *a) : hlo_arena_alloc(&p->scratch, sizeof *a);
     if (!a) return sc_errorf(sc, at, "out of memory");
     a->off = at;
     void *key = hlo_strmap_getn(&p->attrs, nm, n);
@@ -339,15 +367,7 @@ static int resolve_instrs(parser *p, hlo_computation *c) {
         continue;
       }
       if (!ref->shape_omitted && !def->shape_omitted && !hlo_shape_compatible(&ref->shape, &def->shape)) {
-        hlo_buf want, got;
-        hlo_buf_init(&want, NULL);
-        hlo_buf_init(&got, NULL);
-        hlo_print_shape(&want, &ref->shape, false);
-        hlo_print_shape(&got, &def->shape, false);
-        rc = sc_errorf(sc, ref->off, "operand '%s' is written with shape %s but its shape is %s", ref->name,
-                       want.data ? want.data : "?", got.data ? got.data : "?");
-        hlo_buf_release(&want);
-        hlo_buf_release(&got);
+        rc = operand_shape_mismatch(sc, ref->off, ref->name, &ref->shape, &def->shape);
         continue;
       }
       in->operands[k] = def;
