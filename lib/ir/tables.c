@@ -51,6 +51,22 @@ const char *hlo_type_name(hlo_type t) {
 
 bool hlo_type_lookup(const char *s, size_t n, hlo_type *out) {
   if (n < 2) return false;
+  if (n == 3 && s[1] >= '1' && s[1] <= '6' && s[2] >= '0' && s[2] <= '9') {
+    /* the common f32, s64, u16, ...: no table walk */
+    int bits = (s[1] - '0') * 10 + (s[2] - '0');
+    hlo_type t = HLO_TYPE_COUNT;
+    switch (s[0]) {
+    case 'f': t = bits == 16 ? HLO_F16 : bits == 32 ? HLO_F32 : bits == 64 ? HLO_F64 : t; break;
+    case 's': t = bits == 16 ? HLO_S16 : bits == 32 ? HLO_S32 : bits == 64 ? HLO_S64 : t; break;
+    case 'u': t = bits == 16 ? HLO_U16 : bits == 32 ? HLO_U32 : bits == 64 ? HLO_U64 : t; break;
+    case 'c': t = bits == 64 ? HLO_C64 : t; break;
+    default: break;
+    }
+    if (t != HLO_TYPE_COUNT) {
+      *out = t;
+      return true;
+    }
+  }
   /* the candidates sharing the first letter (enum order groups them) */
   int lo = 0, hi = HLO_TYPE_COUNT;
   switch (s[0]) {

@@ -16,7 +16,7 @@ int sc_errorf(scanner *sc, size_t off, const char *fmt, ...) {
 #define R6(c) [c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1, [c + 4] = 1, [c + 5] = 1
 #define R10(c) R6(c), [c + 6] = 1, [c + 7] = 1, [c + 8] = 1, [c + 9] = 1
 const unsigned char sc_name_chars[256] = {
-    R10('0'), R10('a'), R10('k'), R6('u'), R10('A'), R10('K'), R6('U'), ['_'] = 1, ['.'] = 1, ['-'] = 1};
+    R10('0'), R10('a'), R10('k'), R6('u'), R10('A'), R10('K'), R6('U'), ['_'] = 1, ['.'] = 1, ['-'] = 2};
 #undef R10
 #undef R6
 
@@ -104,8 +104,10 @@ size_t sc_name(scanner *sc, const char **start, bool *had_percent) {
     p++;
   }
   size_t b = p;
-  while (p < end && sc_name_chars[(unsigned char)s[p]]) {
-    if (s[p] == '-' && p + 1 < end && s[p + 1] == '>') break; /* "->" */
+  for (;;) {
+    while (p < end && sc_name_chars[(unsigned char)s[p]] == 1) p++;
+    if (p >= end || !sc_name_chars[(unsigned char)s[p]]) break;
+    if (p + 1 < end && s[p + 1] == '>') break; /* '-' of "->" */
     p++;
   }
   if (p == b || s[b] == '-') return 0;

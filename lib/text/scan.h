@@ -46,7 +46,7 @@ int sc_expect(scanner *sc, char c, const char *context);
 /* Consume the exact text kw if next and not followed by a name character. */
 bool sc_accept_kw(scanner *sc, const char *kw);
 bool sc_at_end(scanner *sc);
-extern const unsigned char sc_name_chars[256]; /* 1 for [A-Za-z0-9_.-] */
+extern const unsigned char sc_name_chars[256]; /* 1 for [A-Za-z0-9_.], 2 for '-' */
 static inline bool sc_is_name_char(int c) { return sc_name_chars[(unsigned char)c] != 0; }
 /* A name: optional '%' then name characters.  Returns its length (0 if
  * none; nothing consumed then); *start points into the source. */
