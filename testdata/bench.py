@@ -45,9 +45,10 @@ def fmt_stats(path):
         wall = time.perf_counter() - t
         if r.returncode != 0:
             sys.exit("hlo-fmt failed on %s:\n%s" % (path, r.stderr))
-        m = re.search(r"text (\d+) bytes, parse ([\d.]+) s, print ([\d.]+) s, ir (\d+) bytes reserved \((\d+) used\)", r.stderr)
-        cur = dict(text=int(m.group(1)), parse=float(m.group(2)), print=float(m.group(3)),
-                   ir=int(m.group(4)), used=int(m.group(5)), wall=wall)
+        m = re.search(r"text (\d+) bytes, parse ([\d.]+) s \(cpu ([\d.]+) s\), print ([\d.]+) s, "
+                      r"ir (\d+) bytes reserved \((\d+) used\)", r.stderr)
+        cur = dict(text=int(m.group(1)), parse=float(m.group(2)), cpu=float(m.group(3)), print=float(m.group(4)),
+                   ir=int(m.group(5)), used=int(m.group(6)), wall=wall)
         if best is None or cur["parse"] < best["parse"]:
             best = cur
     return best
@@ -64,10 +65,10 @@ def report(name, path):
     c = cat_time(path)
     mb = s["text"] / 1e6
     rss, _ = peak_rss(path)
-    print("%-22s %8.1f MB  parse %7.3f s = %7.1f MB/s  print %6.3f s  wall %6.3f s  cat %6.3f s (%5.0fx)"
-          "  IR %5.2fx text  peak RSS %6.1f MB" % (
-              name, mb, s["parse"], mb / s["parse"], s["print"], s["wall"], c,
-              s["wall"] / c if c > 0 else 0, s["used"] / s["text"], rss / 1e6))
+    print("%-22s %8.1f MB  parse %7.3f s = %7.1f MB/s (cpu %6.3f s = %7.1f MB/s)  print %6.3f s  wall %6.3f s"
+          "  cat %6.3f s (%5.0fx)  IR %5.2fx text  peak RSS %6.1f MB" % (
+              name, mb, s["parse"], mb / s["parse"], s["cpu"], mb / s["cpu"] if s["cpu"] > 0 else 0,
+              s["print"], s["wall"], c, s["wall"] / c if c > 0 else 0, s["used"] / s["text"], rss / 1e6))
 
 
 def main():
