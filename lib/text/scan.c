@@ -48,16 +48,6 @@ bool sc_at_end(scanner *sc) {
   return sc->pos >= sc->end;
 }
 
-bool sc_peek(scanner *sc, char c) {
-  sc_skip(sc);
-  return sc->pos < sc->end && sc->s[sc->pos] == c;
-}
-
-bool sc_accept(scanner *sc, char c) {
-  if (!sc_peek(sc, c)) return false;
-  sc->pos++;
-  return true;
-}
 
 static const char *describe_next(scanner *sc, char *buf, size_t cap) {
   if (sc->pos >= sc->end) return "end of input";
@@ -77,8 +67,7 @@ static const char *describe_next(scanner *sc, char *buf, size_t cap) {
   return buf;
 }
 
-int sc_expect(scanner *sc, char c, const char *context) {
-  if (sc_accept(sc, c)) return HLO_OK;
+int sc_expect_failed(scanner *sc, char c, const char *context) {
   char buf[40];
   return sc_errorf(sc, sc->pos, "expected '%c' %s, found %s", c, context,
                    describe_next(sc, buf, sizeof buf));
@@ -205,10 +194,14 @@ int sc_raw_value(scanner *sc, const char **out) {
   static const unsigned char special[256] = {
       ['"'] = 1, ['{'] = 1, ['('] = 1, ['['] = 1, ['}'] = 1, [')'] = 1, [']'] = 1,
       [','] = 1, ['\n'] = 1, [' '] = 1, ['\r'] = 1, ['\t'] = 1};
+  static const unsigned char special_in[256] = {
+      ['"'] = 1, ['{'] = 1, ['('] = 1, ['['] = 1, ['}'] = 1, [')'] = 1, [']'] = 1};
   const char *s = sc->s;
   const size_t end = sc->end;
   while (p < end) {
-    while (p < end && !special[(unsigned char)s[p]]) p++;
+    /* inside brackets only quotes and brackets matter */
+    const unsigned char *stop = depth ? special_in : special;
+    while (p < end && !stop[(unsigned char)s[p]]) p++;
     if (p >= end) break;
     char c = sc->s[p];
     if (c == '"') { /* jump to the closing quote, skipping escaped ones */

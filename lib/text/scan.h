@@ -38,11 +38,21 @@ static inline void sc_skip(scanner *sc) {
   sc_skip_slow(sc);
 }
 /* True if the next non-blank character is c (nothing consumed). */
-bool sc_peek(scanner *sc, char c);
+static inline bool sc_peek(scanner *sc, char c) {
+  sc_skip(sc);
+  return sc->pos < sc->end && sc->s[sc->pos] == c;
+}
 /* Consume c if it is next. */
-bool sc_accept(scanner *sc, char c);
+static inline bool sc_accept(scanner *sc, char c) {
+  if (!sc_peek(sc, c)) return false;
+  sc->pos++;
+  return true;
+}
+int sc_expect_failed(scanner *sc, char c, const char *context);
 /* Consume c or record "expected ..." and return HLO_ERR. */
-int sc_expect(scanner *sc, char c, const char *context);
+static inline int sc_expect(scanner *sc, char c, const char *context) {
+  return sc_accept(sc, c) ? HLO_OK : sc_expect_failed(sc, c, context);
+}
 /* Consume the exact text kw if next and not followed by a name character. */
 bool sc_accept_kw(scanner *sc, const char *kw);
 bool sc_at_end(scanner *sc);
