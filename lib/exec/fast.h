@@ -51,6 +51,8 @@ bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_dot(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s);
+/* grouped/depthwise convolutions (feature or batch groups), direct kernel */
+bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_move(hlo_exec *e, plan_step *s); /* sort, gather */
 
 /* ---- fused loop program -----------------------------------------------------
@@ -86,6 +88,7 @@ DECL_KERN(hlo_fast_loop);
 DECL_KERN(hlo_fast_reduce);
 DECL_KERN(hlo_fast_dot);
 DECL_KERN(hlo_fast_conv);
+DECL_KERN(hlo_fast_gconv);
 DECL_KERN(hlo_fast_sort);
 DECL_KERN(hlo_fast_gather_rows);
 

@@ -40,7 +40,7 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
     return false;
   if (hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1) != 1 ||
       hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1) != 1)
-    return false;
+    return hlo_fast_plan_gconv(e, s);
   const hlo_attr *dl = hlo_instr_attr(in, HLO_A_DIM_LABELS);
   const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
   if (!dl) return false;

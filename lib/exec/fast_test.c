@@ -486,6 +486,85 @@ static void test_convs(void) {
             "window={size=2x2}, dim_labels=b01f_01io->b01f", 1e-5);
 }
 
+/* Grouped and depthwise convolutions (direct kernel of fast_gconv.c). */
+static void gconv_case(int line, const char *it, const char *kt, const char *ot, const char *attrs,
+                       double rel, bool edges) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  a = %s parameter(0)\n  k = %s parameter(1)\n"
+           "  ROOT c = %s convolution(a, k), %s\n}\n", it, kt, ot, attrs);
+  check_mod(line, text, 0, rel, edges);
+}
+
+static void test_gconvs(void) {
+  /* depthwise NCHW, forward (mobilenet_v2 shapes, small) */
+  gconv_case(__LINE__, "f32[2,6,9,9]", "f32[6,1,3,3]", "f32[2,6,9,9]",
+             "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=6",
+             1e-5, false);
+  /* no padding: edge values (NaN, inf, signed zeros, subnormals) as the reference */
+  gconv_case(__LINE__, "f32[2,6,9,9]", "f32[6,1,3,3]", "f32[2,6,7,7]",
+             "window={size=3x3}, dim_labels=bf01_oi01->bf01, feature_group_count=6", 1e-5, true);
+  gconv_case(__LINE__, "f32[2,4,9,10]", "f32[4,1,3,3]", "f32[2,4,5,5]",
+             "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, "
+             "feature_group_count=4", 1e-5, false);
+  /* backward input of a stride-2 depthwise conv: lhs dilation, uneven padding */
+  gconv_case(__LINE__, "f32[2,3,4,5]", "f32[3,3,3,1]", "f32[2,3,8,10]",
+             "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=bf01_01oi->bf01, "
+             "feature_group_count=3", 1e-5, false);
+  /* NHWC, channel multiplier 2 */
+  gconv_case(__LINE__, "f32[2,7,7,3]", "f32[3,3,1,6]", "f32[2,7,7,6]",
+             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=3",
+             1e-5, false);
+  /* two groups of two features, negative padding */
+  gconv_case(__LINE__, "f32[1,8,8,4]", "f32[3,3,2,6]", "f32[1,6,5,6]",
+             "window={size=3x3 pad=-1_1x0_-1}, dim_labels=b01f_01io->b01f, feature_group_count=2",
+             1e-5, false);
+  /* rhs dilation with stride, uneven padding */
+  gconv_case(__LINE__, "f32[2,4,11,12]", "f32[4,1,2,3]", "f32[2,4,5,10]",
+             "window={size=2x3 stride=2x1 pad=0_1x1_1 rhs_dilate=2x2}, dim_labels=bf01_oi01->bf01, "
+             "feature_group_count=4", 1e-5, false);
+  /* lhs and rhs dilation and stride together, stride 3 */
+  gconv_case(__LINE__, "f32[1,2,5,6]", "f32[2,1,2,2]", "f32[1,2,3,4]",
+             "window={size=2x2 stride=3x3 pad=1_0x2_0 lhs_dilate=2x2 rhs_dilate=1x2}, "
+             "dim_labels=bf01_oi01->bf01, feature_group_count=2", 1e-5, false);
+  /* window reversal */
+  gconv_case(__LINE__, "f32[2,3,6,5]", "f32[3,1,3,2]", "f32[2,3,6,6]",
+             "window={size=3x2 pad=1_1x1_1 rhs_reversal=1x1}, dim_labels=bf01_oi01->bf01, "
+             "feature_group_count=3", 1e-5, false);
+  /* weight gradients: batch groups, window wider than the output */
+  gconv_case(__LINE__, "f32[4,3,6,6]", "f32[4,3,6,6]", "f32[3,3,1,3]",
+             "window={size=6x6 pad=1_1x1_1}, dim_labels=fb01_io01->01bf, batch_group_count=3",
+             1e-5, false);
+  gconv_case(__LINE__, "f32[4,3,8,8]", "f32[4,3,4,4]", "f32[3,3,1,3]",
+             "window={size=4x4 pad=1_0x1_0 rhs_dilate=2x2}, dim_labels=fb01_io01->01bf, "
+             "batch_group_count=3", 1e-5, false);
+  /* wide windows: blocks of 8 window columns plus a tail, with dilation */
+  gconv_case(__LINE__, "f32[3,2,12,20]", "f32[3,2,10,18]", "f32[3,3,1,2]",
+             "window={size=10x18}, dim_labels=fb01_io01->01bf, batch_group_count=2", 1e-5, true);
+  gconv_case(__LINE__, "f32[3,2,12,20]", "f32[3,2,5,9]", "f32[5,5,1,2]",
+             "window={size=5x9 pad=1_0x1_0 rhs_dilate=2x2}, dim_labels=fb01_io01->01bf, "
+             "batch_group_count=2", 1e-5, false);
+  gconv_case(__LINE__, "f32[3,2,12,21]", "f32[3,2,4,9]", "f32[1,2,1,2]",
+             "window={size=4x9 stride=2x3 pad=-1_0x0_0 rhs_dilate=3x2}, dim_labels=fb01_io01->01bf, "
+             "batch_group_count=2", 1e-5, false);
+  /* batch groups with two output features per group, NHWC */
+  gconv_case(__LINE__, "f32[4,5,5,3]", "f32[3,3,3,4]", "f32[2,5,5,4]",
+             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, batch_group_count=2",
+             1e-5, false);
+  /* permuted dim_labels everywhere */
+  gconv_case(__LINE__, "f32[5,4,2,6]", "f32[2,3,6,2]", "f32[6,6,4,2]",
+             "window={size=2x3 pad=0_1x1_0}, dim_labels=1fb0_i1o0->0f1b, feature_group_count=2",
+             1e-5, false);
+  /* f64, one spatial dim; none */
+  gconv_case(__LINE__, "f64[3,20,4]", "f64[5,2,6]", "f64[3,6,16]",
+             "window={size=5}, dim_labels=b0f_0io->bf0, feature_group_count=2", 1e-13, false);
+  gconv_case(__LINE__, "f64[5,4]", "f64[2,6]", "f64[5,6]",
+             "dim_labels=bf_io->bf, feature_group_count=2", 1e-13, true);
+  gconv_case(__LINE__, "f64[2,3,6,6]", "f64[3,1,3,3]", "f64[2,3,3,3]",
+             "window={size=3x3 stride=2x2 pad=1_0x1_0}, dim_labels=bf01_oi01->bf01, "
+             "feature_group_count=3", 1e-13, false);
+}
+
 static void test_moves(void) {
   static const char *sorts[] = {"f32", "f64", "s32", "s64", "u32"};
   for (int i = 0; i < 5; i++) {
@@ -522,6 +601,7 @@ int main(void) {
   test_loops();
   test_dots();
   test_convs();
+  test_gconvs();
   test_moves();
   test_reduces();
   test_ill_conditioned();
