@@ -565,6 +565,99 @@ static void test_gconvs(void) {
              "feature_group_count=3", 1e-13, false);
 }
 
+/* Dot epilogue fusions: against the reference (to BLAS rounding), and bit
+ * for bit against the same dot and elementwise ops run unfused on the fast
+ * path; the fusion must take hlo_fast_dotfuse. */
+static void dotfuse_case(int line, const char *T, const char *params, const char *body,
+                         const char *ret) {
+  char fused[2048], plain[2048];
+  snprintf(fused, sizeof fused,
+           "HloModule m\nf {\n%s%s}\nENTRY e {\n%s  ROOT r = %s fusion(%s), kind=kOutput, calls=f\n}\n",
+           params, body, params, ret, "a, b, c");
+  snprintf(plain, sizeof plain, "HloModule m\nENTRY e {\n%s%s}\n", params, body);
+  (void)T;
+  hlo_src src = {"test", fused, strlen(fused)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+  hlo_exec_options o = {0};
+  hlo_exec *e = m ? hlo_exec_new(m, &o, NULL, &d) : NULL;
+  bool chosen = false;
+  if (e)
+    for (int c = 0; c < m->ncomps; c++) {
+      plan_comp *pc = e->plans[c];
+      for (int k = 0; pc && k < pc->nsteps; k++)
+        if (pc->steps[k].in->op == HLO_OP_FUSION && hlo_fast_plan(e, &pc->steps[k]) &&
+            pc->steps[k].fn == hlo_fast_dotfuse)
+          chosen = true;
+    }
+  hlo_val *args[3];
+  int na = m ? m->entry->nparams : 0;
+  for (int i = 0; i < na; i++) {
+    args[i] = hlo_val_new(NULL, &m->entry->params[i]->shape);
+    hlo_val_randomize(args[i], 5 + (uint64_t)i);
+  }
+  bool planned = false;
+  hlo_val *ref = m ? run_mod(fused, false, args, na, &planned, NULL) : NULL;
+  hlo_val *fa = m ? run_mod(fused, true, args, na, &planned, NULL) : NULL;
+  hlo_val *fb = m ? run_mod(plain, true, args, na, &planned, NULL) : NULL;
+  char why[256] = "", why2[256] = "";
+  bool close = ref && fa && same_val(ref, fa, 0, 1e-5, why, sizeof why);
+  bool exact = fa && fb && same_val(fb, fa, 0, 0, why2, sizeof why2);
+  if (!chosen || !close || !exact) {
+    t_fail++;
+    printf("fast_test.c:%d: %s%s %s\n", line, chosen ? "" : "dot fusion not chosen; ", why, why2);
+  } else {
+    t_pass++;
+  }
+  hlo_val_release(NULL, ref);
+  hlo_val_release(NULL, fa);
+  hlo_val_release(NULL, fb);
+  for (int i = 0; i < na; i++) hlo_val_release(NULL, args[i]);
+  hlo_exec_free(e);
+  hlo_module_free(m);
+  hlo_diags_release(&d);
+}
+
+static void test_dotfuse(void) {
+  /* bias + relu, three row tiles (256, 256, 88 rows) */
+  dotfuse_case(__LINE__, "f32",
+               "  a = f32[600,8] parameter(0)\n  b = f32[8,8192] parameter(1)\n"
+               "  c = f32[8192] parameter(2)\n",
+               "  d = f32[600,8192] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+               "  bc = f32[600,8192] broadcast(c), dimensions={1}\n"
+               "  s = f32[600,8192] add(d, bc)\n  z = f32[] constant(0)\n"
+               "  zb = f32[600,8192] broadcast(z), dimensions={}\n"
+               "  ROOT r = f32[600,8192] maximum(s, zb)\n",
+               "f32[600,8192]");
+  /* transposed lhs, tanh of dot + row bias, tiles of 192, 192, 136 rows */
+  dotfuse_case(__LINE__, "f32",
+               "  a = f32[9,520] parameter(0)\n  b = f32[9,4500] parameter(1)\n"
+               "  c = f32[520] parameter(2)\n",
+               "  d = f32[520,4500] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n"
+               "  bc = f32[520,4500] broadcast(c), dimensions={0}\n"
+               "  s = f32[520,4500] add(d, bc)\n  ROOT r = f32[520,4500] tanh(s)\n",
+               "f32[520,4500]");
+  /* batched, packed lhs (batch dim not leading), logistic */
+  dotfuse_case(__LINE__, "f32",
+               "  a = f32[20,3,40] parameter(0)\n  b = f32[3,20,900] parameter(1)\n"
+               "  c = f32[3,40,900] parameter(2)\n",
+               "  d = f32[3,40,900] dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={0},"
+               " rhs_batch_dims={0}, rhs_contracting_dims={1}\n"
+               "  s = f32[3,40,900] subtract(c, d)\n  ROOT r = f32[3,40,900] logistic(s)\n",
+               "f32[3,40,900]");
+  /* f64, relu as select(compare), the dot used twice; tiles of 192, 108 rows */
+  dotfuse_case(__LINE__, "f64",
+               "  a = f64[300,6] parameter(0)\n  b = f64[6,3000] parameter(1)\n"
+               "  c = f64[] parameter(2)\n",
+               "  d = f64[300,3000] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+               "  cb = f64[300,3000] broadcast(c), dimensions={}\n"
+               "  g = pred[300,3000] compare(d, cb), direction=GT\n"
+               "  m = f64[300,3000] multiply(d, d)\n"
+               "  ROOT r = f64[300,3000] select(g, d, m)\n",
+               "f64[300,3000]");
+}
+
 static void test_moves(void) {
   static const char *sorts[] = {"f32", "f64", "s32", "s64", "u32"};
   for (int i = 0; i < 5; i++) {
@@ -602,6 +695,7 @@ int main(void) {
   test_dots();
   test_convs();
   test_gconvs();
+  test_dotfuse();
   test_moves();
   test_reduces();
   test_ill_conditioned();
