@@ -484,6 +484,21 @@ static void test_convs(void) {
             "window={size=5}, dim_labels=b0f_0io->bf0", 1e-13);
   conv_case(__LINE__, "f32[1200,4,4,2]", "f32[2,2,2,3]", "f32[1200,3,3,3]",
             "window={size=2x2}, dim_labels=b01f_01io->b01f", 1e-5);
+  /* 1x1 in NCHW: one gemm per batch element on the operands in place (both
+   * kernel orientations), and full-window weight gradients (sum of gemms;
+   * output feature- or batch-minor) */
+  conv_case(__LINE__, "f32[3,5,6,7]", "f32[4,5,1,1]", "f32[3,4,6,7]",
+            "window={size=1x1}, dim_labels=bf01_oi01->bf01", 1e-5);
+  conv_case(__LINE__, "f32[3,5,6,7]", "f32[1,1,4,5]", "f32[3,4,6,7]",
+            "window={size=1x1}, dim_labels=bf01_01oi->bf01", 1e-5);
+  conv_case(__LINE__, "f64[3,5,6,7]", "f64[5,1,4,1]", "f64[3,4,6,7]",
+            "window={size=1x1}, dim_labels=bf01_i0o1->bf01", 1e-13);
+  conv_case(__LINE__, "f32[6,4,5,7]", "f32[6,3,5,7]", "f32[1,1,4,3]",
+            "window={size=5x7}, dim_labels=fb01_io01->01bf", 1e-5);
+  conv_case(__LINE__, "f32[6,4,5,7]", "f32[6,3,5,7]", "f32[3,4,1,1]",
+            "window={size=5x7}, dim_labels=fb01_io01->fb01", 1e-5);
+  conv_case(__LINE__, "f64[4,6,9]", "f64[6,2,9]", "f64[1,4,2]",
+            "window={size=9}, dim_labels=bf0_io0->0bf", 1e-13);
 }
 
 /* Grouped and depthwise convolutions (direct kernel of fast_gconv.c). */
