@@ -113,7 +113,7 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
     return false;
   int64_t FG = hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1);
   int64_t BG = hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1);
-  if (FG < 1 || BG < 1 || (FG > 1) == (BG > 1)) return false;
+  if (FG < 1 || BG < 1 || (FG > 1 && BG > 1)) return false;
   const hlo_attr *dl = hlo_instr_attr(in, HLO_A_DIM_LABELS);
   const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
   if (!dl) return false;

@@ -499,6 +499,13 @@ static void test_convs(void) {
             "window={size=5x7}, dim_labels=fb01_io01->fb01", 1e-5);
   conv_case(__LINE__, "f64[4,6,9]", "f64[6,2,9]", "f64[1,4,2]",
             "window={size=9}, dim_labels=bf0_io0->0bf", 1e-13);
+  /* ungrouped, taken by the direct kernel of fast_gconv.c: 3 input features
+   * in NCHW with stride 2, and a dilated weight gradient (window wider than
+   * the output) */
+  conv_case(__LINE__, "f32[2,3,12,13]", "f32[5,3,3,3]", "f32[2,5,6,7]",
+            "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01", 1e-5);
+  conv_case(__LINE__, "f32[4,3,12,12]", "f32[4,5,6,6]", "f32[3,3,3,5]",
+            "window={size=6x6 pad=1_0x1_0 rhs_dilate=2x2}, dim_labels=fb01_io01->01bf", 1e-5);
 }
 
 /* Grouped and depthwise convolutions (direct kernel of fast_gconv.c). */
