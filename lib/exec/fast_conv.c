@@ -85,12 +85,12 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
   const hlo_instruction *in = s->in;
   if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return false;
   hlo_type t = in->shape.type;
-  if ((t != HLO_F32 && t != HLO_F64) || in->operands[0]->shape.type != t ||
-      in->operands[1]->shape.type != t)
-    return false;
   if (hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1) != 1 ||
       hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1) != 1)
     return hlo_fast_plan_gconv(e, s);
+  if ((t != HLO_F32 && t != HLO_F64) || in->operands[0]->shape.type != t ||
+      in->operands[1]->shape.type != t)
+    return false;
   const hlo_attr *dl = hlo_instr_attr(in, HLO_A_DIM_LABELS);
   const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
   if (!dl) return false;

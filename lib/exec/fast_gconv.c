@@ -1,5 +1,5 @@
 /* fast_gconv.c - grouped and depthwise convolutions (feature_group_count or
- * batch_group_count > 1; f32/f64; up to 2 spatial dims; any dim_labels,
+ * batch_group_count > 1; f32/f64, f16/bf16 through f32; up to 2 spatial dims; any dim_labels,
  * padding, strides, dilations, window reversal) on the fast path as a
  * direct vectorized kernel: per (output batch, group) the group's input
  * planes are materialized once with padding and lhs dilation, then every
@@ -11,9 +11,11 @@
 #include <string.h>
 
 #include "exec/fast.h"
+#include "hlo/hlo_fp.h"
 
 typedef struct gc_plan {
   bool f64, window_major;
+  hlo_type half;                /* F16/BF16: run in f32, round once; else 0 */
   int64_t OB, NG, Cig, Cog, FG, BG, Cout;
   int64_t IY, IX, in_sb, in_sf, in_sy, in_sx;
   int64_t OY, OX, out_sb, out_sf, out_sy, out_sx;
@@ -108,8 +110,8 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   const hlo_instruction *in = s->in;
   if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return false;
   hlo_type t = in->shape.type;
-  if ((t != HLO_F32 && t != HLO_F64) || in->operands[0]->shape.type != t ||
-      in->operands[1]->shape.type != t)
+  if ((t != HLO_F32 && t != HLO_F64 && t != HLO_F16 && t != HLO_BF16) ||
+      in->operands[0]->shape.type != t || in->operands[1]->shape.type != t)
     return false;
   int64_t FG = hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1);
   int64_t BG = hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1);
@@ -131,6 +133,7 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   if (!p) return false;
   memset(p, 0, sizeof *p);
   p->f64 = t == HLO_F64;
+  p->half = t == HLO_F16 || t == HLO_BF16 ? t : (hlo_type)0;
   p->FG = FG;
   p->BG = BG;
   p->OB = OB;
@@ -322,17 +325,50 @@ static void gc_item(void *ctx, int64_t i) {
   hlo_free(j->alloc, accv);
 }
 
+/* f32 copy of a f16/bf16 array (same index order). */
+static float *widen(const hlo_allocator *alloc, const hlo_val *v) {
+  float *f = hlo_malloc(alloc, sizeof(float) * (size_t)v->nelems + 8);
+  if (!f) return NULL;
+  const uint16_t *h = v->data;
+  bool bf = v->shape->type == HLO_BF16;
+  for (int64_t i = 0; i < v->nelems; i++) f[i] = bf ? hlo_bf16_to_f32(h[i]) : hlo_f16_to_f32(h[i]);
+  return f;
+}
+
 DECL_KERN(hlo_fast_gconv) {
   const gc_plan *p = s->p;
   const hlo_instruction *in = s->in;
   if (args[0]->ntuple || args[1]->ntuple) return hlo_run_errorf(r, in, "tuple operand");
   hlo_val *o = hlo_run_new_raw(r, &in->shape);
   if (!o) return hlo_run_errorf(r, in, "out of memory");
+  float *hx = NULL, *hk = NULL, *hy = NULL;
+  if (p->half) {
+    hx = widen(r->alloc, args[0]);
+    hk = widen(r->alloc, args[1]);
+    hy = hlo_malloc(r->alloc, sizeof(float) * (size_t)o->nelems + 8);
+    if (!hx || !hk || !hy) {
+      hlo_free(r->alloc, hx);
+      hlo_free(r->alloc, hk);
+      hlo_free(r->alloc, hy);
+      hlo_run_release(r, o);
+      return hlo_run_errorf(r, in, "out of memory");
+    }
+  }
   int64_t KW = p->KY * p->KX;
-  gc_job j = {p, args[0]->data, args[1]->data, o->data, r->alloc, 0};
+  gc_job j = {p, p->half ? (const char *)hx : args[0]->data,
+              p->half ? (const char *)hk : args[1]->data, p->half ? (char *)hy : o->data,
+              r->alloc, 0};
   int64_t items = p->OB * p->NG;
   int64_t work = items * p->Cog * p->Cig * p->OY * p->OX * KW;
   hlo_fast_parallel(work >= (1 << 18) ? p->nthreads : 1, items, gc_item, &j);
+  if (p->half && !j.failed) {
+    uint16_t *h = o->data;
+    for (int64_t i = 0; i < o->nelems; i++)
+      h[i] = p->half == HLO_BF16 ? hlo_f32_to_bf16(hy[i]) : hlo_f32_to_f16(hy[i]);
+  }
+  hlo_free(r->alloc, hx);
+  hlo_free(r->alloc, hk);
+  hlo_free(r->alloc, hy);
   if (j.failed) {
     hlo_run_release(r, o);
     return hlo_run_errorf(r, in, "out of memory");

@@ -582,6 +582,18 @@ static void test_gconvs(void) {
              "window={size=5}, dim_labels=b0f_0io->bf0, feature_group_count=2", 1e-13, false);
   gconv_case(__LINE__, "f64[5,4]", "f64[2,6]", "f64[5,6]",
              "dim_labels=bf_io->bf, feature_group_count=2", 1e-13, true);
+  /* f16 / bf16 through f32, rounded once (compared after a convert to f32,
+   * within one unit of the narrow type) */
+  for (int bf = 0; bf < 2; bf++) {
+    char text[1024];
+    const char *T = bf ? "bf16" : "f16";
+    snprintf(text, sizeof text,
+             "HloModule m\nENTRY e {\n  a = %s[2,4,7,8] parameter(0)\n  k = %s[4,1,3,3] parameter(1)\n"
+             "  c = %s[2,4,4,8] convolution(a, k), window={size=3x3 stride=2x1 pad=1_1x1_1},"
+             " dim_labels=bf01_oi01->bf01, feature_group_count=4\n"
+             "  ROOT r = f32[2,4,4,8] convert(c)\n}\n", T, T, T);
+    check_mod(__LINE__, text, 0, bf ? 1.6e-2 : 2e-3, false);
+  }
   gconv_case(__LINE__, "f64[2,3,6,6]", "f64[3,1,3,3]", "f64[2,3,3,3]",
              "window={size=3x3 stride=2x2 pad=1_0x1_0}, dim_labels=bf01_oi01->bf01, "
              "feature_group_count=3", 1e-13, false);
