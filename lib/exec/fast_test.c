@@ -632,9 +632,10 @@ static void dotfuse_case(int line, const char *T, const char *params, const char
     hlo_val_randomize(args[i], 5 + (uint64_t)i);
   }
   bool planned = false;
-  hlo_val *ref = m ? run_mod(fused, false, args, na, &planned, NULL) : NULL;
-  hlo_val *fa = m ? run_mod(fused, true, args, na, &planned, NULL) : NULL;
-  hlo_val *fb = m ? run_mod(plain, true, args, na, &planned, NULL) : NULL;
+  hlo_module *m1 = NULL, *m2 = NULL, *m3 = NULL; /* results' shapes live in them */
+  hlo_val *ref = m ? run_mod(fused, false, args, na, &planned, &m1) : NULL;
+  hlo_val *fa = m ? run_mod(fused, true, args, na, &planned, &m2) : NULL;
+  hlo_val *fb = m ? run_mod(plain, true, args, na, &planned, &m3) : NULL;
   char why[256] = "", why2[256] = "";
   bool close = ref && fa && same_val(ref, fa, 0, 1e-5, why, sizeof why);
   bool exact = fa && fb && same_val(fb, fa, 0, 0, why2, sizeof why2);
@@ -649,6 +650,9 @@ static void dotfuse_case(int line, const char *T, const char *params, const char
   hlo_val_release(NULL, fb);
   for (int i = 0; i < na; i++) hlo_val_release(NULL, args[i]);
   hlo_exec_free(e);
+  hlo_module_free(m1);
+  hlo_module_free(m2);
+  hlo_module_free(m3);
   hlo_module_free(m);
   hlo_diags_release(&d);
 }
