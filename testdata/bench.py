@@ -186,6 +186,15 @@ def workloads(np):
                   " ROOT d = f32[%d,%d] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0} }\n"
                   % (k, k, k, k, k, k), [p, q], lambda p=p, q=q: p @ q, ("gemm%d" % k, 2.0 * k ** 3),
                   ">= 0.9x OpenBLAS"))
+    p, q, bias = f32(1024, 1024), f32(1024, 1024), f32(1024)
+    W.append(("dot+bias+relu 1024^2", "HloModule m\nf { a = f32[1024,1024] parameter(0)\n b = f32[1024,1024] parameter(1)\n"
+              " c = f32[1024] parameter(2)\n d = f32[1024,1024] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+              " bc = f32[1024,1024] broadcast(c), dimensions={1}\n s = f32[1024,1024] add(d, bc)\n z = f32[] constant(0)\n"
+              " zb = f32[1024,1024] broadcast(z), dimensions={}\n ROOT r = f32[1024,1024] maximum(s, zb) }\n"
+              "ENTRY e { a = f32[1024,1024] parameter(0)\n b = f32[1024,1024] parameter(1)\n c = f32[1024] parameter(2)\n"
+              " ROOT r = f32[1024,1024] fusion(a, b, c), kind=kOutput, calls=f }\n",
+              [p, q, bias], lambda p=p, q=q, bias=bias: np.maximum(p @ q + bias, 0), ("gemm1024", 2.0 * 1024 ** 3),
+              ">= 0.9x OpenBLAS"))
     p, q = f32(32, 256, 256), f32(32, 256, 256)
     W.append(("batched dot 32x256^2", "HloModule m\nENTRY e { a = f32[32,256,256] parameter(0)\n b = f32[32,256,256] parameter(1)\n"
               " ROOT d = f32[32,256,256] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0},"

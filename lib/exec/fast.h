@@ -51,7 +51,32 @@ bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_dot(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s);
+/* grouped/depthwise convolutions (feature or batch groups), direct kernel */
+bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s);
+/* fusion of an elementwise epilogue over a dot (dot tiles + loop program) */
+bool hlo_fast_plan_dotfuse(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_move(hlo_exec *e, plan_step *s); /* sort, gather */
+
+/* ---- row tiles of a dot (dot epilogue fusions) --------------------------------
+ * hlo_fast_dot_rows_plan: the BLAS plan of an f32/f64 dot instruction viewed
+ * as [B, M, K] x [B, K, N] (arena storage of e), or NULL when the dot is not
+ * on the BLAS path.  _begin packs operands that are not read in place (the
+ * caller frees with _end; HLO_ERR when out of memory).  hlo_fast_dot_rows
+ * writes rows [m0, m1) of batch element `batch` to C (row pitch N), the same
+ * gemm call the plain dot kernel makes for that tile. */
+typedef struct hlo_dot_rows {
+  const void *A, *B;
+  void *pa, *pb;
+} hlo_dot_rows;
+const void *hlo_fast_dot_rows_plan(hlo_exec *e, const hlo_instruction *dot, int64_t *B,
+                                   int64_t *M, int64_t *N);
+int hlo_fast_dot_rows_begin(const void *plan, const hlo_allocator *alloc, const hlo_val *a,
+                            const hlo_val *b, hlo_dot_rows *t);
+void hlo_fast_dot_rows(const void *plan, const hlo_dot_rows *t, int64_t batch, int64_t m0,
+                       int64_t m1, void *C);
+void hlo_fast_dot_rows_end(const hlo_allocator *alloc, hlo_dot_rows *t);
+/* Rows per tile, the same for the plain dot kernel and the fused one. */
+int64_t hlo_fast_dot_tile_rows(const void *plan);
 
 /* ---- fused loop program -----------------------------------------------------
  * Compiled from an expression rooted at an instruction; its leaves are the
@@ -86,6 +111,8 @@ DECL_KERN(hlo_fast_loop);
 DECL_KERN(hlo_fast_reduce);
 DECL_KERN(hlo_fast_dot);
 DECL_KERN(hlo_fast_conv);
+DECL_KERN(hlo_fast_gconv);
+DECL_KERN(hlo_fast_dotfuse);
 DECL_KERN(hlo_fast_sort);
 DECL_KERN(hlo_fast_gather_rows);
 

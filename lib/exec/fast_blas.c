@@ -14,6 +14,13 @@
 
 enum { DK_S, DK_D, DK_C, DK_Z, DK_H, DK_INT };
 
+/* f32/f64 gemms run in tiles of output rows (hlo_fast_dot_tile_rows): about
+ * DOT_TILE_BYTES of output, a multiple of 64 rows, so that OpenBLAS's
+ * micro-tiles fall on the same rows as in one call; a dot fused with its
+ * elementwise epilogue makes the very same calls (same result per element). */
+#define DOT_TILE_BYTES (4 << 20)
+#define DOT_TILE_MIN_ROWS 256
+
 typedef struct dot_op {
   bool direct;              /* read in place */
   bool trans;               /* stored as the transpose of [P, Q] */
@@ -170,6 +177,16 @@ static void int_gemm(const dot_plan *p, const int64_t *A, const int64_t *Bm, uin
   }
 }
 
+/* Batch element b of an f32/f64 dot in row tiles (see DOT_TILE_BYTES). */
+static void gemm_rows_tiled(const dot_plan *p, const void *A, const void *Bm, void *C, int64_t b) {
+  hlo_dot_rows t = {A, Bm, NULL, NULL};
+  int64_t rows = hlo_fast_dot_tile_rows(p), es = p->kind == DK_D ? 8 : 4;
+  for (int64_t m0 = 0; m0 < p->M; m0 += rows) {
+    int64_t m1 = m0 + rows < p->M ? m0 + rows : p->M;
+    hlo_fast_dot_rows(p, &t, b, m0, m1, (char *)C + m0 * p->N * es);
+  }
+}
+
 static void gemm_float(const dot_plan *p, const void *A, const void *Bm, void *C, bool ta,
                        bool tb) {
   int M = (int)p->M, N = (int)p->N, K = (int)p->K;
@@ -178,11 +195,21 @@ static void gemm_float(const dot_plan *p, const void *A, const void *Bm, void *C
   for (int64_t b = 0; b < p->B; b++) {
     int64_t ao = b * p->M * p->K, bo = b * p->K * p->N, co = b * p->M * p->N;
     switch (p->kind) {
-    case DK_S: case DK_H:
+    case DK_S:
+      if (p->M > hlo_fast_dot_tile_rows(p)) {
+        gemm_rows_tiled(p, A, Bm, (float *)C + co, b);
+        break;
+      }
+      /* fall through */
+    case DK_H:
       cblas_sgemm(CblasRowMajor, TA, TB, M, N, K, 1.0f, (const float *)A + ao, lda,
                   (const float *)Bm + bo, ldb, 0.0f, (float *)C + co, N);
       break;
     case DK_D:
+      if (p->M > hlo_fast_dot_tile_rows(p)) {
+        gemm_rows_tiled(p, A, Bm, (double *)C + co, b);
+        break;
+      }
       cblas_dgemm(CblasRowMajor, TA, TB, M, N, K, 1.0, (const double *)A + ao, lda,
                   (const double *)Bm + bo, ldb, 0.0, (double *)C + co, N);
       break;
@@ -281,4 +308,81 @@ DECL_KERN(hlo_fast_dot) {
   }
   *out = o;
   return HLO_OK;
+}
+
+/* ---- row tiles of a float dot (epilogue fusions, fast_dotfuse.c) ---------- */
+
+int64_t hlo_fast_dot_tile_rows(const void *plan) {
+  const dot_plan *p = plan;
+  int64_t es = p->kind == DK_D ? 8 : 4, M = p->M;
+  int64_t want = p->N > 0 ? DOT_TILE_BYTES / (p->N * es) : M;
+  if (want < DOT_TILE_MIN_ROWS) want = DOT_TILE_MIN_ROWS;
+  if (M <= want) return M > 0 ? M : 1;
+  int64_t ntiles = (M + want - 1) / want, rows = (M + ntiles - 1) / ntiles;
+  return (rows + 63) / 64 * 64;
+}
+
+const void *hlo_fast_dot_rows_plan(hlo_exec *e, const hlo_instruction *dot, int64_t *B,
+                                   int64_t *M, int64_t *N) {
+  plan_step tmp;
+  memset(&tmp, 0, sizeof tmp);
+  tmp.in = dot;
+  if (!hlo_fast_plan_dot(e, &tmp)) return NULL;
+  const dot_plan *p = tmp.p;
+  if (p->kind != DK_S && p->kind != DK_D) return NULL;
+  *B = p->B;
+  *M = p->M;
+  *N = p->N;
+  return p;
+}
+
+int hlo_fast_dot_rows_begin(const void *plan, const hlo_allocator *alloc, const hlo_val *a,
+                            const hlo_val *b, hlo_dot_rows *t) {
+  const dot_plan *p = plan;
+  int es = hlo_type_bytes(p->in_t);
+  memset(t, 0, sizeof *t);
+  t->A = a->data;
+  t->B = b->data;
+  if (!p->a.direct) {
+    if (!(t->pa = hlo_malloc(alloc, (size_t)a->nelems * (size_t)es + 8))) return HLO_ERR;
+    pack_raw(&p->a, a, es, t->pa);
+    t->A = t->pa;
+  }
+  if (!p->b.direct) {
+    if (!(t->pb = hlo_malloc(alloc, (size_t)b->nelems * (size_t)es + 8))) {
+      hlo_free(alloc, t->pa);
+      t->pa = NULL;
+      return HLO_ERR;
+    }
+    pack_raw(&p->b, b, es, t->pb);
+    t->B = t->pb;
+  }
+  return HLO_OK;
+}
+
+void hlo_fast_dot_rows(const void *plan, const hlo_dot_rows *t, int64_t batch, int64_t m0,
+                       int64_t m1, void *C) {
+  const dot_plan *p = plan;
+  bool ta = p->a.direct && p->a.trans, tb = p->b.direct && p->b.trans;
+  int M = (int)p->M, N = (int)p->N, K = (int)p->K, n = (int)(m1 - m0);
+  int lda = ta ? M : K, ldb = tb ? K : N;
+  int64_t ao = batch * p->M * p->K + (ta ? m0 : m0 * p->K), bo = batch * p->K * p->N;
+  enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
+  if (n <= 0) return;
+  if (K == 0) {
+    memset(C, 0, (size_t)n * (size_t)N * (p->kind == DK_D ? 8 : 4));
+    return;
+  }
+  if (p->kind == DK_D)
+    cblas_dgemm(CblasRowMajor, TA, TB, n, N, K, 1.0, (const double *)t->A + ao, lda,
+                (const double *)t->B + bo, ldb, 0.0, C, N);
+  else
+    cblas_sgemm(CblasRowMajor, TA, TB, n, N, K, 1.0f, (const float *)t->A + ao, lda,
+                (const float *)t->B + bo, ldb, 0.0f, C, N);
+}
+
+void hlo_fast_dot_rows_end(const hlo_allocator *alloc, hlo_dot_rows *t) {
+  hlo_free(alloc, t->pa);
+  hlo_free(alloc, t->pb);
+  t->pa = t->pb = NULL;
 }

@@ -5,7 +5,9 @@
  * base and window dilation by index arithmetic), multiplied by the packed
  * kernel [window * Cin, Cout], and the product is the output block itself
  * when the output's feature dimension is innermost (else scattered).
- * Grouped and depthwise convolutions keep the existing direct kernel. */
+ * 1x1 convolutions in NCHW-like layouts and full-window convolutions
+ * (weight gradients) are gemms on the operands in place.  Grouped and
+ * depthwise convolutions are fast_gconv.c's. */
 #include <string.h>
 
 #include <cblas.h>
@@ -24,7 +26,55 @@ typedef struct conv_plan {
   int64_t win[MAXR], stride[MAXR], plo[MAXR], ldil[MAXR], rdil[MAXR];
   int64_t KW;                           /* window positions */
   bool direct_out;                      /* output is [B * P, Cout] row-major */
+  int mode;                             /* CONV_IM2COL, CONV_POINTWISE, CONV_FULLWIN */
+  int64_t S;                            /* FULLWIN: input positions per feature */
 } conv_plan;
+
+/* Special cases that are plain gemms on the operands in place:
+ * POINTWISE: 1x1 windows without padding/stride/dilation, spatial dims
+ *   contiguous and innermost in input and output (NCHW): per batch element
+ *   out[Cout, P] = W[Cout, Cin] x in[Cin, P];
+ * FULLWIN: one output position whose window is the whole input (weight
+ *   gradients): out[B, Cout] = sum over ci of in_ci[B, S] x k_ci[Cout, S]^T. */
+enum { CONV_IM2COL, CONV_POINTWISE, CONV_FULLWIN };
+
+/* Strides st over dims sz (n of them) are row-major contiguous. */
+static bool contiguous(int n, const int64_t *st, const int64_t *sz) {
+  int64_t a = 1;
+  for (int d = n - 1; d >= 0; d--) {
+    if (sz[d] != 1 && st[d] != a) return false;
+    a *= sz[d];
+  }
+  return true;
+}
+
+static void pick_mode(conv_plan *p) {
+  int ns = p->ns;
+  bool unit = ns > 0, full = ns > 0;
+  for (int d = 0; d < ns; d++) {
+    if (p->win[d] != 1 || p->stride[d] != 1 || p->plo[d] != 0 || p->ldil[d] != 1 ||
+        p->out_sz[d] != p->in_sz[d])
+      unit = false;
+    if (p->out_sz[d] != 1 || p->plo[d] != 0 || p->ldil[d] != 1 || p->rdil[d] != 1 ||
+        p->win[d] != p->in_sz[d])
+      full = false;
+  }
+  bool in_c = contiguous(ns, p->in_ss, p->in_sz);
+  int64_t lim = 0x7fffffff;
+  if (unit && in_c && contiguous(ns, p->out_ss, p->out_sz) && (p->k_si == 1 || p->k_so == 1) &&
+      p->in_sf >= p->P && p->out_sf >= p->P && p->in_sf <= lim && p->out_sf <= lim &&
+      p->k_si <= lim && p->k_so <= lim && p->P <= lim &&
+      (p->k_si == 1 ? p->k_so >= p->Cin : p->k_si >= p->Cout)) {
+    p->mode = CONV_POINTWISE;
+    return;
+  }
+  p->S = p->KW;
+  if (full && in_c && contiguous(ns, p->k_ss, p->win) && (p->out_sf == 1 || p->out_sb == 1) &&
+      p->in_sb >= p->S && p->k_so >= p->S && p->in_sb <= lim && p->k_so <= lim &&
+      p->out_sb <= lim && p->out_sf <= lim && p->B <= lim && p->S <= lim &&
+      (p->out_sf == 1 ? p->out_sb >= p->Cout : p->out_sf >= p->B))
+    p->mode = CONV_FULLWIN;
+}
 
 static void strides(const hlo_shape *s, int64_t *st) {
   int64_t a = 1;
@@ -35,11 +85,11 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
   const hlo_instruction *in = s->in;
   if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return false;
   hlo_type t = in->shape.type;
-  if ((t != HLO_F32 && t != HLO_F64) || in->operands[0]->shape.type != t ||
-      in->operands[1]->shape.type != t)
-    return false;
   if (hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1) != 1 ||
       hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1) != 1)
+    return hlo_fast_plan_gconv(e, s);
+  if ((t != HLO_F32 && t != HLO_F64) || in->operands[0]->shape.type != t ||
+      in->operands[1]->shape.type != t)
     return false;
   const hlo_attr *dl = hlo_instr_attr(in, HLO_A_DIM_LABELS);
   const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
@@ -94,9 +144,18 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
   p->direct_out = dn->out_batch == 0 && dn->out_feature == ns + 1;
   for (int d = 0; d < ns; d++)
     if (dn->out_spatial[d] != d + 1) p->direct_out = false;
+  pick_mode(p);
+  /* few input features with the spatial dims innermost (an NCHW image
+   * layer), or a window wider than the output (a weight gradient): the
+   * patch matrix would be thin or huge; the direct kernel does better */
+  if (p->mode == CONV_IM2COL && ns > 0 && ns <= 2 && p->in_ss[ns - 1] == 1 &&
+      (p->Cin <= 4 || p->win[ns - 1] > p->out_sz[ns - 1]) && hlo_fast_plan_gconv(e, s))
+    return true;
   s->p = p;
   s->fn = hlo_fast_conv;
-  s->kname = "hlo_fast_conv(im2col+gemm)";
+  s->kname = p->mode == CONV_POINTWISE ? "hlo_fast_conv(1x1 gemm)"
+             : p->mode == CONV_FULLWIN ? "hlo_fast_conv(full-window gemm)"
+                                       : "hlo_fast_conv(im2col+gemm)";
   return true;
 }
 
@@ -133,6 +192,39 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
     }                                                                         \
   } while (0)
 
+/* gemm(ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc) in the plan's type. */
+static void gemm(const conv_plan *p, bool ta, bool tb, int64_t M, int64_t N, int64_t K,
+                 const void *A, int64_t lda, const void *B, int64_t ldb, bool acc, void *C,
+                 int64_t ldc) {
+  enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
+  if (p->f64)
+    cblas_dgemm(CblasRowMajor, TA, TB, (int)M, (int)N, (int)K, 1.0, A, (int)lda, B, (int)ldb,
+                acc ? 1.0 : 0.0, C, (int)ldc);
+  else
+    cblas_sgemm(CblasRowMajor, TA, TB, (int)M, (int)N, (int)K, 1.0f, A, (int)lda, B, (int)ldb,
+                acc ? 1.0f : 0.0f, C, (int)ldc);
+}
+
+/* The POINTWISE and FULLWIN modes (see pick_mode). */
+static void conv_gemm(const conv_plan *p, const char *x, const char *k, char *y) {
+  int64_t es = p->f64 ? 8 : 4;
+  if (p->mode == CONV_POINTWISE) {
+    bool ta = p->k_si != 1;
+    int64_t lda = ta ? p->k_si : p->k_so;
+    for (int64_t b = 0; b < p->B; b++)
+      gemm(p, ta, false, p->Cout, p->P, p->Cin, k, lda, x + b * p->in_sb * es, p->in_sf, false,
+           y + b * p->out_sb * es, p->out_sf);
+    return;
+  }
+  for (int64_t ci = 0; ci < p->Cin; ci++) {
+    const char *xc = x + ci * p->in_sf * es, *kc = k + ci * p->k_si * es;
+    if (p->out_sf == 1) /* out[B, Cout] = in_ci[B, S] x k_ci[Cout, S]^T */
+      gemm(p, false, true, p->B, p->Cout, p->S, xc, p->in_sb, kc, p->k_so, ci > 0, y, p->out_sb);
+    else /* out^T[Cout, B] = k_ci[Cout, S] x in_ci[B, S]^T */
+      gemm(p, false, true, p->Cout, p->B, p->S, kc, p->k_so, xc, p->in_sb, ci > 0, y, p->out_sf);
+  }
+}
+
 DECL_KERN(hlo_fast_conv) {
   const conv_plan *p = s->p;
   const hlo_instruction *in = s->in;
@@ -142,6 +234,11 @@ DECL_KERN(hlo_fast_conv) {
   int64_t rows = p->B * p->P, kc = p->KW * p->Cin, es = p->f64 ? 8 : 4;
   if (rows == 0 || p->Cout == 0) { *out = o; return HLO_OK; }
   if (kc == 0) { memset(o->data, 0, o->nbytes); *out = o; return HLO_OK; }
+  if (p->mode != CONV_IM2COL) {
+    conv_gemm(p, args[0]->data, args[1]->data, o->data);
+    *out = o;
+    return HLO_OK;
+  }
   int64_t blk = rows < CONV_ROWS ? rows : CONV_ROWS;
   void *W = hlo_malloc(r->alloc, (size_t)(kc * p->Cout * es));
   void *A = hlo_malloc(r->alloc, (size_t)(blk * kc * es));

@@ -484,6 +484,216 @@ static void test_convs(void) {
             "window={size=5}, dim_labels=b0f_0io->bf0", 1e-13);
   conv_case(__LINE__, "f32[1200,4,4,2]", "f32[2,2,2,3]", "f32[1200,3,3,3]",
             "window={size=2x2}, dim_labels=b01f_01io->b01f", 1e-5);
+  /* 1x1 in NCHW: one gemm per batch element on the operands in place (both
+   * kernel orientations), and full-window weight gradients (sum of gemms;
+   * output feature- or batch-minor) */
+  conv_case(__LINE__, "f32[3,5,6,7]", "f32[4,5,1,1]", "f32[3,4,6,7]",
+            "window={size=1x1}, dim_labels=bf01_oi01->bf01", 1e-5);
+  conv_case(__LINE__, "f32[3,5,6,7]", "f32[1,1,4,5]", "f32[3,4,6,7]",
+            "window={size=1x1}, dim_labels=bf01_01oi->bf01", 1e-5);
+  conv_case(__LINE__, "f64[3,5,6,7]", "f64[5,1,4,1]", "f64[3,4,6,7]",
+            "window={size=1x1}, dim_labels=bf01_i0o1->bf01", 1e-13);
+  conv_case(__LINE__, "f32[6,4,5,7]", "f32[6,3,5,7]", "f32[1,1,4,3]",
+            "window={size=5x7}, dim_labels=fb01_io01->01bf", 1e-5);
+  conv_case(__LINE__, "f32[6,4,5,7]", "f32[6,3,5,7]", "f32[3,4,1,1]",
+            "window={size=5x7}, dim_labels=fb01_io01->fb01", 1e-5);
+  conv_case(__LINE__, "f64[4,6,9]", "f64[6,2,9]", "f64[1,4,2]",
+            "window={size=9}, dim_labels=bf0_io0->0bf", 1e-13);
+  /* ungrouped, taken by the direct kernel of fast_gconv.c: 3 input features
+   * in NCHW with stride 2, and a dilated weight gradient (window wider than
+   * the output) */
+  conv_case(__LINE__, "f32[2,3,12,13]", "f32[5,3,3,3]", "f32[2,5,6,7]",
+            "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01", 1e-5);
+  conv_case(__LINE__, "f32[4,3,12,12]", "f32[4,5,6,6]", "f32[3,3,3,5]",
+            "window={size=6x6 pad=1_0x1_0 rhs_dilate=2x2}, dim_labels=fb01_io01->01bf", 1e-5);
+}
+
+/* Grouped and depthwise convolutions (direct kernel of fast_gconv.c). */
+static void gconv_case(int line, const char *it, const char *kt, const char *ot, const char *attrs,
+                       double rel, bool edges) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  a = %s parameter(0)\n  k = %s parameter(1)\n"
+           "  ROOT c = %s convolution(a, k), %s\n}\n", it, kt, ot, attrs);
+  check_mod(line, text, 0, rel, edges);
+}
+
+static void test_gconvs(void) {
+  /* depthwise NCHW, forward (mobilenet_v2 shapes, small) */
+  gconv_case(__LINE__, "f32[2,6,9,9]", "f32[6,1,3,3]", "f32[2,6,9,9]",
+             "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=6",
+             1e-5, false);
+  /* no padding: edge values (NaN, inf, signed zeros, subnormals) as the reference */
+  gconv_case(__LINE__, "f32[2,6,9,9]", "f32[6,1,3,3]", "f32[2,6,7,7]",
+             "window={size=3x3}, dim_labels=bf01_oi01->bf01, feature_group_count=6", 1e-5, true);
+  gconv_case(__LINE__, "f32[2,4,9,10]", "f32[4,1,3,3]", "f32[2,4,5,5]",
+             "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, "
+             "feature_group_count=4", 1e-5, false);
+  /* backward input of a stride-2 depthwise conv: lhs dilation, uneven padding */
+  gconv_case(__LINE__, "f32[2,3,4,5]", "f32[3,3,3,1]", "f32[2,3,8,10]",
+             "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=bf01_01oi->bf01, "
+             "feature_group_count=3", 1e-5, false);
+  /* NHWC, channel multiplier 2 */
+  gconv_case(__LINE__, "f32[2,7,7,3]", "f32[3,3,1,6]", "f32[2,7,7,6]",
+             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=3",
+             1e-5, false);
+  /* two groups of two features, negative padding */
+  gconv_case(__LINE__, "f32[1,8,8,4]", "f32[3,3,2,6]", "f32[1,6,5,6]",
+             "window={size=3x3 pad=-1_1x0_-1}, dim_labels=b01f_01io->b01f, feature_group_count=2",
+             1e-5, false);
+  /* rhs dilation with stride, uneven padding */
+  gconv_case(__LINE__, "f32[2,4,11,12]", "f32[4,1,2,3]", "f32[2,4,5,10]",
+             "window={size=2x3 stride=2x1 pad=0_1x1_1 rhs_dilate=2x2}, dim_labels=bf01_oi01->bf01, "
+             "feature_group_count=4", 1e-5, false);
+  /* lhs and rhs dilation and stride together, stride 3 */
+  gconv_case(__LINE__, "f32[1,2,5,6]", "f32[2,1,2,2]", "f32[1,2,3,4]",
+             "window={size=2x2 stride=3x3 pad=1_0x2_0 lhs_dilate=2x2 rhs_dilate=1x2}, "
+             "dim_labels=bf01_oi01->bf01, feature_group_count=2", 1e-5, false);
+  /* window reversal */
+  gconv_case(__LINE__, "f32[2,3,6,5]", "f32[3,1,3,2]", "f32[2,3,6,6]",
+             "window={size=3x2 pad=1_1x1_1 rhs_reversal=1x1}, dim_labels=bf01_oi01->bf01, "
+             "feature_group_count=3", 1e-5, false);
+  /* weight gradients: batch groups, window wider than the output */
+  gconv_case(__LINE__, "f32[4,3,6,6]", "f32[4,3,6,6]", "f32[3,3,1,3]",
+             "window={size=6x6 pad=1_1x1_1}, dim_labels=fb01_io01->01bf, batch_group_count=3",
+             1e-5, false);
+  gconv_case(__LINE__, "f32[4,3,8,8]", "f32[4,3,4,4]", "f32[3,3,1,3]",
+             "window={size=4x4 pad=1_0x1_0 rhs_dilate=2x2}, dim_labels=fb01_io01->01bf, "
+             "batch_group_count=3", 1e-5, false);
+  /* wide windows: blocks of 8 window columns plus a tail, with dilation */
+  gconv_case(__LINE__, "f32[3,2,12,20]", "f32[3,2,10,18]", "f32[3,3,1,2]",
+             "window={size=10x18}, dim_labels=fb01_io01->01bf, batch_group_count=2", 1e-5, true);
+  gconv_case(__LINE__, "f32[3,2,12,20]", "f32[3,2,5,9]", "f32[5,5,1,2]",
+             "window={size=5x9 pad=1_0x1_0 rhs_dilate=2x2}, dim_labels=fb01_io01->01bf, "
+             "batch_group_count=2", 1e-5, false);
+  gconv_case(__LINE__, "f32[3,2,12,21]", "f32[3,2,4,9]", "f32[1,2,1,2]",
+             "window={size=4x9 stride=2x3 pad=-1_0x0_0 rhs_dilate=3x2}, dim_labels=fb01_io01->01bf, "
+             "batch_group_count=2", 1e-5, false);
+  /* batch groups with two output features per group, NHWC */
+  gconv_case(__LINE__, "f32[4,5,5,3]", "f32[3,3,3,4]", "f32[2,5,5,4]",
+             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, batch_group_count=2",
+             1e-5, false);
+  /* permuted dim_labels everywhere */
+  gconv_case(__LINE__, "f32[5,4,2,6]", "f32[2,3,6,2]", "f32[6,6,4,2]",
+             "window={size=2x3 pad=0_1x1_0}, dim_labels=1fb0_i1o0->0f1b, feature_group_count=2",
+             1e-5, false);
+  /* f64, one spatial dim; none */
+  gconv_case(__LINE__, "f64[3,20,4]", "f64[5,2,6]", "f64[3,6,16]",
+             "window={size=5}, dim_labels=b0f_0io->bf0, feature_group_count=2", 1e-13, false);
+  gconv_case(__LINE__, "f64[5,4]", "f64[2,6]", "f64[5,6]",
+             "dim_labels=bf_io->bf, feature_group_count=2", 1e-13, true);
+  /* f16 / bf16 through f32, rounded once (compared after a convert to f32,
+   * within one unit of the narrow type) */
+  for (int bf = 0; bf < 2; bf++) {
+    char text[1024];
+    const char *T = bf ? "bf16" : "f16";
+    snprintf(text, sizeof text,
+             "HloModule m\nENTRY e {\n  a = %s[2,4,7,8] parameter(0)\n  k = %s[4,1,3,3] parameter(1)\n"
+             "  c = %s[2,4,4,8] convolution(a, k), window={size=3x3 stride=2x1 pad=1_1x1_1},"
+             " dim_labels=bf01_oi01->bf01, feature_group_count=4\n"
+             "  ROOT r = f32[2,4,4,8] convert(c)\n}\n", T, T, T);
+    check_mod(__LINE__, text, 0, bf ? 1.6e-2 : 2e-3, false);
+  }
+  gconv_case(__LINE__, "f64[2,3,6,6]", "f64[3,1,3,3]", "f64[2,3,3,3]",
+             "window={size=3x3 stride=2x2 pad=1_0x1_0}, dim_labels=bf01_oi01->bf01, "
+             "feature_group_count=3", 1e-13, false);
+}
+
+/* Dot epilogue fusions: against the reference (to BLAS rounding), and bit
+ * for bit against the same dot and elementwise ops run unfused on the fast
+ * path; the fusion must take hlo_fast_dotfuse. */
+static void dotfuse_case(int line, const char *T, const char *params, const char *body,
+                         const char *ret) {
+  char fused[2048], plain[2048];
+  snprintf(fused, sizeof fused,
+           "HloModule m\nf {\n%s%s}\nENTRY e {\n%s  ROOT r = %s fusion(%s), kind=kOutput, calls=f\n}\n",
+           params, body, params, ret, "a, b, c");
+  snprintf(plain, sizeof plain, "HloModule m\nENTRY e {\n%s%s}\n", params, body);
+  (void)T;
+  hlo_src src = {"test", fused, strlen(fused)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+  hlo_exec_options o = {0};
+  hlo_exec *e = m ? hlo_exec_new(m, &o, NULL, &d) : NULL;
+  bool chosen = false;
+  if (e)
+    for (int c = 0; c < m->ncomps; c++) {
+      plan_comp *pc = e->plans[c];
+      for (int k = 0; pc && k < pc->nsteps; k++)
+        if (pc->steps[k].in->op == HLO_OP_FUSION && hlo_fast_plan(e, &pc->steps[k]) &&
+            pc->steps[k].fn == hlo_fast_dotfuse)
+          chosen = true;
+    }
+  hlo_val *args[3];
+  int na = m ? m->entry->nparams : 0;
+  for (int i = 0; i < na; i++) {
+    args[i] = hlo_val_new(NULL, &m->entry->params[i]->shape);
+    hlo_val_randomize(args[i], 5 + (uint64_t)i);
+  }
+  bool planned = false;
+  hlo_module *m1 = NULL, *m2 = NULL, *m3 = NULL; /* results' shapes live in them */
+  hlo_val *ref = m ? run_mod(fused, false, args, na, &planned, &m1) : NULL;
+  hlo_val *fa = m ? run_mod(fused, true, args, na, &planned, &m2) : NULL;
+  hlo_val *fb = m ? run_mod(plain, true, args, na, &planned, &m3) : NULL;
+  char why[256] = "", why2[256] = "";
+  bool close = ref && fa && same_val(ref, fa, 0, 1e-5, why, sizeof why);
+  bool exact = fa && fb && same_val(fb, fa, 0, 0, why2, sizeof why2);
+  if (!chosen || !close || !exact) {
+    t_fail++;
+    printf("fast_test.c:%d: %s%s %s\n", line, chosen ? "" : "dot fusion not chosen; ", why, why2);
+  } else {
+    t_pass++;
+  }
+  hlo_val_release(NULL, ref);
+  hlo_val_release(NULL, fa);
+  hlo_val_release(NULL, fb);
+  for (int i = 0; i < na; i++) hlo_val_release(NULL, args[i]);
+  hlo_exec_free(e);
+  hlo_module_free(m1);
+  hlo_module_free(m2);
+  hlo_module_free(m3);
+  hlo_module_free(m);
+  hlo_diags_release(&d);
+}
+
+static void test_dotfuse(void) {
+  /* bias + relu, three row tiles (256, 256, 88 rows) */
+  dotfuse_case(__LINE__, "f32",
+               "  a = f32[600,8] parameter(0)\n  b = f32[8,8192] parameter(1)\n"
+               "  c = f32[8192] parameter(2)\n",
+               "  d = f32[600,8192] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+               "  bc = f32[600,8192] broadcast(c), dimensions={1}\n"
+               "  s = f32[600,8192] add(d, bc)\n  z = f32[] constant(0)\n"
+               "  zb = f32[600,8192] broadcast(z), dimensions={}\n"
+               "  ROOT r = f32[600,8192] maximum(s, zb)\n",
+               "f32[600,8192]");
+  /* transposed lhs, tanh of dot + row bias, tiles of 192, 192, 136 rows */
+  dotfuse_case(__LINE__, "f32",
+               "  a = f32[9,520] parameter(0)\n  b = f32[9,4500] parameter(1)\n"
+               "  c = f32[520] parameter(2)\n",
+               "  d = f32[520,4500] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n"
+               "  bc = f32[520,4500] broadcast(c), dimensions={0}\n"
+               "  s = f32[520,4500] add(d, bc)\n  ROOT r = f32[520,4500] tanh(s)\n",
+               "f32[520,4500]");
+  /* batched, packed lhs (batch dim not leading), logistic */
+  dotfuse_case(__LINE__, "f32",
+               "  a = f32[20,3,40] parameter(0)\n  b = f32[3,20,900] parameter(1)\n"
+               "  c = f32[3,40,900] parameter(2)\n",
+               "  d = f32[3,40,900] dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={0},"
+               " rhs_batch_dims={0}, rhs_contracting_dims={1}\n"
+               "  s = f32[3,40,900] subtract(c, d)\n  ROOT r = f32[3,40,900] logistic(s)\n",
+               "f32[3,40,900]");
+  /* f64, relu as select(compare), the dot used twice; tiles of 192, 108 rows */
+  dotfuse_case(__LINE__, "f64",
+               "  a = f64[300,6] parameter(0)\n  b = f64[6,3000] parameter(1)\n"
+               "  c = f64[] parameter(2)\n",
+               "  d = f64[300,3000] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+               "  cb = f64[300,3000] broadcast(c), dimensions={}\n"
+               "  g = pred[300,3000] compare(d, cb), direction=GT\n"
+               "  m = f64[300,3000] multiply(d, d)\n"
+               "  ROOT r = f64[300,3000] select(g, d, m)\n",
+               "f64[300,3000]");
 }
 
 static void test_moves(void) {
@@ -522,6 +732,8 @@ int main(void) {
   test_loops();
   test_dots();
   test_convs();
+  test_gconvs();
+  test_dotfuse();
   test_moves();
   test_reduces();
   test_ill_conditioned();

@@ -1,0 +1,378 @@
+/* fast_gconv.c - grouped and depthwise convolutions (feature_group_count or
+ * batch_group_count > 1; f32/f64, f16/bf16 through f32; up to 2 spatial dims; any dim_labels,
+ * padding, strides, dilations, window reversal) on the fast path as a
+ * direct vectorized kernel: per (output batch, group) the group's input
+ * planes are materialized once with padding and lhs dilation, then every
+ * output feature of the group is a sum of shifted planes scaled by kernel
+ * weights (or, for windows wider than the output, of dot products). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+#include <string.h>
+
+#include "exec/fast.h"
+#include "hlo/hlo_fp.h"
+
+typedef struct gc_plan {
+  bool f64, window_major;
+  hlo_type half;                /* F16/BF16: run in f32, round once; else 0 */
+  int64_t OB, NG, Cig, Cog, FG, BG, Cout;
+  int64_t IY, IX, in_sb, in_sf, in_sy, in_sx;
+  int64_t OY, OX, out_sb, out_sf, out_sy, out_sx;
+  int64_t KY, KX, k_so, k_si, k_sy, k_sx;
+  bool rev_y, rev_x;
+  int64_t sy, sx, ry, rx, ly, lx, ply, plx, PH, PW, apitch;
+  /* materialized plane: row pitch RP; column c of a row is stored at
+   * (c % F) * PWF + c / F (F phases), so that the inner loop over output
+   * columns (stride sx) or window columns (stride rx) reads contiguously */
+  int64_t F, PWF, RP, plane;
+  bool w_direct; /* kernel windows are read in place (contiguous rows, no reversal) */
+  void (*plane32)(const struct gc_plan *p, const float *P, const float *W, int64_t wci,
+                  int64_t wky, float *acc);
+  void (*plane64)(const struct gc_plan *p, const double *P, const double *W, int64_t wci,
+                  int64_t wky, double *acc);
+  int nthreads;
+} gc_plan;
+
+#define XCATS(a, b) a##b
+#define CATS(a, b) XCATS(a, b)
+/* name##GS##suffix of the current ISA and type */
+#define GC(name) CATS(CATS(name, GS), GC_SUF)
+
+#ifndef __clang__
+#define GC_TGT __attribute__((target("avx512f,avx512dq")))
+#define GC_SUF _avx512
+#define GT float
+#define GS 32
+#include "exec/fast_gconv_isa.h"
+#undef GT
+#undef GS
+#define GT double
+#define GS 64
+#include "exec/fast_gconv_isa.h"
+#undef GT
+#undef GS
+#undef GC_TGT
+#undef GC_SUF
+
+#define GC_TGT __attribute__((target("avx2,fma")))
+#define GC_SUF _avx2
+#define GT float
+#define GS 32
+#include "exec/fast_gconv_isa.h"
+#undef GT
+#undef GS
+#define GT double
+#define GS 64
+#include "exec/fast_gconv_isa.h"
+#undef GT
+#undef GS
+#undef GC_TGT
+#undef GC_SUF
+#endif
+
+#define GC_TGT
+#define GC_SUF _sse2
+#define GT float
+#define GS 32
+#include "exec/fast_gconv_isa.h"
+#undef GT
+#undef GS
+#define GT double
+#define GS 64
+#include "exec/fast_gconv_isa.h"
+#undef GT
+#undef GS
+#undef GC_TGT
+#undef GC_SUF
+
+static void pick_isa(gc_plan *p) {
+  p->plane32 = plane32_sse2;
+  p->plane64 = plane64_sse2;
+#ifndef __clang__
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
+    p->plane32 = plane32_avx512;
+    p->plane64 = plane64_avx512;
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    p->plane32 = plane32_avx2;
+    p->plane64 = plane64_avx2;
+  }
+#endif
+}
+
+/* Padded extent of one input dimension: pad_lo + dilated size + pad_hi. */
+static int64_t padded(int64_t n, int64_t ld, int64_t lo, int64_t hi) {
+  return lo + (n > 0 ? (n - 1) * ld + 1 : 0) + hi;
+}
+
+bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
+  const hlo_instruction *in = s->in;
+  if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return false;
+  hlo_type t = in->shape.type;
+  if ((t != HLO_F32 && t != HLO_F64 && t != HLO_F16 && t != HLO_BF16) ||
+      in->operands[0]->shape.type != t || in->operands[1]->shape.type != t)
+    return false;
+  int64_t FG = hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1);
+  int64_t BG = hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1);
+  if (FG < 1 || BG < 1 || (FG > 1 && BG > 1)) return false;
+  const hlo_attr *dl = hlo_instr_attr(in, HLO_A_DIM_LABELS);
+  const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
+  if (!dl) return false;
+  const hlo_conv_dnums *dn = dl->u.conv;
+  const hlo_shape *is = &in->operands[0]->shape, *ks = &in->operands[1]->shape, *os = &in->shape;
+  int ns = dn->nspatial;
+  if (ns < 0 || ns > 2 || is->rank != ns + 2 || ks->rank != ns + 2 || os->rank != ns + 2)
+    return false;
+  if (wa && wa->u.window.n != ns) return false;
+  int64_t IB = is->dims[dn->in_batch], IF = is->dims[dn->in_feature];
+  int64_t KI = ks->dims[dn->kernel_in], KO = ks->dims[dn->kernel_out];
+  int64_t OB = os->dims[dn->out_batch], OF = os->dims[dn->out_feature];
+  if (KO != OF || IF != KI * FG || OF % FG || OF % BG || IB % BG || OB != IB / BG) return false;
+  gc_plan *p = hlo_arena_alloc(&e->arena, sizeof *p);
+  if (!p) return false;
+  memset(p, 0, sizeof *p);
+  p->f64 = t == HLO_F64;
+  p->half = t == HLO_F16 || t == HLO_BF16 ? t : (hlo_type)0;
+  p->FG = FG;
+  p->BG = BG;
+  p->OB = OB;
+  p->NG = FG > 1 ? FG : BG;
+  p->Cig = KI;
+  p->Cout = OF;
+  p->Cog = OF / p->NG;
+  int64_t ist[MAXR], kst[MAXR], ost[MAXR];
+  hlo_strides(is, ist);
+  hlo_strides(ks, kst);
+  hlo_strides(os, ost);
+  p->in_sb = ist[dn->in_batch];
+  p->in_sf = ist[dn->in_feature];
+  p->k_si = kst[dn->kernel_in];
+  p->k_so = kst[dn->kernel_out];
+  p->out_sb = ost[dn->out_batch];
+  p->out_sf = ost[dn->out_feature];
+  /* canonical [Y, X]: missing spatial dims have size 1 */
+  int64_t *I[2] = {&p->IY, &p->IX}, *O[2] = {&p->OY, &p->OX}, *K[2] = {&p->KY, &p->KX};
+  int64_t *IS[2] = {&p->in_sy, &p->in_sx}, *OS[2] = {&p->out_sy, &p->out_sx};
+  int64_t *KS[2] = {&p->k_sy, &p->k_sx}, *ST[2] = {&p->sy, &p->sx}, *RD[2] = {&p->ry, &p->rx};
+  int64_t *LD[2] = {&p->ly, &p->lx}, *PL[2] = {&p->ply, &p->plx}, *PD[2] = {&p->PH, &p->PW};
+  bool *RV[2] = {&p->rev_y, &p->rev_x};
+  for (int c = 0; c < 2; c++) {
+    int d = c - (2 - ns); /* spatial dim of canonical axis c, < 0 if absent */
+    if (d < 0) {
+      *I[c] = *O[c] = *K[c] = 1;
+      *ST[c] = *RD[c] = *LD[c] = 1;
+      *PD[c] = 1;
+      continue;
+    }
+    const hlo_window_dim *w = wa ? &wa->u.window.dims[d] : NULL;
+    *I[c] = is->dims[dn->in_spatial[d]];
+    *O[c] = os->dims[dn->out_spatial[d]];
+    *K[c] = ks->dims[dn->kernel_spatial[d]];
+    *IS[c] = ist[dn->in_spatial[d]];
+    *OS[c] = ost[dn->out_spatial[d]];
+    *KS[c] = kst[dn->kernel_spatial[d]];
+    if (w && w->size && w->size != *K[c]) return false;
+    *ST[c] = w && w->stride > 0 ? w->stride : 1;
+    *RD[c] = w && w->rhs_dilate > 0 ? w->rhs_dilate : 1;
+    *LD[c] = w && w->lhs_dilate > 0 ? w->lhs_dilate : 1;
+    *RV[c] = w && w->reversal;
+    int64_t lo = w ? w->pad_lo : 0, hi = w ? w->pad_hi : 0;
+    if (lo < -(1LL << 40) || lo > (1LL << 40) || hi < -(1LL << 40) || hi > (1LL << 40) ||
+        *ST[c] > (1LL << 30) || *RD[c] > (1LL << 30) || *LD[c] > (1LL << 30))
+      return false;
+    *PL[c] = lo;
+    *PD[c] = padded(*I[c], *LD[c], lo, hi);
+  }
+  if (p->KY < 1 || p->KX < 1 || p->OY * p->OX == 0 || OB == 0 || OF == 0) return false;
+  /* every window read stays inside the materialized plane */
+  if ((p->OY - 1) * p->sy + (p->KY - 1) * p->ry + 1 > p->PH ||
+      (p->OX - 1) * p->sx + (p->KX - 1) * p->rx + 1 > p->PW)
+    return false;
+  if (p->PH > (1LL << 27) / p->PW || p->PH * p->PW > (1LL << 27) / p->Cig) return false;
+  p->window_major = p->KX > p->OX;
+  p->w_direct = !p->rev_x && !p->rev_y && (p->k_sx == 1 || p->KX == 1);
+  p->apitch = !p->window_major && p->sx == 1 && p->sy == 1 ? p->PW : p->OX;
+  p->F = p->window_major ? p->rx : p->sx;
+  if (p->F > p->PW) p->F = p->PW;
+  p->PWF = (p->PW + p->F - 1) / p->F;
+  p->RP = p->F * p->PWF;
+  p->plane = p->PH * p->RP;
+  p->nthreads = e->opts.threads;
+  pick_isa(p);
+  s->p = p;
+  s->fn = hlo_fast_gconv;
+  s->kname = "hlo_fast_gconv(direct)";
+  return true;
+}
+
+typedef struct gc_job {
+  const gc_plan *p;
+  const char *x;  /* input */
+  const char *k;  /* kernel operand */
+  char *y;        /* output */
+  const hlo_allocator *alloc;
+  int failed;
+} gc_job;
+
+/* Materialize input plane (batch bi, feature c) into P (see gc_plan). */
+#define MATERIALIZE(T)                                                        \
+  do {                                                                        \
+    const T *x_ = (const T *)j->x + bi * p->in_sb + c * p->in_sf;             \
+    T *P_ = (T *)Pv;                                                          \
+    memset(P_, 0, sizeof(T) * (size_t)p->plane);                              \
+    /* input columns landing inside [0, PW): px = plx + ix * lx */            \
+    int64_t ix0 = p->plx >= 0 ? 0 : (-p->plx + p->lx - 1) / p->lx;            \
+    int64_t ix1 = p->PW - 1 - p->plx < 0 ? -1 : (p->PW - 1 - p->plx) / p->lx; \
+    if (ix1 > p->IX - 1) ix1 = p->IX - 1;                                     \
+    for (int64_t iy = 0; iy < p->IY && ix0 <= ix1; iy++) {                    \
+      int64_t py = p->ply + iy * p->ly;                                       \
+      if (py < 0) continue;                                                   \
+      if (py >= p->PH) break;                                                 \
+      const T *xr = x_ + iy * p->in_sy;                                       \
+      T *pr = P_ + py * p->RP;                                                \
+      if (p->lx == 1 && p->in_sx == 1 && p->F == 1)                           \
+        memcpy(pr + p->plx + ix0, xr + ix0, sizeof(T) * (size_t)(ix1 - ix0 + 1)); \
+      else if (p->lx == 1)                                                    \
+        for (int64_t ph_ = 0; ph_ < p->F; ph_++) {                            \
+          /* input columns of phase ph_, one strided run */                   \
+          int64_t is_ = ix0 + ((ph_ - (p->plx + ix0) % p->F) % p->F + p->F) % p->F; \
+          if (is_ > ix1) continue;                                            \
+          int64_t cnt_ = (ix1 - is_) / p->F + 1, st_ = p->F * p->in_sx;       \
+          T *d_ = pr + ph_ * p->PWF + (p->plx + is_) / p->F;                  \
+          const T *x2_ = xr + is_ * p->in_sx;                                 \
+          if (st_ == 2) /* stride 2 by a constant: vectorized deinterleave */ \
+            for (int64_t k_ = 0; k_ < cnt_; k_++) d_[k_] = x2_[2 * k_];       \
+          else                                                                \
+            for (int64_t k_ = 0; k_ < cnt_; k_++) d_[k_] = x2_[k_ * st_];     \
+        }                                                                     \
+      else {                                                                  \
+        int64_t px_ = p->plx + ix0 * p->lx, ph_ = px_ % p->F, dv_ = px_ / p->F; \
+        int64_t dph_ = p->lx % p->F, ddv_ = p->lx / p->F;                     \
+        for (int64_t ix = ix0; ix <= ix1; ix++) {                             \
+          pr[ph_ * p->PWF + dv_] = xr[ix * p->in_sx];                         \
+          ph_ += dph_;                                                        \
+          dv_ += ddv_;                                                        \
+          if (ph_ >= p->F) { ph_ -= p->F; dv_++; }                            \
+        }                                                                     \
+      }                                                                       \
+    }                                                                         \
+  } while (0)
+
+#define SCATTER(T)                                                            \
+  do {                                                                        \
+    T *y_ = (T *)j->y + b * p->out_sb + o * p->out_sf;                        \
+    const T *a_ = acc;                                                        \
+    for (int64_t oy = 0; oy < p->OY; oy++) {                                  \
+      T *yr = y_ + oy * p->out_sy;                                            \
+      const T *ar = a_ + oy * p->apitch;                                      \
+      if (p->out_sx == 1) memcpy(yr, ar, sizeof(T) * (size_t)p->OX);          \
+      else for (int64_t ox = 0; ox < p->OX; ox++) yr[ox * p->out_sx] = ar[ox]; \
+    }                                                                         \
+  } while (0)
+
+static void gc_item(void *ctx, int64_t i) {
+  gc_job *j = ctx;
+  const gc_plan *p = j->p;
+  int64_t b = i / p->NG, g = i % p->NG;
+  int64_t bi = p->FG > 1 ? b : g * p->OB + b, c0 = p->FG > 1 ? g * p->Cig : 0;
+  int64_t es = p->f64 ? 8 : 4, plane = p->plane;
+  char *P = hlo_malloc(j->alloc, (size_t)(p->Cig * plane * es));
+  void *accv = hlo_malloc(j->alloc, (size_t)(p->OY * p->apitch * es));
+  char *Wb = p->w_direct ? NULL : hlo_malloc(j->alloc, (size_t)(p->Cig * p->KY * p->KX * es));
+  if (!P || !accv || (!p->w_direct && !Wb)) {
+    hlo_free(j->alloc, P);
+    hlo_free(j->alloc, accv);
+    hlo_free(j->alloc, Wb);
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  for (int64_t ci = 0; ci < p->Cig; ci++) {
+    int64_t c = c0 + ci;
+    char *Pv = P + ci * plane * es;
+    if (p->f64) MATERIALIZE(double);
+    else MATERIALIZE(float);
+  }
+  int64_t KW = p->KY * p->KX;
+  for (int64_t o = g * p->Cog; o < (g + 1) * p->Cog; o++) {
+    const char *Wo = j->k + o * p->k_so * es;
+    int64_t wci = p->k_si, wky = p->k_sy;
+    if (!p->w_direct) {
+      /* Wb[ci][ky][kx], window reversal applied */
+      for (int64_t ci = 0; ci < p->Cig; ci++)
+        for (int64_t ky = 0; ky < p->KY; ky++)
+          for (int64_t kx = 0; kx < p->KX; kx++) {
+            int64_t sy = p->rev_y ? p->KY - 1 - ky : ky, sx = p->rev_x ? p->KX - 1 - kx : kx;
+            memcpy(Wb + ((ci * p->KY + ky) * p->KX + kx) * es,
+                   Wo + (ci * p->k_si + sy * p->k_sy + sx * p->k_sx) * es, (size_t)es);
+          }
+      Wo = Wb;
+      wci = KW;
+      wky = p->KX;
+    }
+    if (p->f64) {
+      double *acc = accv;
+      p->plane64(p, (const double *)P, (const double *)Wo, wci, wky, acc);
+      SCATTER(double);
+    } else {
+      float *acc = accv;
+      p->plane32(p, (const float *)P, (const float *)Wo, wci, wky, acc);
+      SCATTER(float);
+    }
+  }
+  hlo_free(j->alloc, Wb);
+  hlo_free(j->alloc, P);
+  hlo_free(j->alloc, accv);
+}
+
+/* f32 copy of a f16/bf16 array (same index order). */
+static float *widen(const hlo_allocator *alloc, const hlo_val *v) {
+  float *f = hlo_malloc(alloc, sizeof(float) * (size_t)v->nelems + 8);
+  if (!f) return NULL;
+  const uint16_t *h = v->data;
+  bool bf = v->shape->type == HLO_BF16;
+  for (int64_t i = 0; i < v->nelems; i++) f[i] = bf ? hlo_bf16_to_f32(h[i]) : hlo_f16_to_f32(h[i]);
+  return f;
+}
+
+DECL_KERN(hlo_fast_gconv) {
+  const gc_plan *p = s->p;
+  const hlo_instruction *in = s->in;
+  if (args[0]->ntuple || args[1]->ntuple) return hlo_run_errorf(r, in, "tuple operand");
+  hlo_val *o = hlo_run_new_raw(r, &in->shape);
+  if (!o) return hlo_run_errorf(r, in, "out of memory");
+  float *hx = NULL, *hk = NULL, *hy = NULL;
+  if (p->half) {
+    hx = widen(r->alloc, args[0]);
+    hk = widen(r->alloc, args[1]);
+    hy = hlo_malloc(r->alloc, sizeof(float) * (size_t)o->nelems + 8);
+    if (!hx || !hk || !hy) {
+      hlo_free(r->alloc, hx);
+      hlo_free(r->alloc, hk);
+      hlo_free(r->alloc, hy);
+      hlo_run_release(r, o);
+      return hlo_run_errorf(r, in, "out of memory");
+    }
+  }
+  int64_t KW = p->KY * p->KX;
+  gc_job j = {p, p->half ? (const char *)hx : args[0]->data,
+              p->half ? (const char *)hk : args[1]->data, p->half ? (char *)hy : o->data,
+              r->alloc, 0};
+  int64_t items = p->OB * p->NG;
+  int64_t work = items * p->Cog * p->Cig * p->OY * p->OX * KW;
+  hlo_fast_parallel(work >= (1 << 18) ? p->nthreads : 1, items, gc_item, &j);
+  if (p->half && !j.failed) {
+    uint16_t *h = o->data;
+    for (int64_t i = 0; i < o->nelems; i++)
+      h[i] = p->half == HLO_BF16 ? hlo_f32_to_bf16(hy[i]) : hlo_f32_to_f16(hy[i]);
+  }
+  hlo_free(r->alloc, hx);
+  hlo_free(r->alloc, hk);
+  hlo_free(r->alloc, hy);
+  if (j.failed) {
+    hlo_run_release(r, o);
+    return hlo_run_errorf(r, in, "out of memory");
+  }
+  *out = o;
+  return HLO_OK;
+}
