@@ -7,3 +7,6 @@
 #ifndef CMPLXF
 #define CMPLXF(x, y) (((union { float _Complex z; float d[2]; }){.d = {(x), (y)}}).z)
 #endif
+/* The library never uses the imaginary-unit macro I, while kernels name
+ * variables I; with <complex.h> forced in, keep I free. */
+#undef I

@@ -152,7 +152,7 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   p->out_sb = ost[dn->out_batch];
   p->out_sf = ost[dn->out_feature];
   /* canonical [Y, X]: missing spatial dims have size 1 */
-  int64_t *I[2] = {&p->IY, &p->IX}, *O[2] = {&p->OY, &p->OX}, *K[2] = {&p->KY, &p->KX};
+  int64_t *Iv[2] = {&p->IY, &p->IX}, *O[2] = {&p->OY, &p->OX}, *K[2] = {&p->KY, &p->KX};
   int64_t *IS[2] = {&p->in_sy, &p->in_sx}, *OS[2] = {&p->out_sy, &p->out_sx};
   int64_t *KS[2] = {&p->k_sy, &p->k_sx}, *ST[2] = {&p->sy, &p->sx}, *RD[2] = {&p->ry, &p->rx};
   int64_t *LD[2] = {&p->ly, &p->lx}, *PL[2] = {&p->ply, &p->plx}, *PD[2] = {&p->PH, &p->PW};
@@ -160,13 +160,13 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   for (int c = 0; c < 2; c++) {
     int d = c - (2 - ns); /* spatial dim of canonical axis c, < 0 if absent */
     if (d < 0) {
-      *I[c] = *O[c] = *K[c] = 1;
+      *Iv[c] = *O[c] = *K[c] = 1;
       *ST[c] = *RD[c] = *LD[c] = 1;
       *PD[c] = 1;
       continue;
     }
     const hlo_window_dim *w = wa ? &wa->u.window.dims[d] : NULL;
-    *I[c] = is->dims[dn->in_spatial[d]];
+    *Iv[c] = is->dims[dn->in_spatial[d]];
     *O[c] = os->dims[dn->out_spatial[d]];
     *K[c] = ks->dims[dn->kernel_spatial[d]];
     *IS[c] = ist[dn->in_spatial[d]];
@@ -182,7 +182,7 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
         *ST[c] > (1LL << 30) || *RD[c] > (1LL << 30) || *LD[c] > (1LL << 30))
       return false;
     *PL[c] = lo;
-    *PD[c] = padded(*I[c], *LD[c], lo, hi);
+    *PD[c] = padded(*Iv[c], *LD[c], lo, hi);
   }
   if (p->KY < 1 || p->KX < 1 || p->OY * p->OX == 0 || OB == 0 || OF == 0) return false;
   /* every window read stays inside the materialized plane */
