@@ -28,6 +28,16 @@ typedef struct hlo_fv_isa {
   double (*sum64)(int64_t n, const double *x);  /* pairwise, 8-accumulator leaves */
   void (*acc32)(int64_t n, const float *x, double *acc);
   void (*acc64)(int64_t n, const double *x, double *acc);
+  /* max/min of x[0..n) and init, as the reference's maximum/minimum (NaN
+   * propagates, +0 above -0) */
+  float (*max32)(int64_t n, const float *x, float init);
+  float (*min32)(int64_t n, const float *x, float init);
+  double (*max64)(int64_t n, const double *x, double init);
+  double (*min64)(int64_t n, const double *x, double init);
+  void (*fill32)(int64_t n, float v, float *z);
+  void (*fill64)(int64_t n, double v, double *z);
+  /* copy n bytes with streaming stores (for outputs larger than the cache) */
+  void (*stream)(size_t n, const void *src, void *dst);
 } hlo_fv_isa;
 
 const hlo_fv_isa *hlo_fv_pick(void);

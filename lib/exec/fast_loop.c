@@ -4,6 +4,9 @@
  * chunks of HLO_LP_CHUNK elements.  Each node is one vector kernel over the
  * chunk; intermediates live in a few chunk buffers reused by liveness, so
  * nothing but the output is written to memory. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3") /* the per-chunk select/compare/gather loops */
+#endif
 #include <string.h>
 
 #include "exec/fast.h"
@@ -395,10 +398,13 @@ void hlo_lp_scratch_free(const hlo_lp *p, const hlo_allocator *alloc, void *scra
   hlo_free(alloc, scratch);
 }
 
-static void gather(const lp_leaf *L, const char *data, int64_t f0, int64_t n, char *dst) {
+static void gather(const hlo_fv_isa *isa, const lp_leaf *L, const char *data, int64_t f0,
+                   int64_t n, char *dst) {
   int es = L->esize;
   if (L->rank == 0) {
-    for (int64_t k = 0; k < n; k++) memcpy(dst + k * es, data + L->base * es, (size_t)es);
+    if (es == 4) isa->fill32(n, ((const float *)data)[L->base], (float *)dst);
+    else if (es == 8) isa->fill64(n, ((const double *)data)[L->base], (double *)dst);
+    else memset(dst, data[L->base], (size_t)n);
     return;
   }
   int r = L->rank;
@@ -418,12 +424,12 @@ static void gather(const lp_leaf *L, const char *data, int64_t f0, int64_t n, ch
     } else if (es == 4) {
       const float *s = (const float *)data;
       float *dd = (float *)dst + k;
-      if (c == 0) { float v = s[off]; for (int64_t j = 0; j < run; j++) dd[j] = v; }
+      if (c == 0) isa->fill32(run, s[off], dd);
       else for (int64_t j = 0; j < run; j++) dd[j] = s[off + j * c];
     } else if (es == 8) {
       const double *s = (const double *)data;
       double *dd = (double *)dst + k;
-      if (c == 0) { double v = s[off]; for (int64_t j = 0; j < run; j++) dd[j] = v; }
+      if (c == 0) isa->fill64(run, s[off], dd);
       else for (int64_t j = 0; j < run; j++) dd[j] = s[off + j * c];
     } else {
       for (int64_t j = 0; j < run; j++) dst[k + j] = data[off + j * c];
@@ -471,7 +477,7 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
       const char *data = L->arg >= 0 ? (const char *)args[L->arg]->data : L->cdata;
       if (L->flat) { ptr[i] = (void *)(data + f0 * L->esize); continue; }
       if (!out) { ptr[i] = NULL; continue; }
-      gather(L, data, f0, n, out);
+      gather(isa, L, data, f0, n, out);
       ptr[i] = out;
       continue;
     }
