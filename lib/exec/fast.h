@@ -36,8 +36,6 @@ typedef struct hlo_fv_isa {
   double (*min64)(int64_t n, const double *x, double init);
   void (*fill32)(int64_t n, float v, float *z);
   void (*fill64)(int64_t n, double v, double *z);
-  /* copy n bytes with streaming stores (for outputs larger than the cache) */
-  void (*stream)(size_t n, const void *src, void *dst);
 } hlo_fv_isa;
 
 const hlo_fv_isa *hlo_fv_pick(void);
@@ -78,6 +76,15 @@ hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shap
 /* Scratch for one evaluating thread; free with hlo_lp_scratch_free. */
 void *hlo_lp_scratch_new(const hlo_lp *p, const hlo_allocator *alloc);
 void hlo_lp_scratch_free(const hlo_lp *p, const hlo_allocator *alloc, void *scratch);
+/* Estimated cost of one output element in units of about one simple
+ * vector op per element (a leaf read or an add is 1, a transcendental 8);
+ * callers split work across threads only when the total is worth a thread
+ * start (HLO_FAST_PAR_MIN_COST). */
+int64_t hlo_lp_cost(const hlo_lp *p);
+#define HLO_FAST_PAR_MIN_COST ((int64_t)8 << 20)
+/* Largest n hlo_lp_eval accepts: HLO_LP_CHUNK, or any n when the program
+ * needs no chunk buffers (every leaf read in place; returns INT64_MAX). */
+int64_t hlo_lp_max_chunk(const hlo_lp *p);
 void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, void *scratch,
                  int64_t f0, int64_t n, void *dst);
 hlo_type hlo_lp_type(const hlo_lp *p);

@@ -388,6 +388,25 @@ hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shap
 
 hlo_type hlo_lp_type(const hlo_lp *p) { return p->type; }
 
+static bool is_transcendental(hlo_opcode op) {
+  return op == HLO_OP_EXP || op == HLO_OP_EXPM1 || op == HLO_OP_LOG || op == HLO_OP_LOG1P ||
+         op == HLO_OP_TANH || op == HLO_OP_SIN || op == HLO_OP_COS || op == HLO_OP_TAN ||
+         op == HLO_OP_ERF || op == HLO_OP_CBRT || op == HLO_OP_LOGISTIC ||
+         op == HLO_OP_POWER || op == HLO_OP_ATAN2;
+}
+
+int64_t hlo_lp_cost(const hlo_lp *p) {
+  int64_t c = 1; /* the store */
+  for (int i = 0; i <= p->root; i++) {
+    const lp_node *n = &p->nodes[i];
+    if (n->kind == LN_LEAF || n->buf >= 0 || i == p->root)
+      c += (n->kind == LN_UN || n->kind == LN_BIN) && is_transcendental(n->op) ? 8 : 1;
+  }
+  return c;
+}
+
+int64_t hlo_lp_max_chunk(const hlo_lp *p) { return p->nbufs == 0 ? INT64_MAX : HLO_LP_CHUNK; }
+
 void *hlo_lp_scratch_new(const hlo_lp *p, const hlo_allocator *alloc) {
   size_t sz = (size_t)(p->nbufs + 1) * HLO_LP_CHUNK * 8 + 64;
   return hlo_malloc(alloc, sz);

@@ -267,7 +267,10 @@ DECL_KERN(hlo_fast_reduce) {
   double init = p->t == HLO_F32 ? *(const float *)iv : *(const double *)iv;
   red_job j = {p, args, r->alloc, init, 0, NULL, o->data, 0, 0};
   int64_t total = p->O * p->R * p->In;
-  int nth = total >= RBLOCK ? p->nthreads : 1;
+  /* per input element: the read (a memory-bound stream counts 4) plus the
+   * producer's ops */
+  int64_t cost = 4 + (p->lp ? hlo_lp_cost(p->lp) : 0);
+  int nth = total >= RBLOCK && total >= HLO_FAST_PAR_MIN_COST / cost ? p->nthreads : 1;
   if (p->O * p->In == 0) {
     *out = o;
     return HLO_OK;

@@ -375,13 +375,14 @@ static void test_loops(void) {
             "  z = f32[1000] logistic(x)\n  w = f32[1000] minimum(y, z)\n"
             "  ROOT s = f32[1000] atan2(w, a)\n}\n",
             3, 0, true);
-  /* large enough to split across threads; parameter used twice */
+  /* large enough to split across threads (1M elements of cost 12, above
+   * HLO_FAST_PAR_MIN_COST); parameter used twice */
   check_mod(__LINE__,
             "HloModule m\n"
-            "f {\n  p0 = f32[300,1000] parameter(0)\n  t = f32[300,1000] tanh(p0)\n"
-            "  m = f32[300,1000] multiply(t, p0)\n  ROOT a = f32[300,1000] add(m, p0)\n}\n"
-            "ENTRY e {\n  a = f32[300,1000] parameter(0)\n"
-            "  ROOT r = f32[300,1000] fusion(a), kind=kLoop, calls=f\n}\n",
+            "f {\n  p0 = f32[1000,1000] parameter(0)\n  t = f32[1000,1000] tanh(p0)\n"
+            "  m = f32[1000,1000] multiply(t, p0)\n  ROOT a = f32[1000,1000] add(m, p0)\n}\n"
+            "ENTRY e {\n  a = f32[1000,1000] parameter(0)\n"
+            "  ROOT r = f32[1000,1000] fusion(a), kind=kLoop, calls=f\n}\n",
             2, 1e-6, true); /* one tanh ulp, amplified by the cancelling add */
 }
 

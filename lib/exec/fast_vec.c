@@ -39,7 +39,6 @@
 #define SLD(fn) CAT3(Sleef_, fn, d8_u10avx512f)
 #define SLF35(fn) CAT3(Sleef_, fn, f16_u35avx512f)
 #define SLD35(fn) CAT3(Sleef_, fn, d8_u35avx512f)
-#define STRF _mm512_stream_ps
 #define VF __m512
 #define VD __m512d
 #define LF 16
@@ -56,7 +55,6 @@
 #undef SLD
 #undef SLF35
 #undef SLD35
-#undef STRF
 #undef VF
 #undef VD
 #undef LF
@@ -74,7 +72,6 @@
 #define SLD(fn) CAT3(Sleef_, fn, d4_u10avx2)
 #define SLF35(fn) CAT3(Sleef_, fn, f8_u35avx2)
 #define SLD35(fn) CAT3(Sleef_, fn, d4_u35avx2)
-#define STRF _mm256_stream_ps
 #define VF __m256
 #define VD __m256d
 #define LF 8
@@ -91,7 +88,6 @@
 #undef SLD
 #undef SLF35
 #undef SLD35
-#undef STRF
 #undef VF
 #undef VD
 #undef LF
@@ -111,7 +107,6 @@
 #define SLD(fn) CAT3(Sleef_, fn, d2_u10sse2)
 #define SLF35(fn) CAT3(Sleef_, fn, f4_u35sse2)
 #define SLD35(fn) CAT3(Sleef_, fn, d2_u35sse2)
-#define STRF _mm_stream_ps
 #define VF __m128
 #define VD __m128d
 #define LF 4

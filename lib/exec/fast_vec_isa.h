@@ -2,8 +2,7 @@
  * instruction set by fast_vec.c with these macros defined: FV_TGT (function
  * attribute), FV(name) (suffixes a function name), SLF(fn)/SLD(fn) (the SLEEF
  * f32/f64 function of that ISA, 1-ulp variant; SLF35/SLD35 the 3.5-ulp one), VF/VD (vector types), LF/LD
- * (lanes), LDF/STF/LDD/STD (unaligned load/store), STRF (aligned streaming
- * store of VF).  Not a public header. */
+ * (lanes), LDF/STF/LDD/STD (unaligned load/store).  Not a public header. */
 
 /* Apply a SLEEF function over n elements: whole vectors, then the tail
  * through a zero-padded stack vector. */
@@ -238,26 +237,10 @@ static FV_TGT void FV(acc64)(int64_t n, const double *x, double *acc) {
   for (int64_t j = 0; j < n; j++) acc[j] += x[j];
 }
 
-/* Copy n bytes to dst with non-temporal (streaming) stores: a large output
- * is written without first reading its lines into the cache.  Unaligned
- * head and tail by memcpy; fenced so that the data is visible to the
- * thread that joins this one. */
-static FV_TGT void FV(stream)(size_t n, const void *src, void *dst) {
-  const char *s = src;
-  char *d = dst;
-  size_t head = (size_t)(-(uintptr_t)d) & (sizeof(VF) - 1);
-  if (head > n) head = n;
-  memcpy(d, s, head);
-  size_t k = head;
-  for (; k + sizeof(VF) <= n; k += sizeof(VF)) STRF((float *)(d + k), LDF((const float *)(s + k)));
-  memcpy(d + k, s + k, n - k);
-  _mm_sfence();
-}
-
 static const hlo_fv_isa FV(table) = {
     FV_NAME, FV(un32), FV(bin32), FV(un64), FV(bin64),
     FV(sum32), FV(sum64), FV(acc32), FV(acc64),
-    FV(max32), FV(min32), FV(max64), FV(min64), FV(fill32), FV(fill64), FV(stream),
+    FV(max32), FV(min32), FV(max64), FV(min64), FV(fill32), FV(fill64),
 };
 
 #undef FV_T1
