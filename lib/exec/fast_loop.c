@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "exec/fast.h"
+#include "hlo/hlo_fp.h"
 
 enum { LN_LEAF, LN_UN, LN_BIN, LN_CMP, LN_SELECT, LN_NOT, LN_LOGIC };
 
@@ -64,7 +65,16 @@ typedef struct lp_ctx {
   int depth;
 } lp_ctx;
 
-static bool is_float_t(hlo_type t) { return t == HLO_F32 || t == HLO_F64; }
+static bool is_float_t(hlo_type t) {
+  return t == HLO_F32 || t == HLO_F64 || t == HLO_F16 || t == HLO_BF16;
+}
+/* f16/bf16 values are computed in f32 chunk buffers: leaves are widened,
+ * every arithmetic result is rounded to the type once (as the reference
+ * rounds each instruction's double result), the root is narrowed into the
+ * output. */
+static bool is_narrow(hlo_type t) { return t == HLO_F16 || t == HLO_BF16; }
+/* bytes of one element in a chunk buffer */
+static int cbytes(hlo_type t) { return is_narrow(t) ? 4 : hlo_type_bytes(t); }
 
 static int add_node(lp_ctx *c, lp_node n) {
   if (c->p->nnodes >= LP_MAX_NODES) return -1;
@@ -371,9 +381,9 @@ hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shap
   int nb = 0;
   for (int i = 0; i < p->nnodes; i++) {
     lp_node *n = &p->nodes[i];
-    if (i == p->root) continue;
-    if (n->kind == LN_LEAF && p->leaves[n->leaf].flat) continue;
-    if (last[i] < 0) continue; /* dead */
+    if (i == p->root && !is_narrow(p->type)) continue;
+    if (n->kind == LN_LEAF && p->leaves[n->leaf].flat && !is_narrow(n->type)) continue;
+    if (last[i] < 0 && i != p->root) continue; /* dead */
     /* free buffers whose holder's last use is before i */
     int b = -1;
     for (int k = 0; k < nb; k++)
@@ -423,6 +433,7 @@ static void gather(const hlo_fv_isa *isa, const lp_leaf *L, const char *data, in
   if (L->rank == 0) {
     if (es == 4) isa->fill32(n, ((const float *)data)[L->base], (float *)dst);
     else if (es == 8) isa->fill64(n, ((const double *)data)[L->base], (double *)dst);
+    else if (es == 2) for (int64_t k = 0; k < n; k++) ((uint16_t *)dst)[k] = ((const uint16_t *)data)[L->base];
     else memset(dst, data[L->base], (size_t)n);
     return;
   }
@@ -450,6 +461,10 @@ static void gather(const hlo_fv_isa *isa, const lp_leaf *L, const char *data, in
       double *dd = (double *)dst + k;
       if (c == 0) isa->fill64(run, s[off], dd);
       else for (int64_t j = 0; j < run; j++) dd[j] = s[off + j * c];
+    } else if (es == 2) {
+      const uint16_t *s = (const uint16_t *)data;
+      uint16_t *dd = (uint16_t *)dst + k;
+      for (int64_t j = 0; j < run; j++) dd[j] = s[off + j * c];
     } else {
       for (int64_t j = 0; j < run; j++) dst[k + j] = data[off + j * c];
     }
@@ -483,20 +498,45 @@ static void gather(const hlo_fv_isa *isa, const lp_leaf *L, const char *data, in
     }                                                                       \
   } while (0)
 
+/* f16/bf16 <-> f32 for chunk buffers (round to nearest even; NaN becomes
+ * the quiet NaN of its sign, as the reference's conversion). */
+static void widen(hlo_type t, int64_t n, const uint16_t *x, float *z) {
+  if (t == HLO_F16) for (int64_t k = 0; k < n; k++) z[k] = hlo_f16_to_f32(x[k]);
+  else for (int64_t k = 0; k < n; k++) z[k] = hlo_bf16_to_f32(x[k]);
+}
+static void narrow(hlo_type t, int64_t n, const float *x, uint16_t *z) {
+  if (t == HLO_F16) for (int64_t k = 0; k < n; k++) z[k] = hlo_f32_to_f16(x[k]);
+  else for (int64_t k = 0; k < n; k++) z[k] = hlo_f32_to_bf16(x[k]);
+}
+/* z = the f32 values of z rounded once to t */
+static void round_to(hlo_type t, int64_t n, float *z) {
+  if (t == HLO_F16) for (int64_t k = 0; k < n; k++) z[k] = hlo_f16_to_f32(hlo_f32_to_f16(z[k]));
+  else for (int64_t k = 0; k < n; k++) z[k] = hlo_bf16_to_f32(hlo_f32_to_bf16(z[k]));
+}
+
 void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, void *scratch,
                  int64_t f0, int64_t n, void *dst) {
   char *sb = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
   void *ptr[LP_MAX_NODES];
   for (int i = 0; i <= p->root; i++) {
     const lp_node *nd = &p->nodes[i];
-    void *out = i == p->root ? dst : nd->buf >= 0 ? sb + (size_t)nd->buf * HLO_LP_CHUNK * 8
-                                                  : NULL;
+    void *out = nd->buf >= 0 ? sb + (size_t)nd->buf * HLO_LP_CHUNK * 8
+                : i == p->root ? dst : NULL;
     if (nd->kind == LN_LEAF) {
       const lp_leaf *L = &p->leaves[nd->leaf];
       const char *data = L->arg >= 0 ? (const char *)args[L->arg]->data : L->cdata;
-      if (L->flat) { ptr[i] = (void *)(data + f0 * L->esize); continue; }
+      bool nw = is_narrow(nd->type);
+      if (L->flat && !nw) { ptr[i] = (void *)(data + f0 * L->esize); continue; }
       if (!out) { ptr[i] = NULL; continue; }
-      gather(isa, L, data, f0, n, out);
+      if (nw) {
+        /* raw 16-bit values into the buffer's upper half, widened below it */
+        uint16_t *raw = (uint16_t *)((char *)out + HLO_LP_CHUNK * 4);
+        if (L->flat) memcpy(raw, data + f0 * 2, (size_t)n * 2);
+        else gather(isa, L, data, f0, n, (char *)raw);
+        widen(nd->type, n, raw, out);
+      } else {
+        gather(isa, L, data, f0, n, out);
+      }
       ptr[i] = out;
       continue;
     }
@@ -506,26 +546,31 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
     switch (nd->kind) {
     case LN_UN:
       if (nd->op == HLO_OP_COPY) {
-        memcpy(out, pa, (size_t)n * (size_t)hlo_type_bytes(nd->type));
-      } else if (nd->type == HLO_F32) {
-        isa->un32(nd->op, n, pa, out);
-      } else {
+        memcpy(out, pa, (size_t)n * (size_t)cbytes(nd->type));
+      } else if (nd->type == HLO_F64) {
         isa->un64(nd->op, n, pa, out);
+      } else {
+        isa->un32(nd->op, n, pa, out);
+        if (is_narrow(nd->type)) round_to(nd->type, n, out);
       }
       break;
     case LN_BIN:
-      if (nd->type == HLO_F32) isa->bin32(nd->op, n, pa, pb, out);
-      else isa->bin64(nd->op, n, pa, pb, out);
+      if (nd->type == HLO_F64) {
+        isa->bin64(nd->op, n, pa, pb, out);
+      } else {
+        isa->bin32(nd->op, n, pa, pb, out);
+        if (is_narrow(nd->type)) round_to(nd->type, n, out);
+      }
       break;
     case LN_CMP: {
       unsigned char *z = out;
-      if (nd->itype == HLO_F32) CMP_LOOP(float);
+      if (nd->itype != HLO_F64) CMP_LOOP(float);
       else CMP_LOOP(double);
       break;
     }
     case LN_SELECT: {
       const unsigned char *c = pa;
-      if (nd->type == HLO_F32) {
+      if (nd->type != HLO_F64) {
         const float *x = pb, *y = ptr[nd->c];
         float *z = out;
         for (int64_t k = 0; k < n; k++) z[k] = c[k] ? x[k] : y[k];
@@ -554,4 +599,5 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
       break;
     }
   }
+  if (is_narrow(p->type)) narrow(p->type, n, ptr[p->root], dst);
 }

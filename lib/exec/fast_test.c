@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "exec/fast.h"
+#include "hlo/hlo_fp.h"
 #include "hlo/hlo_text.h"
 #include "testing.h"
 
@@ -252,6 +253,16 @@ static void put_edges(hlo_val *v) {
     if (v->shape->type == HLO_F32) ((float *)v->data)[i * 7 % v->nelems] = (float)EDGE[i];
     if (v->shape->type == HLO_F64) ((double *)v->data)[i * 7 % v->nelems] = EDGE[i];
   }
+  /* f16/bf16: the edges rounded to the type (1e30 -> inf in f16, 1e-40 ->
+   * a bf16 subnormal), plus the f16 limits: largest finite, smallest
+   * subnormal, a value that rounds to inf when doubled, ties */
+  static const double NARROW[] = {65504.0, -65504.0, 5.960464477539063e-08, 6.1e-05,
+                                  32768.0, 1.0009765625, 3.0e38, -3.0e38, 9.2e-41, 1.5};
+  int nn = (int)(sizeof NARROW / sizeof NARROW[0]);
+  if (v->shape->type == HLO_F16 || v->shape->type == HLO_BF16)
+    for (int64_t i = 0; i < v->nelems && i < ne + nn; i++)
+      ((uint16_t *)v->data)[i * 7 % v->nelems] =
+          (uint16_t)hlo_fp_from_double(v->shape->type, i < ne ? EDGE[i] : NARROW[i - ne]);
 }
 
 /* Compare leaves: floats within ulp (absolute slack abs_tol for sums);
@@ -276,6 +287,16 @@ static bool same_val(const hlo_val *a, const hlo_val *b, int64_t ulp, double rel
       if (u > ulp && !close)
         return snprintf(why, wl, "element %lld: reference %.17g fast %.17g (%lld ulp)",
                         (long long)i, x, y, (long long)u), false;
+    } else if (t == HLO_F16 || t == HLO_BF16) {
+      uint16_t x = ((uint16_t *)a->data)[i], y = ((uint16_t *)b->data)[i];
+      bool nx = hlo_fp_is_nan(t, x), ny = hlo_fp_is_nan(t, y);
+      /* ordered 16-bit keys: ulps apart */
+      int32_t kx = x & 0x8000 ? -(int32_t)(x & 0x7fff) : (int32_t)x;
+      int32_t ky = y & 0x8000 ? -(int32_t)(y & 0x7fff) : (int32_t)y;
+      int64_t u = nx || ny ? (nx && ny ? 0 : INT64_MAX) : llabs((long long)(kx - ky));
+      if (u > ulp)
+        return snprintf(why, wl, "element %lld: reference %#x fast %#x (%lld ulp)", (long long)i,
+                        x, y, (long long)u), false;
     } else if (memcmp((char *)a->data + i * hlo_type_bytes(a->shape->type),
                       (char *)b->data + i * hlo_type_bytes(a->shape->type),
                       (size_t)hlo_type_bytes(a->shape->type)) != 0) {
@@ -386,6 +407,54 @@ static void test_loops(void) {
             2, 1e-6, true); /* one tanh ulp, amplified by the cancelling add */
 }
 
+
+/* f16/bf16 fused loops: computed in f32, rounded once per instruction as
+ * the reference rounds each double result: the arithmetic is bit-identical
+ * (f32 has more than 2p+2 bits of the narrow type's precision p, so the
+ * double rounding is innocuous); transcendentals within one ulp of the type. */
+static void test_narrow_loops(void) {
+  static const char *types[] = {"f16", "bf16"};
+  for (int i = 0; i < 2; i++) {
+    const char *T = types[i];
+    char text[2048];
+    snprintf(text, sizeof text,
+             "HloModule m\n"
+             "f {\n  p0 = %s[37,129] parameter(0)\n  p1 = %s[129] parameter(1)\n"
+             "  p2 = %s[37,129] parameter(2)\n  c = %s[] constant(0.3)\n"
+             "  b1 = %s[37,129] broadcast(p1), dimensions={1}\n"
+             "  bc = %s[37,129] broadcast(c), dimensions={}\n"
+             "  m = %s[37,129] multiply(p0, b1)\n  a = %s[37,129] add(m, p2)\n"
+             "  d = %s[37,129] divide(a, p2)\n  s = %s[37,129] subtract(d, bc)\n"
+             "  q = %s[37,129] sqrt(p0)\n  mx = %s[37,129] maximum(s, q)\n"
+             "  g = pred[37,129] compare(mx, p0), direction=GT\n"
+             "  sel = %s[37,129] select(g, mx, p2)\n"
+             "  t = %s[129,37] transpose(sel), dimensions={1,0}\n"
+             "  ROOT n = %s[129,37] negate(t)\n}\n"
+             "ENTRY e {\n  a = %s[37,129] parameter(0)\n  b = %s[129] parameter(1)\n"
+             "  c = %s[37,129] parameter(2)\n"
+             "  ROOT r = %s[129,37] fusion(a, b, c), kind=kLoop, calls=f\n}\n",
+             T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T);
+    check_mod(__LINE__, text, 0, 0, true);
+    snprintf(text, sizeof text,
+             "HloModule m\n"
+             "f {\n  p0 = %s[3000] parameter(0)\n  e = %s[3000] exponential(p0)\n"
+             "  t = %s[3000] tanh(p0)\n  l = %s[3000] log(e)\n"
+             "  x = %s[3000] multiply(t, l)\n  ROOT y = %s[3000] logistic(x)\n}\n"
+             "ENTRY e {\n  a = %s[3000] parameter(0)\n"
+             "  ROOT r = %s[3000] fusion(a), kind=kLoop, calls=f\n}\n",
+             T, T, T, T, T, T, T, T);
+    check_mod(__LINE__, text, 2, 0, true); /* one ulp of the type per function, two chained */
+    /* a standalone op; a fused program whose root is a parameter */
+    snprintf(text, sizeof text,
+             "HloModule m\nf {\n  p = %s[100] parameter(0)\n  ROOT c = %s[100] copy(p)\n}\n"
+             "ENTRY e {\n  a = %s[100] parameter(0)\n  b = %s[100] parameter(1)\n"
+             "  s = %s[100] add(a, b)\n"
+             "  f = %s[100] fusion(s), kind=kLoop, calls=f\n"
+             "  ROOT m = %s[100] multiply(f, b)\n}\n",
+             T, T, T, T, T, T, T);
+    check_mod(__LINE__, text, 0, 0, true);
+  }
+}
 
 static void dot_case(int line, const char *lt, const char *rt, const char *ot, const char *dn,
                      double rel) {
@@ -612,6 +681,7 @@ int main(void) {
     }
   }
   test_loops();
+  test_narrow_loops();
   test_dots();
   test_convs();
   test_moves();
