@@ -36,6 +36,11 @@ typedef struct hlo_fv_isa {
   double (*min64)(int64_t n, const double *x, double init);
   void (*fill32)(int64_t n, float v, float *z);
   void (*fill64)(int64_t n, double v, double *z);
+  /* f16/bf16 (t) <-> f32, exactly as hlo_f16_to_f32 etc.; round16 rounds
+   * f32 values once to t in place */
+  void (*widen16)(hlo_type t, int64_t n, const uint16_t *x, float *z);
+  void (*narrow16)(hlo_type t, int64_t n, const float *x, uint16_t *z);
+  void (*round16)(hlo_type t, int64_t n, float *z);
 } hlo_fv_isa;
 
 const hlo_fv_isa *hlo_fv_pick(void);

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "exec/fast.h"
-#include "hlo/hlo_fp.h"
 
 enum { LN_LEAF, LN_UN, LN_BIN, LN_CMP, LN_SELECT, LN_NOT, LN_LOGIC, LN_IUN, LN_IBIN };
 
@@ -552,22 +551,6 @@ static void gather(const hlo_fv_isa *isa, const lp_leaf *L, const char *data, in
     }                                                                       \
   } while (0)
 
-/* f16/bf16 <-> f32 for chunk buffers (round to nearest even; NaN becomes
- * the quiet NaN of its sign, as the reference's conversion). */
-static void widen(hlo_type t, int64_t n, const uint16_t *x, float *z) {
-  if (t == HLO_F16) for (int64_t k = 0; k < n; k++) z[k] = hlo_f16_to_f32(x[k]);
-  else for (int64_t k = 0; k < n; k++) z[k] = hlo_bf16_to_f32(x[k]);
-}
-static void narrow(hlo_type t, int64_t n, const float *x, uint16_t *z) {
-  if (t == HLO_F16) for (int64_t k = 0; k < n; k++) z[k] = hlo_f32_to_f16(x[k]);
-  else for (int64_t k = 0; k < n; k++) z[k] = hlo_f32_to_bf16(x[k]);
-}
-/* z = the f32 values of z rounded once to t */
-static void round_to(hlo_type t, int64_t n, float *z) {
-  if (t == HLO_F16) for (int64_t k = 0; k < n; k++) z[k] = hlo_f16_to_f32(hlo_f32_to_f16(z[k]));
-  else for (int64_t k = 0; k < n; k++) z[k] = hlo_bf16_to_f32(hlo_f32_to_bf16(z[k]));
-}
-
 /* Integer ops of type T (unsigned twin U for the wrapping arithmetic, as
  * the reference computes in uint64 and truncates). */
 #define INT_OP(T, U)                                                        \
@@ -607,7 +590,7 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
         uint16_t *raw = (uint16_t *)((char *)out + HLO_LP_CHUNK * 4);
         if (L->flat) memcpy(raw, data + f0 * 2, (size_t)n * 2);
         else gather(isa, L, data, f0, n, (char *)raw);
-        widen(nd->type, n, raw, out);
+        isa->widen16(nd->type, n, raw, out);
       } else {
         gather(isa, L, data, f0, n, out);
       }
@@ -625,7 +608,7 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
         isa->un64(nd->op, n, pa, out);
       } else {
         isa->un32(nd->op, n, pa, out);
-        if (is_narrow(nd->type)) round_to(nd->type, n, out);
+        if (is_narrow(nd->type)) isa->round16(nd->type, n, out);
       }
       break;
     case LN_BIN:
@@ -633,7 +616,7 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
         isa->bin64(nd->op, n, pa, pb, out);
       } else {
         isa->bin32(nd->op, n, pa, pb, out);
-        if (is_narrow(nd->type)) round_to(nd->type, n, out);
+        if (is_narrow(nd->type)) isa->round16(nd->type, n, out);
       }
       break;
     case LN_CMP: {
@@ -688,5 +671,5 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
       break;
     }
   }
-  if (is_narrow(p->type)) narrow(p->type, n, ptr[p->root], dst);
+  if (is_narrow(p->type)) isa->narrow16(p->type, n, ptr[p->root], dst);
 }

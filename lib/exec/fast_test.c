@@ -173,6 +173,55 @@ static void check_tanh_sweep(const hlo_fv_isa *isa) {
   }
 }
 
+/* f16/bf16 conversions: every 16-bit pattern widened, and every 509th f32
+ * bit pattern (8.4M: all binades, both signs, subnormals, ties, NaNs)
+ * narrowed and rounded, bit for bit against the scalar conversions. */
+static void check_conv16(const hlo_fv_isa *isa) {
+  enum { B = 4096 };
+  static uint16_t h[B], h2[B];
+  static float f[B], g[B];
+  int bad = 0;
+  for (int ti = 0; ti < 2; ti++) {
+    hlo_type t = ti ? HLO_BF16 : HLO_F16;
+    for (uint32_t b0 = 0; b0 < 65536; b0 += B) {
+      for (int i = 0; i < B; i++) h[i] = (uint16_t)(b0 + (uint32_t)i);
+      isa->widen16(t, B, h, f);
+      for (int i = 0; i < B && bad < 5; i++) {
+        float w = t == HLO_F16 ? hlo_f16_to_f32(h[i]) : hlo_bf16_to_f32(h[i]);
+        if (memcmp(&w, &f[i], 4) != 0) {
+          bad++;
+          printf("fast_test: %s widen %s %#x: %a, want %a\n", isa->name, ti ? "bf16" : "f16",
+                 h[i], f[i], w);
+        }
+      }
+    }
+    uint32_t u = 0;
+    bool done = false;
+    while (!done) {
+      int n = 0;
+      for (; n < B; n++) {
+        memcpy(&f[n], &u, 4);
+        if (u > UINT32_MAX - 509) { done = true; n++; break; }
+        u += 509;
+      }
+      isa->narrow16(t, n, f, h2);
+      memcpy(g, f, sizeof(float) * (size_t)n);
+      isa->round16(t, n, g);
+      for (int i = 0; i < n && bad < 5; i++) {
+        uint16_t w = t == HLO_F16 ? hlo_f32_to_f16(f[i]) : hlo_f32_to_bf16(f[i]);
+        float wr = t == HLO_F16 ? hlo_f16_to_f32(w) : hlo_bf16_to_f32(w);
+        if (w != h2[i] || memcmp(&wr, &g[i], 4) != 0) {
+          bad++;
+          printf("fast_test: %s narrow %s %a: %#x / %a, want %#x / %a\n", isa->name,
+                 ti ? "bf16" : "f16", f[i], h2[i], g[i], w, wr);
+        }
+      }
+    }
+  }
+  if (bad) t_fail++;
+  else t_pass++;
+}
+
 /* max/min kernels on ordering edge cases, bit for bit against the
  * reference scalar maximum/minimum folded left to right. */
 static void check_minmax(const hlo_fv_isa *isa) {
@@ -729,6 +778,7 @@ int main(void) {
       check_isa(isa);
       check_tanh_sweep(isa);
       check_minmax(isa);
+      check_conv16(isa);
     }
   }
   test_loops();

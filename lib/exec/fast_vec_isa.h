@@ -237,10 +237,84 @@ static FV_TGT void FV(acc64)(int64_t n, const double *x, double *acc) {
   for (int64_t j = 0; j < n; j++) acc[j] += x[j];
 }
 
+/* f16/bf16 <-> f32, branch-free so that they vectorize; bit-identical to
+ * hlo_f16_to_f32 / hlo_f32_to_f16 / hlo_bf16_to_f32 / hlo_f32_to_bf16
+ * (round to nearest even, NaN -> the quiet NaN of its sign).  f16
+ * subnormals: |x| + 0.5f rounds |x| to a multiple of 2^-24 in the FPU's
+ * nearest-even mode, and the low bits of that sum are the f16 mantissa.
+ * FV_NOTRAP lets the vectorizer evaluate the float operations of every
+ * branch (no result depends on floating-point exception flags). */
+#ifndef FV_NOTRAP
+#if defined(__GNUC__) && !defined(__clang__)
+#define FV_NOTRAP __attribute__((optimize("no-trapping-math")))
+#else
+#define FV_NOTRAP
+#endif
+#endif
+static FV_TGT FV_NOTRAP void FV(widen16)(hlo_type t, int64_t n, const uint16_t *x, float *z) {
+  if (t == HLO_BF16) {
+    for (int64_t k = 0; k < n; k++) {
+      uint32_t b = (uint32_t)x[k] << 16;
+      memcpy(&z[k], &b, 4);
+    }
+    return;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    uint32_t h = x[k], sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    uint32_t nb = sign | ((e + 112u) << 23) | (m << 13);
+    uint32_t ib = sign | 0x7f800000u | (m << 13);
+    float sub = (float)(int32_t)m * 0x1p-24f;
+    uint32_t sb;
+    memcpy(&sb, &sub, 4);
+    sb |= sign;
+    uint32_t b = e == 0x1fu ? ib : e == 0 ? sb : nb;
+    memcpy(&z[k], &b, 4);
+  }
+}
+
+static FV_TGT FV_NOTRAP void FV(narrow16)(hlo_type t, int64_t n, const float *x, uint16_t *z) {
+  if (t == HLO_BF16) {
+    for (int64_t k = 0; k < n; k++) {
+      uint32_t b;
+      memcpy(&b, &x[k], 4);
+      uint32_t r = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+      uint32_t q = ((b >> 16) & 0x8000u) | 0x7fc0u;
+      z[k] = (uint16_t)((b & 0x7fffffffu) > 0x7f800000u ? q : r);
+    }
+    return;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    uint32_t b;
+    memcpy(&b, &x[k], 4);
+    uint32_t sign = (b >> 16) & 0x8000u, a = b & 0x7fffffffu;
+    uint32_t special = a > 0x7f800000u ? 0x7e00u : 0x7c00u;
+    uint32_t nrm = (a + 0xfffu + ((a >> 13) & 1u) - 0x38000000u) >> 13;
+    float af, s;
+    memcpy(&af, &a, 4);
+    s = af + 0.5f;
+    uint32_t sbits;
+    memcpy(&sbits, &s, 4);
+    uint32_t sub = sbits - 0x3f000000u;
+    uint32_t r = a >= 0x477ff000u ? special : a < 0x38800000u ? sub : nrm;
+    z[k] = (uint16_t)(sign | r);
+  }
+}
+
+/* z = z rounded once to f16/bf16 (a chunk at a time through a stack buffer) */
+static FV_TGT void FV(round16)(hlo_type t, int64_t n, float *z) {
+  uint16_t tmp[256];
+  for (int64_t k = 0; k < n; k += 256) {
+    int64_t c = n - k < 256 ? n - k : 256;
+    FV(narrow16)(t, c, z + k, tmp);
+    FV(widen16)(t, c, tmp, z + k);
+  }
+}
+
 static const hlo_fv_isa FV(table) = {
     FV_NAME, FV(un32), FV(bin32), FV(un64), FV(bin64),
     FV(sum32), FV(sum64), FV(acc32), FV(acc64),
     FV(max32), FV(min32), FV(max64), FV(min64), FV(fill32), FV(fill64),
+    FV(widen16), FV(narrow16), FV(round16),
 };
 
 #undef FV_T1
