@@ -3,7 +3,8 @@
  * per-leaf index maps) compiled once, then evaluated over the output in
  * chunks of HLO_LP_CHUNK elements.  Each node is one vector kernel over the
  * chunk; intermediates live in a few chunk buffers reused by liveness, so
- * nothing but the output is written to memory. */
+ * nothing but the output is written to memory.  Element types: f32, f64,
+ * f16/bf16 (computed in f32, rounded per instruction) and 32/64-bit ints. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3") /* the per-chunk select/compare/gather loops */
 #endif
