@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/cli.h"
@@ -77,9 +78,69 @@ static bool mem_take(uint64_t n) {
   return true;
 }
 
+/* Large blocks (>= BIG_MIN) get their own 2 MB-aligned anonymous mapping
+ * advised MADV_HUGEPAGE before first touch (as numpy does for its arrays:
+ * transparent huge pages cut the TLB misses of kernels streaming through
+ * them; measured 1.32 -> 1.06 ms for a 4M-element add), and are kept in a
+ * small cache when freed, so repeated runs (--benchmark, --iterations)
+ * reuse them without faulting pages in again.  Layout: base is 2 MB
+ * aligned inside the mapping, data at base + 64; the words before the data
+ * are [mapping, mapping length, size, capacity], the size 16 bytes before
+ * the data as in small blocks. */
+#define BIG_MIN ((size_t)4 << 20)
+#define BIG_ALIGN ((size_t)2 << 20)
+#define BIG_CACHE 64
+#define BIG_CACHE_BYTES ((size_t)1 << 30)
+static struct big_block { char *data; size_t cap; } BIG[BIG_CACHE];
+static int NBIG;
+static size_t BIG_BYTES; /* capacity held by the cache */
+
+static char *big_new(size_t n) {
+  if (n > SIZE_MAX - 64 - 2 * BIG_ALIGN) return NULL;
+  size_t span = (n + 64 + BIG_ALIGN - 1) & ~(BIG_ALIGN - 1);
+  size_t len = span + BIG_ALIGN;
+  char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return NULL;
+  char *base = (char *)(((uintptr_t)m + BIG_ALIGN - 1) & ~(uintptr_t)(BIG_ALIGN - 1));
+#ifdef MADV_HUGEPAGE
+  (void)madvise(base, span, MADV_HUGEPAGE); /* advice only */
+#endif
+  char *data = base + 64;
+  size_t *h = (size_t *)data;
+  h[-4] = (size_t)(uintptr_t)m;
+  h[-3] = len;
+  h[-1] = span - 64; /* capacity */
+  return data;
+}
+
+static void big_unmap(char *data) {
+  size_t *h = (size_t *)data;
+  munmap((void *)(uintptr_t)h[-4], h[-3]);
+}
+
 static void *mem_alloc(void *ud, size_t n) {
   (void)ud;
   if (n > SIZE_MAX - 16 || !mem_take(n)) return NULL;
+  if (n >= BIG_MIN) {
+    int best = -1;
+    for (int i = 0; i < NBIG; i++)
+      if (BIG[i].cap >= n && BIG[i].cap - n <= n && (best < 0 || BIG[i].cap < BIG[best].cap))
+        best = i;
+    char *d;
+    if (best >= 0) {
+      d = BIG[best].data;
+      BIG_BYTES -= BIG[best].cap;
+      BIG[best] = BIG[--NBIG];
+    } else {
+      d = big_new(n);
+    }
+    if (!d) {
+      MEM.live -= n;
+      return NULL;
+    }
+    ((size_t *)d)[-2] = n;
+    return d;
+  }
   size_t *p = malloc(n + 16);
   if (!p) {
     MEM.live -= n;
@@ -94,6 +155,15 @@ static void mem_free(void *ud, void *q) {
   if (!q) return;
   size_t *p = (size_t *)((char *)q - 16);
   MEM.live -= p[0];
+  if (p[0] >= BIG_MIN) {
+    if (NBIG < BIG_CACHE && p[1] <= BIG_CACHE_BYTES - BIG_BYTES) {
+      BIG[NBIG++] = (struct big_block){q, p[1]};
+      BIG_BYTES += p[1];
+    } else {
+      big_unmap(q);
+    }
+    return;
+  }
   free(p);
 }
 
@@ -101,6 +171,13 @@ static void *mem_realloc(void *ud, void *q, size_t n) {
   if (!q) return mem_alloc(ud, n);
   size_t *p = (size_t *)((char *)q - 16);
   size_t old = p[0];
+  if (old >= BIG_MIN || n >= BIG_MIN) { /* through a fresh block */
+    void *r = mem_alloc(ud, n);
+    if (!r) return NULL;
+    memcpy(r, q, old < n ? old : n);
+    mem_free(ud, q);
+    return r;
+  }
   if (n > SIZE_MAX - 16) return NULL;
   MEM.live -= old;
   if (!mem_take(n)) {

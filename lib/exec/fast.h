@@ -28,6 +28,19 @@ typedef struct hlo_fv_isa {
   double (*sum64)(int64_t n, const double *x);  /* pairwise, 8-accumulator leaves */
   void (*acc32)(int64_t n, const float *x, double *acc);
   void (*acc64)(int64_t n, const double *x, double *acc);
+  /* max/min of x[0..n) and init, as the reference's maximum/minimum (NaN
+   * propagates, +0 above -0) */
+  float (*max32)(int64_t n, const float *x, float init);
+  float (*min32)(int64_t n, const float *x, float init);
+  double (*max64)(int64_t n, const double *x, double init);
+  double (*min64)(int64_t n, const double *x, double init);
+  void (*fill32)(int64_t n, float v, float *z);
+  void (*fill64)(int64_t n, double v, double *z);
+  /* f16/bf16 (t) <-> f32, exactly as hlo_f16_to_f32 etc.; round16 rounds
+   * f32 values once to t in place */
+  void (*widen16)(hlo_type t, int64_t n, const uint16_t *x, float *z);
+  void (*narrow16)(hlo_type t, int64_t n, const float *x, uint16_t *z);
+  void (*round16)(hlo_type t, int64_t n, float *z);
 } hlo_fv_isa;
 
 const hlo_fv_isa *hlo_fv_pick(void);
@@ -93,6 +106,15 @@ hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shap
 /* Scratch for one evaluating thread; free with hlo_lp_scratch_free. */
 void *hlo_lp_scratch_new(const hlo_lp *p, const hlo_allocator *alloc);
 void hlo_lp_scratch_free(const hlo_lp *p, const hlo_allocator *alloc, void *scratch);
+/* Estimated cost of one output element in units of about one simple
+ * vector op per element (a leaf read or an add is 1, a transcendental 8);
+ * callers split work across threads only when the total is worth a thread
+ * start (HLO_FAST_PAR_MIN_COST). */
+int64_t hlo_lp_cost(const hlo_lp *p);
+#define HLO_FAST_PAR_MIN_COST ((int64_t)8 << 20)
+/* Largest n hlo_lp_eval accepts: HLO_LP_CHUNK, or any n when the program
+ * needs no chunk buffers (every leaf read in place; returns INT64_MAX). */
+int64_t hlo_lp_max_chunk(const hlo_lp *p);
 void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, void *scratch,
                  int64_t f0, int64_t n, void *dst);
 hlo_type hlo_lp_type(const hlo_lp *p);

@@ -3,12 +3,16 @@
  * per-leaf index maps) compiled once, then evaluated over the output in
  * chunks of HLO_LP_CHUNK elements.  Each node is one vector kernel over the
  * chunk; intermediates live in a few chunk buffers reused by liveness, so
- * nothing but the output is written to memory. */
+ * nothing but the output is written to memory.  Element types: f32, f64,
+ * f16/bf16 (computed in f32, rounded per instruction) and 32/64-bit ints. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3") /* the per-chunk select/compare/gather loops */
+#endif
 #include <string.h>
 
 #include "exec/fast.h"
 
-enum { LN_LEAF, LN_UN, LN_BIN, LN_CMP, LN_SELECT, LN_NOT, LN_LOGIC };
+enum { LN_LEAF, LN_UN, LN_BIN, LN_CMP, LN_SELECT, LN_NOT, LN_LOGIC, LN_IUN, LN_IBIN };
 
 typedef struct lp_leaf {
   int arg;                  /* kernel argument, or -1: constant data */
@@ -61,7 +65,26 @@ typedef struct lp_ctx {
   int depth;
 } lp_ctx;
 
-static bool is_float_t(hlo_type t) { return t == HLO_F32 || t == HLO_F64; }
+static bool is_float_t(hlo_type t) {
+  return t == HLO_F32 || t == HLO_F64 || t == HLO_F16 || t == HLO_BF16;
+}
+/* 32/64-bit integer programs: wrapping add/subtract/multiply/negate,
+ * maximum/minimum, bitwise and/or/xor/not, compare, select, clamp. */
+static bool is_int_t(hlo_type t) {
+  return t == HLO_S32 || t == HLO_U32 || t == HLO_S64 || t == HLO_U64;
+}
+static bool int_binary_ok(hlo_opcode op) {
+  return op == HLO_OP_ADD || op == HLO_OP_SUBTRACT || op == HLO_OP_MULTIPLY ||
+         op == HLO_OP_MAXIMUM || op == HLO_OP_MINIMUM || op == HLO_OP_AND || op == HLO_OP_OR ||
+         op == HLO_OP_XOR;
+}
+/* f16/bf16 values are computed in f32 chunk buffers: leaves are widened,
+ * every arithmetic result is rounded to the type once (as the reference
+ * rounds each instruction's double result), the root is narrowed into the
+ * output. */
+static bool is_narrow(hlo_type t) { return t == HLO_F16 || t == HLO_BF16; }
+/* bytes of one element in a chunk buffer */
+static int cbytes(hlo_type t) { return is_narrow(t) ? 4 : hlo_type_bytes(t); }
 
 static int add_node(lp_ctx *c, lp_node n) {
   if (c->p->nnodes >= LP_MAX_NODES) return -1;
@@ -166,7 +189,8 @@ static int cmp_dir(const hlo_instruction *x, int *dir) {
   int rc = hlo_cmp_attrs(x, dir, &ct, &d);
   hlo_diags_release(&d);
   if (rc) return HLO_ERR;
-  return ct == CMPT_DEFAULT || ct == CMPT_FLOAT ? HLO_OK : HLO_ERR;
+  return ct == CMPT_DEFAULT || ct == CMPT_FLOAT || ct == CMPT_SIGNED || ct == CMPT_UNSIGNED
+             ? HLO_OK : HLO_ERR;
 }
 
 static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
@@ -251,6 +275,19 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
   case HLO_OP_COMPARE: {
     hlo_type it = x->operands[0]->shape.type;
     if (t != HLO_PRED || it != c->T || cmp_dir(x, &n.dir)) return -1;
+    {
+      /* the comparison type must be the operands' natural one */
+      int dd, ct;
+      hlo_diags d;
+      hlo_diags_init(&d, NULL);
+      int rc = hlo_cmp_attrs(x, &dd, &ct, &d);
+      hlo_diags_release(&d);
+      bool uns = it == HLO_U32 || it == HLO_U64;
+      if (rc || (ct == CMPT_FLOAT && !is_float_t(it)) ||
+          (ct == CMPT_SIGNED && (!is_int_t(it) || uns)) ||
+          (ct == CMPT_UNSIGNED && (!is_int_t(it) || !uns)))
+        return -1;
+    }
     n.kind = LN_CMP;
     n.itype = it;
     if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
@@ -270,7 +307,7 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
     int lo = build_elem_operand(c, x, 0, m), v = build_elem_operand(c, x, 1, m);
     int hi = build_elem_operand(c, x, 2, m);
     if (lo < 0 || v < 0 || hi < 0) return -1;
-    n.kind = LN_BIN;
+    n.kind = is_int_t(t) ? LN_IBIN : LN_BIN;
     n.op = HLO_OP_MAXIMUM;
     n.a = lo;
     n.b = v;
@@ -282,11 +319,18 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
     return add_node(c, n);
   }
   case HLO_OP_NOT:
+    if (is_int_t(t) && t == c->T) {
+      n.kind = LN_IUN;
+      n.op = HLO_OP_NOT;
+      if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
+      return add_node(c, n);
+    }
     if (t != HLO_PRED) return -1;
     n.kind = LN_NOT;
     if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
     return add_node(c, n);
   case HLO_OP_AND: case HLO_OP_OR: case HLO_OP_XOR:
+    if (is_int_t(t)) break; /* integer bitwise ops: below */
     if (t != HLO_PRED) return -1;
     n.kind = LN_LOGIC;
     n.op = x->op;
@@ -299,6 +343,22 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
   if (t != c->T) return -1;
   for (int k = 0; k < x->noperands; k++)
     if (x->operands[k]->shape.type != c->T) return -1;
+  if (is_int_t(t)) {
+    if (x->noperands == 1 && x->op == HLO_OP_NEGATE) {
+      n.kind = LN_IUN;
+      n.op = x->op;
+      if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
+      return add_node(c, n);
+    }
+    if (x->noperands == 2 && int_binary_ok(x->op)) {
+      n.kind = LN_IBIN;
+      n.op = x->op;
+      if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
+      if ((n.b = build_elem_operand(c, x, 1, m)) < 0) return -1;
+      return add_node(c, n);
+    }
+    return -1;
+  }
   if (x->noperands == 1 && hlo_fv_unary_ok(x->op)) {
     n.kind = LN_UN;
     n.op = x->op;
@@ -328,7 +388,9 @@ static int build(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
 
 hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shape *space,
                        int (*leaf_arg)(const hlo_instruction *, const hlo_instruction *)) {
-  if (!hlo_shape_is_array(space) || !is_float_t(space->type) || !root->parent) return NULL;
+  if (!hlo_shape_is_array(space) || !(is_float_t(space->type) || is_int_t(space->type)) ||
+      !root->parent)
+    return NULL;
   hlo_lp *p = hlo_arena_alloc(A, sizeof *p);
   int nm = root->parent->ninstrs;
   int *memo = hlo_arena_array(A, (size_t)nm + 1, sizeof(int));
@@ -360,7 +422,8 @@ hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shap
     const lp_node *n = &p->nodes[i];
     if (n->kind == LN_LEAF) continue;
     last[n->a] = i;
-    if (n->kind == LN_BIN || n->kind == LN_CMP || n->kind == LN_SELECT || n->kind == LN_LOGIC)
+    if (n->kind == LN_BIN || n->kind == LN_CMP || n->kind == LN_SELECT || n->kind == LN_LOGIC ||
+        n->kind == LN_IBIN)
       last[n->b] = i;
     if (n->kind == LN_SELECT) last[n->c] = i;
   }
@@ -368,9 +431,9 @@ hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shap
   int nb = 0;
   for (int i = 0; i < p->nnodes; i++) {
     lp_node *n = &p->nodes[i];
-    if (i == p->root) continue;
-    if (n->kind == LN_LEAF && p->leaves[n->leaf].flat) continue;
-    if (last[i] < 0) continue; /* dead */
+    if (i == p->root && !is_narrow(p->type)) continue;
+    if (n->kind == LN_LEAF && p->leaves[n->leaf].flat && !is_narrow(n->type)) continue;
+    if (last[i] < 0 && i != p->root) continue; /* dead */
     /* free buffers whose holder's last use is before i */
     int b = -1;
     for (int k = 0; k < nb; k++)
@@ -385,6 +448,25 @@ hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shap
 
 hlo_type hlo_lp_type(const hlo_lp *p) { return p->type; }
 
+static bool is_transcendental(hlo_opcode op) {
+  return op == HLO_OP_EXP || op == HLO_OP_EXPM1 || op == HLO_OP_LOG || op == HLO_OP_LOG1P ||
+         op == HLO_OP_TANH || op == HLO_OP_SIN || op == HLO_OP_COS || op == HLO_OP_TAN ||
+         op == HLO_OP_ERF || op == HLO_OP_CBRT || op == HLO_OP_LOGISTIC ||
+         op == HLO_OP_POWER || op == HLO_OP_ATAN2;
+}
+
+int64_t hlo_lp_cost(const hlo_lp *p) {
+  int64_t c = 1; /* the store */
+  for (int i = 0; i <= p->root; i++) {
+    const lp_node *n = &p->nodes[i];
+    if (n->kind == LN_LEAF || n->buf >= 0 || i == p->root)
+      c += (n->kind == LN_UN || n->kind == LN_BIN) && is_transcendental(n->op) ? 8 : 1;
+  }
+  return c;
+}
+
+int64_t hlo_lp_max_chunk(const hlo_lp *p) { return p->nbufs == 0 ? INT64_MAX : HLO_LP_CHUNK; }
+
 void *hlo_lp_scratch_new(const hlo_lp *p, const hlo_allocator *alloc) {
   size_t sz = (size_t)(p->nbufs + 1) * HLO_LP_CHUNK * 8 + 64;
   return hlo_malloc(alloc, sz);
@@ -395,10 +477,14 @@ void hlo_lp_scratch_free(const hlo_lp *p, const hlo_allocator *alloc, void *scra
   hlo_free(alloc, scratch);
 }
 
-static void gather(const lp_leaf *L, const char *data, int64_t f0, int64_t n, char *dst) {
+static void gather(const hlo_fv_isa *isa, const lp_leaf *L, const char *data, int64_t f0,
+                   int64_t n, char *dst) {
   int es = L->esize;
   if (L->rank == 0) {
-    for (int64_t k = 0; k < n; k++) memcpy(dst + k * es, data + L->base * es, (size_t)es);
+    if (es == 4) isa->fill32(n, ((const float *)data)[L->base], (float *)dst);
+    else if (es == 8) isa->fill64(n, ((const double *)data)[L->base], (double *)dst);
+    else if (es == 2) for (int64_t k = 0; k < n; k++) ((uint16_t *)dst)[k] = ((const uint16_t *)data)[L->base];
+    else memset(dst, data[L->base], (size_t)n);
     return;
   }
   int r = L->rank;
@@ -416,15 +502,23 @@ static void gather(const lp_leaf *L, const char *data, int64_t f0, int64_t n, ch
     if (c == 1) {
       memcpy(dst + k * es, data + off * es, (size_t)(run * es));
     } else if (es == 4) {
-      const float *s = (const float *)data;
+      const float *s = (const float *)data; /* float moves keep any bits */
       float *dd = (float *)dst + k;
-      if (c == 0) { float v = s[off]; for (int64_t j = 0; j < run; j++) dd[j] = v; }
-      else for (int64_t j = 0; j < run; j++) dd[j] = s[off + j * c];
+      const uint32_t *su = (const uint32_t *)data;
+      uint32_t *du = (uint32_t *)dst + k;
+      if (c == 0) isa->fill32(run, s[off], dd);
+      else for (int64_t j = 0; j < run; j++) du[j] = su[off + j * c];
     } else if (es == 8) {
       const double *s = (const double *)data;
       double *dd = (double *)dst + k;
-      if (c == 0) { double v = s[off]; for (int64_t j = 0; j < run; j++) dd[j] = v; }
-      else for (int64_t j = 0; j < run; j++) dd[j] = s[off + j * c];
+      const uint64_t *su = (const uint64_t *)data;
+      uint64_t *du = (uint64_t *)dst + k;
+      if (c == 0) isa->fill64(run, s[off], dd);
+      else for (int64_t j = 0; j < run; j++) du[j] = su[off + j * c];
+    } else if (es == 2) {
+      const uint16_t *s = (const uint16_t *)data;
+      uint16_t *dd = (uint16_t *)dst + k;
+      for (int64_t j = 0; j < run; j++) dd[j] = s[off + j * c];
     } else {
       for (int64_t j = 0; j < run; j++) dst[k + j] = data[off + j * c];
     }
@@ -458,20 +552,49 @@ static void gather(const lp_leaf *L, const char *data, int64_t f0, int64_t n, ch
     }                                                                       \
   } while (0)
 
+/* Integer ops of type T (unsigned twin U for the wrapping arithmetic, as
+ * the reference computes in uint64 and truncates). */
+#define INT_OP(T, U)                                                        \
+  do {                                                                      \
+    const T *x = (const T *)pa, *y = (const T *)pb;                         \
+    T *z = out;                                                             \
+    switch ((int)nd->op) {                                                  \
+    case HLO_OP_NOT: for (int64_t k = 0; k < n; k++) z[k] = (T)~x[k]; break; \
+    case HLO_OP_NEGATE: for (int64_t k = 0; k < n; k++) z[k] = (T)(0 - (U)x[k]); break; \
+    case HLO_OP_ADD: for (int64_t k = 0; k < n; k++) z[k] = (T)((U)x[k] + (U)y[k]); break; \
+    case HLO_OP_SUBTRACT: for (int64_t k = 0; k < n; k++) z[k] = (T)((U)x[k] - (U)y[k]); break; \
+    case HLO_OP_MULTIPLY: for (int64_t k = 0; k < n; k++) z[k] = (T)((U)x[k] * (U)y[k]); break; \
+    case HLO_OP_MAXIMUM: for (int64_t k = 0; k < n; k++) z[k] = x[k] > y[k] ? x[k] : y[k]; break; \
+    case HLO_OP_MINIMUM: for (int64_t k = 0; k < n; k++) z[k] = x[k] < y[k] ? x[k] : y[k]; break; \
+    case HLO_OP_AND: for (int64_t k = 0; k < n; k++) z[k] = x[k] & y[k]; break; \
+    case HLO_OP_OR: for (int64_t k = 0; k < n; k++) z[k] = x[k] | y[k]; break; \
+    default: for (int64_t k = 0; k < n; k++) z[k] = x[k] ^ y[k]; break;     \
+    }                                                                       \
+  } while (0)
+
 void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, void *scratch,
                  int64_t f0, int64_t n, void *dst) {
   char *sb = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
   void *ptr[LP_MAX_NODES];
   for (int i = 0; i <= p->root; i++) {
     const lp_node *nd = &p->nodes[i];
-    void *out = i == p->root ? dst : nd->buf >= 0 ? sb + (size_t)nd->buf * HLO_LP_CHUNK * 8
-                                                  : NULL;
+    void *out = nd->buf >= 0 ? sb + (size_t)nd->buf * HLO_LP_CHUNK * 8
+                : i == p->root ? dst : NULL;
     if (nd->kind == LN_LEAF) {
       const lp_leaf *L = &p->leaves[nd->leaf];
       const char *data = L->arg >= 0 ? (const char *)args[L->arg]->data : L->cdata;
-      if (L->flat) { ptr[i] = (void *)(data + f0 * L->esize); continue; }
+      bool nw = is_narrow(nd->type);
+      if (L->flat && !nw) { ptr[i] = (void *)(data + f0 * L->esize); continue; }
       if (!out) { ptr[i] = NULL; continue; }
-      gather(L, data, f0, n, out);
+      if (nw) {
+        /* raw 16-bit values into the buffer's upper half, widened below it */
+        uint16_t *raw = (uint16_t *)((char *)out + HLO_LP_CHUNK * 4);
+        if (L->flat) memcpy(raw, data + f0 * 2, (size_t)n * 2);
+        else gather(isa, L, data, f0, n, (char *)raw);
+        isa->widen16(nd->type, n, raw, out);
+      } else {
+        gather(isa, L, data, f0, n, out);
+      }
       ptr[i] = out;
       continue;
     }
@@ -481,36 +604,56 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
     switch (nd->kind) {
     case LN_UN:
       if (nd->op == HLO_OP_COPY) {
-        memcpy(out, pa, (size_t)n * (size_t)hlo_type_bytes(nd->type));
-      } else if (nd->type == HLO_F32) {
-        isa->un32(nd->op, n, pa, out);
-      } else {
+        memcpy(out, pa, (size_t)n * (size_t)cbytes(nd->type));
+      } else if (nd->type == HLO_F64) {
         isa->un64(nd->op, n, pa, out);
+      } else {
+        isa->un32(nd->op, n, pa, out);
+        if (is_narrow(nd->type)) isa->round16(nd->type, n, out);
       }
       break;
     case LN_BIN:
-      if (nd->type == HLO_F32) isa->bin32(nd->op, n, pa, pb, out);
-      else isa->bin64(nd->op, n, pa, pb, out);
+      if (nd->type == HLO_F64) {
+        isa->bin64(nd->op, n, pa, pb, out);
+      } else {
+        isa->bin32(nd->op, n, pa, pb, out);
+        if (is_narrow(nd->type)) isa->round16(nd->type, n, out);
+      }
       break;
     case LN_CMP: {
       unsigned char *z = out;
-      if (nd->itype == HLO_F32) CMP_LOOP(float);
-      else CMP_LOOP(double);
+      switch ((int)nd->itype) {
+      case HLO_F64: CMP_LOOP(double); break;
+      case HLO_S32: CMP_LOOP(int32_t); break;
+      case HLO_U32: CMP_LOOP(uint32_t); break;
+      case HLO_S64: CMP_LOOP(int64_t); break;
+      case HLO_U64: CMP_LOOP(uint64_t); break;
+      default: CMP_LOOP(float); break; /* f32, and f16/bf16 widened */
+      }
       break;
     }
     case LN_SELECT: {
+      /* bit copies by element size */
       const unsigned char *c = pa;
-      if (nd->type == HLO_F32) {
-        const float *x = pb, *y = ptr[nd->c];
-        float *z = out;
+      if (cbytes(nd->type) == 4) {
+        const uint32_t *x = pb, *y = ptr[nd->c];
+        uint32_t *z = out;
         for (int64_t k = 0; k < n; k++) z[k] = c[k] ? x[k] : y[k];
       } else {
-        const double *x = pb, *y = ptr[nd->c];
-        double *z = out;
+        const uint64_t *x = pb, *y = ptr[nd->c];
+        uint64_t *z = out;
         for (int64_t k = 0; k < n; k++) z[k] = c[k] ? x[k] : y[k];
       }
       break;
     }
+    case LN_IUN: case LN_IBIN:
+      switch ((int)nd->type) {
+      case HLO_S32: INT_OP(int32_t, uint32_t); break;
+      case HLO_U32: INT_OP(uint32_t, uint32_t); break;
+      case HLO_S64: INT_OP(int64_t, uint64_t); break;
+      default: INT_OP(uint64_t, uint64_t); break;
+      }
+      break;
     case LN_NOT: {
       const unsigned char *x = pa;
       unsigned char *z = out;
@@ -529,4 +672,5 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
       break;
     }
   }
+  if (is_narrow(p->type)) isa->narrow16(p->type, n, ptr[p->root], dst);
 }

@@ -1,7 +1,7 @@
 /* fast_par.c - the fast path's thread helper: runs a fixed list of work
- * items on up to N threads (pthreads, started per call).  Items are chosen
- * by the caller independently of the thread count, so results are the same
- * for any N. */
+ * items on up to N threads (pthreads, started per call), which claim items
+ * dynamically.  Items are chosen by the caller independently of the thread
+ * count and write disjoint results, so results are the same for any N. */
 #include <pthread.h>
 #include <unistd.h>
 
@@ -11,15 +11,19 @@ typedef struct par_job {
   void (*fn)(void *ctx, int64_t i);
   void *ctx;
   int64_t n;
-  int nth, t;
+  int64_t next;             /* next unclaimed item (atomic) */
 } par_job;
 
+/* Threads claim items one at a time, so a thread that loses its core to
+ * another process leaves its share to the others instead of holding up the
+ * whole call; results depend only on the items, not on who ran them. */
 static void *par_main(void *arg) {
   par_job *j = arg;
-  /* static assignment of a contiguous range per thread (no false sharing
-   * between neighbouring items' outputs) */
-  int64_t lo = j->n * j->t / j->nth, hi = j->n * (j->t + 1) / j->nth;
-  for (int64_t i = lo; i < hi; i++) j->fn(j->ctx, i);
+  for (;;) {
+    int64_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+    if (i >= j->n) break;
+    j->fn(j->ctx, i);
+  }
   return NULL;
 }
 
@@ -37,21 +41,16 @@ int hlo_fast_parallel(int nthreads, int64_t n, void (*fn)(void *ctx, int64_t i),
     return HLO_OK;
   }
   pthread_t th[256];
-  par_job jobs[256];
+  par_job job = {fn, ctx, n, 0};
   int started = 0, rc = HLO_OK;
-  for (int t = 0; t < nth; t++) {
-    jobs[t] = (par_job){fn, ctx, n, nth, t};
-  }
   for (int t = 1; t < nth; t++) {
-    if (pthread_create(&th[t], NULL, par_main, &jobs[t]) != 0) break;
+    if (pthread_create(&th[t], NULL, par_main, &job) != 0) {
+      rc = HLO_ERR; /* the threads already started and this one do the rest */
+      break;
+    }
     started = t;
   }
-  if (started < nth - 1) {
-    /* could not start them all: the caller's thread runs the rest */
-    rc = HLO_ERR;
-    for (int t = started + 1; t < nth; t++) par_main(&jobs[t]);
-  }
-  par_main(&jobs[0]);
+  par_main(&job);
   for (int t = 1; t <= started; t++) pthread_join(th[t], NULL);
   return rc;
 }

@@ -75,8 +75,11 @@ static void loop_block(void *ctx, int64_t b) {
   void *scratch = hlo_lp_scratch_new(j->p->lp, j->alloc);
   if (!scratch) { __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED); return; }
   int64_t end = (b + 1) * LOOP_BLOCK < j->n ? (b + 1) * LOOP_BLOCK : j->n;
-  for (int64_t f = b * LOOP_BLOCK; f < end; f += HLO_LP_CHUNK) {
-    int64_t c = end - f < HLO_LP_CHUNK ? end - f : HLO_LP_CHUNK;
+  /* a program without chunk buffers (in-place leaves only) takes the block
+   * in one call */
+  int64_t step = hlo_lp_max_chunk(j->p->lp) < LOOP_BLOCK ? HLO_LP_CHUNK : LOOP_BLOCK;
+  for (int64_t f = b * LOOP_BLOCK; f < end; f += step) {
+    int64_t c = end - f < step ? end - f : step;
     hlo_lp_eval(j->p->lp, j->p->isa, j->args, scratch, f, c, j->out + f * j->esize);
   }
   hlo_lp_scratch_free(j->p->lp, j->alloc, scratch);
@@ -90,7 +93,9 @@ DECL_KERN(hlo_fast_loop) {
   if (!o) return hlo_run_errorf(r, s->in, "out of memory");
   loop_job j = {p, args, o->data, o->nelems, hlo_type_bytes(o->shape->type), r->alloc, 0};
   int64_t nb = (o->nelems + LOOP_BLOCK - 1) / LOOP_BLOCK;
-  hlo_fast_parallel(o->nelems >= 2 * LOOP_BLOCK ? p->nthreads : 1, nb, loop_block, &j);
+  bool par = o->nelems >= 2 * LOOP_BLOCK &&
+             o->nelems >= HLO_FAST_PAR_MIN_COST / hlo_lp_cost(p->lp);
+  hlo_fast_parallel(par ? p->nthreads : 1, nb, loop_block, &j);
   if (j.failed) {
     hlo_run_release(r, o);
     return hlo_run_errorf(r, s->in, "out of memory");

@@ -144,24 +144,14 @@ static double comb(hlo_opcode op, double a, double b) {
   return op == HLO_OP_MAXIMUM ? (a > b ? a : b) : (a < b ? a : b);
 }
 
-/* max/min of a chunk: 8 lanes, NaN wins, +0 above -0. */
-#define MM_CHUNK(T)                                                         \
-  do {                                                                      \
-    const T *x = v;                                                         \
-    double acc[8];                                                          \
-    for (int q = 0; q < 8; q++) acc[q] = op == HLO_OP_MAXIMUM ? -INFINITY : INFINITY; \
-    int64_t k = 0;                                                          \
-    for (; k + 8 <= n; k += 8)                                              \
-      for (int q = 0; q < 8; q++) acc[q] = comb(op, acc[q], (double)x[k + q]); \
-    double r = acc[0];                                                      \
-    for (int q = 1; q < 8; q++) r = comb(op, r, acc[q]);                    \
-    for (; k < n; k++) r = comb(op, r, (double)x[k]);                       \
-    return r;                                                               \
-  } while (0)
-
-static double mm_chunk(hlo_opcode op, hlo_type t, const void *v, int64_t n) {
-  if (t == HLO_F32) MM_CHUNK(float);
-  MM_CHUNK(double);
+/* max/min of a chunk (vector kernels: NaN wins, +0 above -0). */
+static double mm_chunk(const hlo_fv_isa *isa, hlo_opcode op, hlo_type t, const void *v,
+                       int64_t n, double acc) {
+  if (t == HLO_F32) {
+    float a = (float)acc; /* acc holds an f32 value or NaN/inf exactly */
+    return op == HLO_OP_MAXIMUM ? isa->max32(n, v, a) : isa->min32(n, v, a);
+  }
+  return op == HLO_OP_MAXIMUM ? isa->max64(n, v, acc) : isa->min64(n, v, acc);
 }
 
 /* Pairwise merge of sequential partials: a binary counter of levels. */
@@ -210,7 +200,7 @@ static void row_item(void *ctx, int64_t it) {
       if (p->t == HLO_F32) acc += p->isa->sum32(n, v);
       else pw_push(&st, p->isa->sum64(n, v));
     } else {
-      acc = comb(p->op, acc, mm_chunk(p->op, p->t, v, n));
+      acc = mm_chunk(p->isa, p->op, p->t, v, n, acc);
     }
   }
   if (p->op == HLO_OP_ADD && p->t == HLO_F64) acc = pw_total(&st);
@@ -233,7 +223,10 @@ static void col_item(void *ctx, int64_t it) {
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     goto done;
   }
-  for (int64_t i = 0; i < i1 - i0; i++) acc[i] = j->init;
+  if (p->op != HLO_OP_ADD && p->t == HLO_F32)
+    for (int64_t i = 0; i < i1 - i0; i++) ((float *)acc)[i] = (float)j->init;
+  else
+    for (int64_t i = 0; i < i1 - i0; i++) acc[i] = j->init;
   for (int64_t r = 0; r < p->R; r++)
     for (int64_t c = i0; c < i1; c += HLO_LP_CHUNK) {
       int64_t n = i1 - c < HLO_LP_CHUNK ? i1 - c : HLO_LP_CHUNK;
@@ -242,15 +235,20 @@ static void col_item(void *ctx, int64_t it) {
       if (p->op == HLO_OP_ADD) {
         if (p->t == HLO_F32) p->isa->acc32(n, v, a);
         else p->isa->acc64(n, v, a);
+      } else if (p->t == HLO_F32) {
+        /* max/min keep f32 accumulators (in acc's storage): the
+         * elementwise kernel with the accumulator as first operand is the
+         * reference's sequential order */
+        float *fa = (float *)acc + (c - i0);
+        p->isa->bin32(p->op, n, fa, v, fa);
       } else {
-        for (int64_t k = 0; k < n; k++)
-          a[k] = comb(p->op, a[k], p->t == HLO_F32 ? ((const float *)v)[k]
-                                                  : ((const double *)v)[k]);
+        p->isa->bin64(p->op, n, a, v, a);
       }
     }
   for (int64_t i = 0; i < i1 - i0; i++) {
     int64_t k = o * p->In + i0 + i;
-    if (p->t == HLO_F32) ((float *)j->out)[k] = (float)acc[i];
+    if (p->t == HLO_F32)
+      ((float *)j->out)[k] = p->op == HLO_OP_ADD ? (float)acc[i] : ((float *)acc)[i];
     else ((double *)j->out)[k] = acc[i];
   }
 done:
@@ -269,7 +267,10 @@ DECL_KERN(hlo_fast_reduce) {
   double init = p->t == HLO_F32 ? *(const float *)iv : *(const double *)iv;
   red_job j = {p, args, r->alloc, init, 0, NULL, o->data, 0, 0};
   int64_t total = p->O * p->R * p->In;
-  int nth = total >= RBLOCK ? p->nthreads : 1;
+  /* per input element: the read (a memory-bound stream counts 4) plus the
+   * producer's ops */
+  int64_t cost = 4 + (p->lp ? hlo_lp_cost(p->lp) : 0);
+  int nth = total >= RBLOCK && total >= HLO_FAST_PAR_MIN_COST / cost ? p->nthreads : 1;
   if (p->O * p->In == 0) {
     *out = o;
     return HLO_OK;

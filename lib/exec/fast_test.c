@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "exec/fast.h"
+#include "hlo/hlo_fp.h"
 #include "hlo/hlo_text.h"
 #include "testing.h"
 
@@ -72,13 +73,14 @@ static void fill(uint64_t seed, double scale) {
 typedef struct opb { hlo_opcode op; int b32, b64; double scale; } opb;
 
 /* Documented bounds (docs/fast.md): exact ops 0; SLEEF 1-ulp functions
- * against the reference (double math rounded once) within these. */
+ * against the reference (double math rounded once) within these; tanh uses
+ * SLEEF's 3.5-ulp variant (f32: 3 ulp over a sweep of all floats below). */
 static const opb UNARY[] = {
     {HLO_OP_NEGATE, 0, 0, 10}, {HLO_OP_ABS, 0, 0, 10}, {HLO_OP_SQRT, 0, 0, 100},
     {HLO_OP_RSQRT, 0, 0, 100}, {HLO_OP_FLOOR, 0, 0, 10}, {HLO_OP_CEIL, 0, 0, 10},
     {HLO_OP_ROUND_NEAREST_EVEN, 0, 0, 10}, {HLO_OP_SIGN, 0, 0, 10},
     {HLO_OP_EXP, 1, 1, 90}, {HLO_OP_EXPM1, 1, 1, 10}, {HLO_OP_LOG, 1, 1, 1000},
-    {HLO_OP_LOG1P, 1, 1, 10}, {HLO_OP_TANH, 1, 2, 10}, {HLO_OP_SIN, 1, 1, 100},
+    {HLO_OP_LOG1P, 1, 1, 10}, {HLO_OP_TANH, 3, 4, 10}, {HLO_OP_SIN, 1, 1, 100},
     {HLO_OP_COS, 1, 1, 100}, {HLO_OP_TAN, 1, 1, 10}, {HLO_OP_ERF, 1, 1, 5},
     {HLO_OP_CBRT, 1, 3, 1000}, {HLO_OP_LOGISTIC, 2, 2, 30},
 };
@@ -123,6 +125,141 @@ static void check_isa(const hlo_fv_isa *isa) {
   }
 }
 
+/* tanh f32 over every 251st bit pattern (17 million floats, all binades,
+ * both signs, subnormals, inf, NaN) and f64 over 2^20 random values of
+ * magnitudes 1e-6 .. 30: within the documented 3 / 4 ulp. */
+static void check_tanh_sweep(const hlo_fv_isa *isa) {
+  enum { B = 4096 };
+  static float x[B], z[B];
+  int64_t worst = 0;
+  float at = 0;
+  uint32_t u = 0;
+  bool done = false;
+  while (!done) {
+    int n = 0;
+    for (; n < B; n++) {
+      memcpy(&x[n], &u, 4);
+      if (u > UINT32_MAX - 251) { done = true; n++; break; }
+      u += 251;
+    }
+    CHECK(isa->un32(HLO_OP_TANH, n, x, z));
+    for (int i = 0; i < n; i++) {
+      int64_t d = ulp32((float)tanh((double)x[i]), z[i]);
+      if (d > worst) { worst = d; at = x[i]; }
+    }
+  }
+  static double xd[B], zd[B];
+  int64_t worst64 = 0;
+  double at64 = 0;
+  uint64_t st = 99;
+  for (int r = 0; r < 256; r++) {
+    for (int i = 0; i < B; i++) {
+      st ^= st << 13; st ^= st >> 7; st ^= st << 17;
+      double v = ((double)(st >> 11) / 9007199254740992.0 * 2 - 1);
+      xd[i] = v * (i % 3 == 0 ? 30 : i % 3 == 1 ? 1 : 1e-6);
+    }
+    CHECK(isa->un64(HLO_OP_TANH, B, xd, zd));
+    for (int i = 0; i < B; i++) {
+      int64_t d = ulp64(tanh(xd[i]), zd[i]);
+      if (d > worst64) { worst64 = d; at64 = xd[i]; }
+    }
+  }
+  if (worst > 3 || worst64 > 4) {
+    t_fail++;
+    printf("fast_test: %s tanh sweep: worst f32 %lld ulp at %.9g, f64 %lld ulp at %.17g\n",
+           isa->name, (long long)worst, at, (long long)worst64, at64);
+  } else {
+    t_pass++;
+  }
+}
+
+/* f16/bf16 conversions: every 16-bit pattern widened, and every 509th f32
+ * bit pattern (8.4M: all binades, both signs, subnormals, ties, NaNs)
+ * narrowed and rounded, bit for bit against the scalar conversions. */
+static void check_conv16(const hlo_fv_isa *isa) {
+  enum { B = 4096 };
+  static uint16_t h[B], h2[B];
+  static float f[B], g[B];
+  int bad = 0;
+  for (int ti = 0; ti < 2; ti++) {
+    hlo_type t = ti ? HLO_BF16 : HLO_F16;
+    for (uint32_t b0 = 0; b0 < 65536; b0 += B) {
+      for (int i = 0; i < B; i++) h[i] = (uint16_t)(b0 + (uint32_t)i);
+      isa->widen16(t, B, h, f);
+      for (int i = 0; i < B && bad < 5; i++) {
+        float w = t == HLO_F16 ? hlo_f16_to_f32(h[i]) : hlo_bf16_to_f32(h[i]);
+        if (memcmp(&w, &f[i], 4) != 0) {
+          bad++;
+          printf("fast_test: %s widen %s %#x: %a, want %a\n", isa->name, ti ? "bf16" : "f16",
+                 h[i], f[i], w);
+        }
+      }
+    }
+    uint32_t u = 0;
+    bool done = false;
+    while (!done) {
+      int n = 0;
+      for (; n < B; n++) {
+        memcpy(&f[n], &u, 4);
+        if (u > UINT32_MAX - 509) { done = true; n++; break; }
+        u += 509;
+      }
+      isa->narrow16(t, n, f, h2);
+      memcpy(g, f, sizeof(float) * (size_t)n);
+      isa->round16(t, n, g);
+      for (int i = 0; i < n && bad < 5; i++) {
+        uint16_t w = t == HLO_F16 ? hlo_f32_to_f16(f[i]) : hlo_f32_to_bf16(f[i]);
+        float wr = t == HLO_F16 ? hlo_f16_to_f32(w) : hlo_bf16_to_f32(w);
+        if (w != h2[i] || memcmp(&wr, &g[i], 4) != 0) {
+          bad++;
+          printf("fast_test: %s narrow %s %a: %#x / %a, want %#x / %a\n", isa->name,
+                 ti ? "bf16" : "f16", f[i], h2[i], g[i], w, wr);
+        }
+      }
+    }
+  }
+  if (bad) t_fail++;
+  else t_pass++;
+}
+
+/* max/min kernels on ordering edge cases, bit for bit against the
+ * reference scalar maximum/minimum folded left to right. */
+static void check_minmax(const hlo_fv_isa *isa) {
+  static const float rows[][5] = {
+      {-0.0f, -0.0f, 0.0f, -0.0f, -0.0f}, {0.0f, -0.0f, 0.0f, -0.0f, 0.0f},
+      {-INFINITY, -1e-45f, -3.0f, -1e-40f, -2.0f}, {1e-45f, 1e-40f, 0.0f, -0.0f, 1e-38f},
+      {INFINITY, 1.0f, NAN, -INFINITY, 2.0f}, {-5.0f, -5.0f, -5.0f, -5.0f, -5.0f},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+    for (int len = 1; len <= 200; len += 67) {
+      float x[200];
+      double xd[200];
+      for (int i = 0; i < len; i++) xd[i] = x[i] = rows[r][(i * 3 + (int)r) % 5];
+      for (int mx = 0; mx < 2; mx++) {
+        hlo_opcode op = mx ? HLO_OP_MAXIMUM : HLO_OP_MINIMUM;
+        float init = mx ? -INFINITY : INFINITY;
+        hlo_sc acc = {init, 0, 0}, acc6 = {init, 0, 0};
+        for (int i = 0; i < len; i++) {
+          hlo_sc v = {x[i], 0, 0};
+          acc = hlo_ref_binary(op, HLO_F32, HLO_F32, acc, v);
+          acc6 = hlo_ref_binary(op, HLO_F64, HLO_F64, acc6, v);
+        }
+        float got = mx ? isa->max32(len, x, init) : isa->min32(len, x, init);
+        double got6 = mx ? isa->max64(len, xd, init) : isa->min64(len, xd, init);
+        float want = (float)acc.f;
+        bool ok32 = (isnan(want) && isnan(got)) || memcmp(&want, &got, 4) == 0;
+        bool ok64 = (isnan(acc6.f) && isnan(got6)) || memcmp(&acc6.f, &got6, 8) == 0;
+        if (!ok32 || !ok64) {
+          t_fail++;
+          printf("fast_test: %s %s row %zu len %d: got %g / %g, want %g / %g\n", isa->name,
+                 mx ? "max" : "min", r, len, got, got6, want, acc6.f);
+        } else {
+          t_pass++;
+        }
+      }
+    }
+}
+
 /* ---- whole modules, fast vs reference ---------------------------------------- */
 static hlo_val *run_mod(const char *text, bool fast, hlo_val **args, int nargs, bool *planned,
                         hlo_module **mout) {
@@ -165,6 +302,29 @@ static void put_edges(hlo_val *v) {
     if (v->shape->type == HLO_F32) ((float *)v->data)[i * 7 % v->nelems] = (float)EDGE[i];
     if (v->shape->type == HLO_F64) ((double *)v->data)[i * 7 % v->nelems] = EDGE[i];
   }
+  /* f16/bf16: the edges rounded to the type (1e30 -> inf in f16, 1e-40 ->
+   * a bf16 subnormal), plus the f16 limits: largest finite, smallest
+   * subnormal, a value that rounds to inf when doubled, ties */
+  static const double NARROW[] = {65504.0, -65504.0, 5.960464477539063e-08, 6.1e-05,
+                                  32768.0, 1.0009765625, 3.0e38, -3.0e38, 9.2e-41, 1.5};
+  int nn = (int)(sizeof NARROW / sizeof NARROW[0]);
+  /* integers: the extremes, bit patterns of float NaNs/-0, small values */
+  static const int64_t IEDGE[] = {INT64_MIN, INT64_MAX, INT32_MIN, INT32_MAX, -1, 0, 1,
+                                  0x7f800001, (int64_t)0x80000000u, 0xffffffff,
+                                  (int64_t)0x7ff0000000000001ull, 65536, -65536, 3};
+  int ni = (int)(sizeof IEDGE / sizeof IEDGE[0]);
+  for (int64_t i = 0; i < v->nelems && i < ni; i++) {
+    int64_t k = i * 7 % v->nelems;
+    switch ((int)v->shape->type) {
+    case HLO_S32: case HLO_U32: ((uint32_t *)v->data)[k] = (uint32_t)IEDGE[i]; break;
+    case HLO_S64: case HLO_U64: ((uint64_t *)v->data)[k] = (uint64_t)IEDGE[i]; break;
+    default: break;
+    }
+  }
+  if (v->shape->type == HLO_F16 || v->shape->type == HLO_BF16)
+    for (int64_t i = 0; i < v->nelems && i < ne + nn; i++)
+      ((uint16_t *)v->data)[i * 7 % v->nelems] =
+          (uint16_t)hlo_fp_from_double(v->shape->type, i < ne ? EDGE[i] : NARROW[i - ne]);
 }
 
 /* Compare leaves: floats within ulp (absolute slack abs_tol for sums);
@@ -189,6 +349,16 @@ static bool same_val(const hlo_val *a, const hlo_val *b, int64_t ulp, double rel
       if (u > ulp && !close)
         return snprintf(why, wl, "element %lld: reference %.17g fast %.17g (%lld ulp)",
                         (long long)i, x, y, (long long)u), false;
+    } else if (t == HLO_F16 || t == HLO_BF16) {
+      uint16_t x = ((uint16_t *)a->data)[i], y = ((uint16_t *)b->data)[i];
+      bool nx = hlo_fp_is_nan(t, x), ny = hlo_fp_is_nan(t, y);
+      /* ordered 16-bit keys: ulps apart */
+      int32_t kx = x & 0x8000 ? -(int32_t)(x & 0x7fff) : (int32_t)x;
+      int32_t ky = y & 0x8000 ? -(int32_t)(y & 0x7fff) : (int32_t)y;
+      int64_t u = nx || ny ? (nx && ny ? 0 : INT64_MAX) : llabs((long long)(kx - ky));
+      if (u > ulp)
+        return snprintf(why, wl, "element %lld: reference %#x fast %#x (%lld ulp)", (long long)i,
+                        x, y, (long long)u), false;
     } else if (memcmp((char *)a->data + i * hlo_type_bytes(a->shape->type),
                       (char *)b->data + i * hlo_type_bytes(a->shape->type),
                       (size_t)hlo_type_bytes(a->shape->type)) != 0) {
@@ -252,7 +422,7 @@ static void test_loops(void) {
             "ENTRY e {\n  a = f32[37,129] parameter(0)\n  b = f32[129] parameter(1)\n"
             "  c = f32[37] parameter(2)\n"
             "  ROOT r = f32[37,129] fusion(a, b, c), kind=kLoop, calls=f\n}\n",
-            2, 0, true);
+            3, 2e-5, true); /* tanh's 3 ulp (~2e-7) times |p1| up to 100 (edge values) */
   /* f64: transpose, slice, reshape, compare/select, clamp, exp/log */
   check_mod(__LINE__,
             "HloModule m\n"
@@ -288,16 +458,103 @@ static void test_loops(void) {
             "  z = f32[1000] logistic(x)\n  w = f32[1000] minimum(y, z)\n"
             "  ROOT s = f32[1000] atan2(w, a)\n}\n",
             3, 0, true);
-  /* large enough to split across threads; parameter used twice */
+  /* large enough to split across threads (1M elements of cost 12, above
+   * HLO_FAST_PAR_MIN_COST); parameter used twice */
   check_mod(__LINE__,
             "HloModule m\n"
-            "f {\n  p0 = f32[300,1000] parameter(0)\n  t = f32[300,1000] tanh(p0)\n"
-            "  m = f32[300,1000] multiply(t, p0)\n  ROOT a = f32[300,1000] add(m, p0)\n}\n"
-            "ENTRY e {\n  a = f32[300,1000] parameter(0)\n"
-            "  ROOT r = f32[300,1000] fusion(a), kind=kLoop, calls=f\n}\n",
+            "f {\n  p0 = f32[1000,1000] parameter(0)\n  t = f32[1000,1000] tanh(p0)\n"
+            "  m = f32[1000,1000] multiply(t, p0)\n  ROOT a = f32[1000,1000] add(m, p0)\n}\n"
+            "ENTRY e {\n  a = f32[1000,1000] parameter(0)\n"
+            "  ROOT r = f32[1000,1000] fusion(a), kind=kLoop, calls=f\n}\n",
             2, 1e-6, true); /* one tanh ulp, amplified by the cancelling add */
 }
 
+
+/* f16/bf16 fused loops: computed in f32, rounded once per instruction as
+ * the reference rounds each double result: the arithmetic is bit-identical
+ * (f32 has more than 2p+2 bits of the narrow type's precision p, so the
+ * double rounding is innocuous); transcendentals within one ulp of the type. */
+static void test_narrow_loops(void) {
+  static const char *types[] = {"f16", "bf16"};
+  for (int i = 0; i < 2; i++) {
+    const char *T = types[i];
+    char text[2048];
+    snprintf(text, sizeof text,
+             "HloModule m\n"
+             "f {\n  p0 = %s[37,129] parameter(0)\n  p1 = %s[129] parameter(1)\n"
+             "  p2 = %s[37,129] parameter(2)\n  c = %s[] constant(0.3)\n"
+             "  b1 = %s[37,129] broadcast(p1), dimensions={1}\n"
+             "  bc = %s[37,129] broadcast(c), dimensions={}\n"
+             "  m = %s[37,129] multiply(p0, b1)\n  a = %s[37,129] add(m, p2)\n"
+             "  d = %s[37,129] divide(a, p2)\n  s = %s[37,129] subtract(d, bc)\n"
+             "  q = %s[37,129] sqrt(p0)\n  mx = %s[37,129] maximum(s, q)\n"
+             "  g = pred[37,129] compare(mx, p0), direction=GT\n"
+             "  sel = %s[37,129] select(g, mx, p2)\n"
+             "  t = %s[129,37] transpose(sel), dimensions={1,0}\n"
+             "  ROOT n = %s[129,37] negate(t)\n}\n"
+             "ENTRY e {\n  a = %s[37,129] parameter(0)\n  b = %s[129] parameter(1)\n"
+             "  c = %s[37,129] parameter(2)\n"
+             "  ROOT r = %s[129,37] fusion(a, b, c), kind=kLoop, calls=f\n}\n",
+             T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T);
+    check_mod(__LINE__, text, 0, 0, true);
+    snprintf(text, sizeof text,
+             "HloModule m\n"
+             "f {\n  p0 = %s[3000] parameter(0)\n  e = %s[3000] exponential(p0)\n"
+             "  t = %s[3000] tanh(p0)\n  l = %s[3000] log(e)\n"
+             "  x = %s[3000] multiply(t, l)\n  ROOT y = %s[3000] logistic(x)\n}\n"
+             "ENTRY e {\n  a = %s[3000] parameter(0)\n"
+             "  ROOT r = %s[3000] fusion(a), kind=kLoop, calls=f\n}\n",
+             T, T, T, T, T, T, T, T);
+    check_mod(__LINE__, text, 2, 0, true); /* one ulp of the type per function, two chained */
+    /* a standalone op; a fused program whose root is a parameter */
+    snprintf(text, sizeof text,
+             "HloModule m\nf {\n  p = %s[100] parameter(0)\n  ROOT c = %s[100] copy(p)\n}\n"
+             "ENTRY e {\n  a = %s[100] parameter(0)\n  b = %s[100] parameter(1)\n"
+             "  s = %s[100] add(a, b)\n"
+             "  f = %s[100] fusion(s), kind=kLoop, calls=f\n"
+             "  ROOT m = %s[100] multiply(f, b)\n}\n",
+             T, T, T, T, T, T, T);
+    check_mod(__LINE__, text, 0, 0, true);
+  }
+}
+
+/* 32/64-bit integer fused loops: bit-identical to the reference (wrapping
+ * arithmetic, signed/unsigned order) on random data and extremes. */
+static void test_int_loops(void) {
+  static const char *types[] = {"s32", "u32", "s64", "u64"};
+  for (int i = 0; i < 4; i++) {
+    const char *T = types[i];
+    char text[2048];
+    snprintf(text, sizeof text,
+             "HloModule m\n"
+             "f {\n  p0 = %s[37,129] parameter(0)\n  p1 = %s[129] parameter(1)\n"
+             "  p2 = %s[37,129] parameter(2)\n  c = %s[] constant(7)\n"
+             "  b1 = %s[37,129] broadcast(p1), dimensions={1}\n"
+             "  bc = %s[37,129] broadcast(c), dimensions={}\n"
+             "  m = %s[37,129] multiply(p0, b1)\n  a = %s[37,129] add(m, p2)\n"
+             "  s = %s[37,129] subtract(a, bc)\n  n = %s[37,129] negate(s)\n"
+             "  x = %s[37,129] xor(n, p0)\n  o = %s[37,129] or(x, bc)\n"
+             "  an = %s[37,129] and(o, p2)\n  nt = %s[37,129] not(an)\n"
+             "  mx = %s[37,129] maximum(nt, p0)\n  mn = %s[37,129] minimum(mx, b1)\n"
+             "  g = pred[37,129] compare(mn, p2), direction=LT\n"
+             "  sel = %s[37,129] select(g, mn, s)\n"
+             "  cl = %s[37,129] clamp(bc, sel, p2)\n"
+             "  ROOT t = %s[129,37] transpose(cl), dimensions={1,0}\n}\n"
+             "ENTRY e {\n  a = %s[37,129] parameter(0)\n  b = %s[129] parameter(1)\n"
+             "  c = %s[37,129] parameter(2)\n"
+             "  ROOT r = %s[129,37] fusion(a, b, c), kind=kLoop, calls=f\n}\n",
+             T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T);
+    check_mod(__LINE__, text, 0, 0, true);
+    /* standalone ops */
+    snprintf(text, sizeof text,
+             "HloModule m\nENTRY e {\n  a = %s[1000] parameter(0)\n  b = %s[1000] parameter(1)\n"
+             "  x = %s[1000] multiply(a, b)\n  y = %s[1000] add(x, a)\n"
+             "  g = pred[1000] compare(y, b), direction=GE\n"
+             "  ROOT s = %s[1000] select(g, y, x)\n}\n",
+             T, T, T, T, T);
+    check_mod(__LINE__, text, 0, 0, true);
+  }
+}
 
 static void dot_case(int line, const char *lt, const char *rt, const char *ot, const char *dn,
                      double rel) {
@@ -727,9 +984,16 @@ int main(void) {
   const char *names[] = {"avx512", "avx2", "sse2"};
   for (int i = 0; i < 3; i++) {
     const hlo_fv_isa *isa = hlo_fv_named(names[i]);
-    if (isa) check_isa(isa);
+    if (isa) {
+      check_isa(isa);
+      check_tanh_sweep(isa);
+      check_minmax(isa);
+      check_conv16(isa);
+    }
   }
   test_loops();
+  test_narrow_loops();
+  test_int_loops();
   test_dots();
   test_convs();
   test_gconvs();

@@ -2,7 +2,8 @@
  * (AVX-512, AVX2+FMA, SSE2 baseline) from fast_vec_isa.h and picked at run
  * time from the CPU's features, so one binary runs on any x86-64.  Plain
  * arithmetic is vectorized by the compiler; transcendentals call SLEEF's
- * vector functions of the same ISA (1-ulp variants). */
+ * vector functions of the same ISA (1-ulp variants; tanh uses the 3.5-ulp
+ * ones, docs/fast.md). */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
 #endif
@@ -36,6 +37,8 @@
 #define FV_NAME "avx512"
 #define SLF(fn) CAT3(Sleef_, fn, f16_u10avx512f)
 #define SLD(fn) CAT3(Sleef_, fn, d8_u10avx512f)
+#define SLF35(fn) CAT3(Sleef_, fn, f16_u35avx512f)
+#define SLD35(fn) CAT3(Sleef_, fn, d8_u35avx512f)
 #define VF __m512
 #define VD __m512d
 #define LF 16
@@ -50,6 +53,8 @@
 #undef FV_NAME
 #undef SLF
 #undef SLD
+#undef SLF35
+#undef SLD35
 #undef VF
 #undef VD
 #undef LF
@@ -65,6 +70,8 @@
 #define FV_NAME "avx2"
 #define SLF(fn) CAT3(Sleef_, fn, f8_u10avx2)
 #define SLD(fn) CAT3(Sleef_, fn, d4_u10avx2)
+#define SLF35(fn) CAT3(Sleef_, fn, f8_u35avx2)
+#define SLD35(fn) CAT3(Sleef_, fn, d4_u35avx2)
 #define VF __m256
 #define VD __m256d
 #define LF 8
@@ -79,6 +86,8 @@
 #undef FV_NAME
 #undef SLF
 #undef SLD
+#undef SLF35
+#undef SLD35
 #undef VF
 #undef VD
 #undef LF
@@ -96,6 +105,8 @@
 #define FV_NAME "sse2"
 #define SLF(fn) CAT3(Sleef_, fn, f4_u10sse2)
 #define SLD(fn) CAT3(Sleef_, fn, d2_u10sse2)
+#define SLF35(fn) CAT3(Sleef_, fn, f4_u35sse2)
+#define SLD35(fn) CAT3(Sleef_, fn, d2_u35sse2)
 #define VF __m128
 #define VD __m128d
 #define LF 4

@@ -1,7 +1,7 @@
 /* fast_vec_isa.h - the body of the vector chunk kernels, included once per
  * instruction set by fast_vec.c with these macros defined: FV_TGT (function
  * attribute), FV(name) (suffixes a function name), SLF(fn)/SLD(fn) (the SLEEF
- * f32/f64 function of that ISA, 1-ulp variant), VF/VD (vector types), LF/LD
+ * f32/f64 function of that ISA, 1-ulp variant; SLF35/SLD35 the 3.5-ulp one), VF/VD (vector types), LF/LD
  * (lanes), LDF/STF/LDD/STD (unaligned load/store).  Not a public header. */
 
 /* Apply a SLEEF function over n elements: whole vectors, then the tail
@@ -37,14 +37,62 @@
 #define FV_LOOP1(EXPR) for (int64_t k = 0; k < n; k++) { T a = x[k]; z[k] = (EXPR); }
 #define FV_LOOP2(EXPR) for (int64_t k = 0; k < n; k++) { T a = x[k], b = y[k]; z[k] = (EXPR); }
 
-/* max/min as the reference: NaN propagates, +0 > -0.  Written branch-free
- * enough for the vectorizer. */
-#define FV_MAX(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) > (b) ? (a) : (b) > (a) ? (b) : \
-                      (signbit(a) ? (b) : (a)))
-#define FV_MIN(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) < (b) ? (a) : (b) < (a) ? (b) : \
-                      (signbit(a) ? (a) : (b)))
+/* max/min as the reference: NaN propagates (the first operand's first), +0
+ * ranks above -0.  Non-NaN values compare by an order-preserving integer key
+ * (sign-magnitude bits to two's complement: -0 < +0), which the vectorizer
+ * turns into plain integer compares and blends. */
+#define FV_MAX(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : FV_KEY(a) >= FV_KEY(b) ? (a) : (b))
+#define FV_MIN(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : FV_KEY(a) <= FV_KEY(b) ? (a) : (b))
+
+#ifndef FV_KEYS_DEFINED
+#define FV_KEYS_DEFINED
+static inline int32_t fv_key32(float a) {
+  int32_t i;
+  memcpy(&i, &a, 4);
+  return i ^ (int32_t)((uint32_t)(i >> 31) >> 1);
+}
+static inline int64_t fv_key64(double a) {
+  int64_t i;
+  memcpy(&i, &a, 8);
+  return i ^ (int64_t)((uint64_t)(i >> 63) >> 1);
+}
+/* the key map is its own inverse on the bits */
+static inline int32_t fv_key32_inv(int32_t k) { return k ^ (int32_t)((uint32_t)(k >> 31) >> 1); }
+static inline int64_t fv_key64_inv(int64_t k) { return k ^ (int64_t)((uint64_t)(k >> 63) >> 1); }
+#endif
+
+/* Row max/min of x[0..n) starting from init, as the reference folds it:
+ * the integer keys reduce with a plain max/min that the vectorizer keeps in
+ * registers; a NaN anywhere makes the result the first NaN (a rare second
+ * pass), and a NaN init wins outright. */
+#define FV_MM(NAME, T_, KT, KEYF, CMPOP)                                     \
+  static FV_TGT T_ FV(NAME)(int64_t n, const T_ *x, T_ init) {             \
+    if (init != init) return init;                                          \
+    KT m = KEYF(init);                                                      \
+    int nan = 0;                                                            \
+    for (int64_t k = 0; k < n; k++) {                                       \
+      KT q = KEYF(x[k]);                                                    \
+      m = q CMPOP m ? q : m;                                                \
+      nan |= x[k] != x[k];                                                  \
+    }                                                                       \
+    if (nan)                                                                \
+      for (int64_t k = 0; k < n; k++)                                       \
+        if (x[k] != x[k]) return x[k];                                      \
+    KT b = KEYF##_inv(m);                                                   \
+    T_ r;                                                                   \
+    memcpy(&r, &b, sizeof r);                                               \
+    return r;                                                               \
+  }
 
 #define T float
+#define FV_KEY fv_key32
+FV_MM(max32, float, int32_t, fv_key32, >)
+FV_MM(min32, float, int32_t, fv_key32, <)
+
+static FV_TGT void FV(fill32)(int64_t n, float v, float *z) {
+  for (int64_t k = 0; k < n; k++) z[k] = v;
+}
+
 static FV_TGT bool FV(un32)(hlo_opcode op, int64_t n, const float *x, float *z) {
   switch ((int)op) {
   case HLO_OP_NEGATE: FV_LOOP1(-a); return true;
@@ -59,7 +107,7 @@ static FV_TGT bool FV(un32)(hlo_opcode op, int64_t n, const float *x, float *z) 
   case HLO_OP_EXPM1: FV_T1(float, LF, VF, LDF, STF, SLF(expm1)); return true;
   case HLO_OP_LOG: FV_T1(float, LF, VF, LDF, STF, SLF(log)); return true;
   case HLO_OP_LOG1P: FV_T1(float, LF, VF, LDF, STF, SLF(log1p)); return true;
-  case HLO_OP_TANH: FV_T1(float, LF, VF, LDF, STF, SLF(tanh)); return true;
+  case HLO_OP_TANH: FV_T1(float, LF, VF, LDF, STF, SLF35(tanh)); return true;
   case HLO_OP_SIN: FV_T1(float, LF, VF, LDF, STF, SLF(sin)); return true;
   case HLO_OP_COS: FV_T1(float, LF, VF, LDF, STF, SLF(cos)); return true;
   case HLO_OP_TAN: FV_T1(float, LF, VF, LDF, STF, SLF(tan)); return true;
@@ -94,8 +142,17 @@ static FV_TGT bool FV(bin32)(hlo_opcode op, int64_t n, const float *x, const flo
   }
 }
 #undef T
+#undef FV_KEY
 
 #define T double
+#define FV_KEY fv_key64
+FV_MM(max64, double, int64_t, fv_key64, >)
+FV_MM(min64, double, int64_t, fv_key64, <)
+
+static FV_TGT void FV(fill64)(int64_t n, double v, double *z) {
+  for (int64_t k = 0; k < n; k++) z[k] = v;
+}
+
 static FV_TGT bool FV(un64)(hlo_opcode op, int64_t n, const double *x, double *z) {
   switch ((int)op) {
   case HLO_OP_NEGATE: FV_LOOP1(-a); return true;
@@ -110,7 +167,7 @@ static FV_TGT bool FV(un64)(hlo_opcode op, int64_t n, const double *x, double *z
   case HLO_OP_EXPM1: FV_T1(double, LD, VD, LDD, STD, SLD(expm1)); return true;
   case HLO_OP_LOG: FV_T1(double, LD, VD, LDD, STD, SLD(log)); return true;
   case HLO_OP_LOG1P: FV_T1(double, LD, VD, LDD, STD, SLD(log1p)); return true;
-  case HLO_OP_TANH: FV_T1(double, LD, VD, LDD, STD, SLD(tanh)); return true;
+  case HLO_OP_TANH: FV_T1(double, LD, VD, LDD, STD, SLD35(tanh)); return true;
   case HLO_OP_SIN: FV_T1(double, LD, VD, LDD, STD, SLD(sin)); return true;
   case HLO_OP_COS: FV_T1(double, LD, VD, LDD, STD, SLD(cos)); return true;
   case HLO_OP_TAN: FV_T1(double, LD, VD, LDD, STD, SLD(tan)); return true;
@@ -144,6 +201,7 @@ static FV_TGT bool FV(bin64)(hlo_opcode op, int64_t n, const double *x, const do
   }
 }
 #undef T
+#undef FV_KEY
 
 /* Sum of n floats in double with 8 independent accumulators (f32 input) /
  * pairwise blocks of 8 accumulators (f64 input). */
@@ -179,9 +237,84 @@ static FV_TGT void FV(acc64)(int64_t n, const double *x, double *acc) {
   for (int64_t j = 0; j < n; j++) acc[j] += x[j];
 }
 
+/* f16/bf16 <-> f32, branch-free so that they vectorize; bit-identical to
+ * hlo_f16_to_f32 / hlo_f32_to_f16 / hlo_bf16_to_f32 / hlo_f32_to_bf16
+ * (round to nearest even, NaN -> the quiet NaN of its sign).  f16
+ * subnormals: |x| + 0.5f rounds |x| to a multiple of 2^-24 in the FPU's
+ * nearest-even mode, and the low bits of that sum are the f16 mantissa.
+ * FV_NOTRAP lets the vectorizer evaluate the float operations of every
+ * branch (no result depends on floating-point exception flags). */
+#ifndef FV_NOTRAP
+#if defined(__GNUC__) && !defined(__clang__)
+#define FV_NOTRAP __attribute__((optimize("no-trapping-math")))
+#else
+#define FV_NOTRAP
+#endif
+#endif
+static FV_TGT FV_NOTRAP void FV(widen16)(hlo_type t, int64_t n, const uint16_t *x, float *z) {
+  if (t == HLO_BF16) {
+    for (int64_t k = 0; k < n; k++) {
+      uint32_t b = (uint32_t)x[k] << 16;
+      memcpy(&z[k], &b, 4);
+    }
+    return;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    uint32_t h = x[k], sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    uint32_t nb = sign | ((e + 112u) << 23) | (m << 13);
+    uint32_t ib = sign | 0x7f800000u | (m << 13);
+    float sub = (float)(int32_t)m * 0x1p-24f;
+    uint32_t sb;
+    memcpy(&sb, &sub, 4);
+    sb |= sign;
+    uint32_t b = e == 0x1fu ? ib : e == 0 ? sb : nb;
+    memcpy(&z[k], &b, 4);
+  }
+}
+
+static FV_TGT FV_NOTRAP void FV(narrow16)(hlo_type t, int64_t n, const float *x, uint16_t *z) {
+  if (t == HLO_BF16) {
+    for (int64_t k = 0; k < n; k++) {
+      uint32_t b;
+      memcpy(&b, &x[k], 4);
+      uint32_t r = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+      uint32_t q = ((b >> 16) & 0x8000u) | 0x7fc0u;
+      z[k] = (uint16_t)((b & 0x7fffffffu) > 0x7f800000u ? q : r);
+    }
+    return;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    uint32_t b;
+    memcpy(&b, &x[k], 4);
+    uint32_t sign = (b >> 16) & 0x8000u, a = b & 0x7fffffffu;
+    uint32_t special = a > 0x7f800000u ? 0x7e00u : 0x7c00u;
+    uint32_t nrm = (a + 0xfffu + ((a >> 13) & 1u) - 0x38000000u) >> 13;
+    float af, s;
+    memcpy(&af, &a, 4);
+    s = af + 0.5f;
+    uint32_t sbits;
+    memcpy(&sbits, &s, 4);
+    uint32_t sub = sbits - 0x3f000000u;
+    uint32_t r = a >= 0x477ff000u ? special : a < 0x38800000u ? sub : nrm;
+    z[k] = (uint16_t)(sign | r);
+  }
+}
+
+/* z = z rounded once to f16/bf16 (a chunk at a time through a stack buffer) */
+static FV_TGT void FV(round16)(hlo_type t, int64_t n, float *z) {
+  uint16_t tmp[256];
+  for (int64_t k = 0; k < n; k += 256) {
+    int64_t c = n - k < 256 ? n - k : 256;
+    FV(narrow16)(t, c, z + k, tmp);
+    FV(widen16)(t, c, tmp, z + k);
+  }
+}
+
 static const hlo_fv_isa FV(table) = {
     FV_NAME, FV(un32), FV(bin32), FV(un64), FV(bin64),
     FV(sum32), FV(sum64), FV(acc32), FV(acc64),
+    FV(max32), FV(min32), FV(max64), FV(min64), FV(fill32), FV(fill64),
+    FV(widen16), FV(narrow16), FV(round16),
 };
 
 #undef FV_T1
@@ -190,3 +323,4 @@ static const hlo_fv_isa FV(table) = {
 #undef FV_LOOP2
 #undef FV_MAX
 #undef FV_MIN
+#undef FV_MM
