@@ -52,6 +52,7 @@ bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_dot(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_move(hlo_exec *e, plan_step *s); /* sort, gather */
+bool hlo_fast_plan_sort(hlo_exec *e, plan_step *s);
 
 /* ---- fused loop program -----------------------------------------------------
  * Compiled from an expression rooted at an instruction; its leaves are the
