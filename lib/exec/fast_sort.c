@@ -152,6 +152,7 @@ static inline uint64_t bits_of(const key_fmt *f, uint64_t k) {
 #define NB (1u << DB)
 #define MAX_CHUNKS 8
 #define CHUNK_MIN ((int64_t)1 << 15) /* elements per chunk of a split row */
+#define SHORT_ROW 32                  /* rows up to this long: insertion sort */
 
 typedef struct radix_row {
   const key_fmt *f;
@@ -186,7 +187,7 @@ static int64_t chunk_lo(const radix_row *w, int c) { return w->n * c / w->C; }
 /* Chunk c: keys of its elements and their digit counts (nan[c] at a NaN). */
 static void load_chunk(void *ctx, int64_t ci) {
   radix_row *w = ctx;
-  int c = (int)ci, nd = w->nd;
+  int c = (int)ci, nd = w->n <= SHORT_ROW ? 0 : w->nd; /* short rows: no counts */
   const key_fmt *f = w->f;
   int64_t i0 = chunk_lo(w, c), i1 = chunk_lo(w, c + 1), base = w->base, stride = w->stride;
   int64_t nz = 0, nlt = 0;
@@ -267,6 +268,24 @@ static void count_chunk(void *ctx, int64_t ci) {
 #define STORE_OUT(K, T)                                                          \
   for (int64_t i = 0; i < n; i++) ((T *)dst)[base + i * stride] = (T)bits_of(f, ((const K *)w->k)[i]);
 
+/* Stable insertion sort of a short row (with its payload when not NULL). */
+#define INSERTION(NAME, K)                                                       \
+  static void NAME(K *k, uint32_t *ix, int64_t n) {                              \
+    for (int64_t i = 1; i < n; i++) {                                             \
+      K v = k[i];                                                                 \
+      uint32_t x = ix ? ix[i] : 0;                                                \
+      int64_t j = i;                                                              \
+      for (; j > 0 && v < k[j - 1]; j--) {                                        \
+        k[j] = k[j - 1];                                                          \
+        if (ix) ix[j] = ix[j - 1];                                                \
+      }                                                                           \
+      k[j] = v;                                                                   \
+      if (ix) ix[j] = x;                                                          \
+    }                                                                             \
+  }
+INSERTION(insertion32, uint32_t)
+INSERTION(insertion64, uint64_t)
+
 /* Sort one row (w->base set): false at a NaN.  Afterwards w->ix holds the
  * permutation (payload sorts) or dst the sorted row. */
 static bool radix_sort_row(radix_row *w, int nthreads) {
@@ -278,6 +297,11 @@ static bool radix_sort_row(radix_row *w, int nthreads) {
     if (w->nan[c]) return false;
   if (w->ix)
     for (int64_t i = 0; i < n; i++) w->ix[i] = (uint32_t)i;
+  if (n <= SHORT_ROW) {
+    if (w->bits == 64) insertion64(w->k, w->ix, n);
+    else insertion32(w->k, w->ix, n);
+    nd = 0; /* no radix pass; the keys are stored below */
+  }
   uint64_t k0 = w->bits == 64 ? ((uint64_t *)w->k)[0] : ((uint32_t *)w->k)[0];
   int last = -1;
   for (int d = 0; d < nd; d++) {
@@ -312,7 +336,7 @@ static bool radix_sort_row(radix_row *w, int nthreads) {
   if (!w->ix) {
     const key_fmt *f = w->f;
     void *dst = w->dst;
-    switch (w->bits) { /* nothing moved: the keys were in order */
+    switch (w->bits) { /* no pass moved them: keys in order */
     case 8: STORE_OUT(uint32_t, uint8_t); break;
     case 16: STORE_OUT(uint32_t, uint16_t); break;
     case 32: STORE_OUT(uint32_t, uint32_t); break;
@@ -441,8 +465,9 @@ DECL_KERN(hlo_fast_sort) {
   j.C = 1;
   if (j.rows == 1 || j.n >= 2 * CHUNK_MIN) {
     /* few long rows: split each row */
-    j.C = (int)(j.n / CHUNK_MIN < MAX_CHUNKS ? j.n / CHUNK_MIN : MAX_CHUNKS);
-    if (j.C < 1) j.C = 1;
+    int64_t C = j.n / CHUNK_MIN, th = hlo_fast_threads(p->nthreads);
+    C = C < th ? C : th;
+    j.C = (int)(C < 1 ? 1 : C > MAX_CHUNKS ? MAX_CHUNKS : C);
     j.per_item = j.rows;
     sort_rows(&j, 0);
   } else {
