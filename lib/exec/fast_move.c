@@ -1,5 +1,5 @@
 /* fast_move.c - data movement on the fast path: plan-time dispatch of the
- * move kernels (sort lives in fast_sort.c) and gather of whole rows
+ * move kernels (sort: fast_sort.c, transpose: fast_transpose.c) and gather of whole rows
  * (x[idx] along dimension 0) as clamped row copies. */
 #include <string.h>
 
@@ -69,5 +69,6 @@ DECL_KERN(hlo_fast_gather_rows) {
 bool hlo_fast_plan_move(hlo_exec *e, plan_step *s) {
   if (s->in->op == HLO_OP_SORT) return hlo_fast_plan_sort(e, s);
   if (s->in->op == HLO_OP_GATHER) return plan_gather(e, s);
+  if (s->in->op == HLO_OP_TRANSPOSE) return hlo_fast_plan_transpose(e, s);
   return false;
 }

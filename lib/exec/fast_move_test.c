@@ -218,7 +218,45 @@ static void test_sort(void) {
         "hlo_ref_sort", false);
 }
 
+/* ---- transpose --------------------------------------------------------------------- */
+static void tr_one(int line, const char *t, const int64_t *dims, const int *perm, int n,
+                   const char *want) {
+  char in[256] = "", outd[256] = "", pm[128] = "", text[1024];
+  for (int d = 0; d < n; d++) {
+    snprintf(in + strlen(in), sizeof in - strlen(in), "%s%lld", d ? "," : "", (long long)dims[d]);
+    snprintf(outd + strlen(outd), sizeof outd - strlen(outd), "%s%lld", d ? "," : "",
+             (long long)dims[perm[d]]);
+    snprintf(pm + strlen(pm), sizeof pm - strlen(pm), "%s%d", d ? "," : "", perm[d]);
+  }
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  a = %s[%s] parameter(0)\n"
+           "  ROOT t = %s[%s] transpose(a), dimensions={%s}\n}\n", t, in, t, outd, pm);
+  check(line, text, want, false);
+}
+
+static void test_transpose(void) {
+  static const char *types[] = {"f32", "f64", "s8", "bf16", "c64", "c128", "pred"};
+  for (int i = 0; i < 7; i++) {
+    /* 2-D with ragged tiles; batched; odd sizes; tiny */
+    tr_one(__LINE__, types[i], (int64_t[]){67, 45}, (int[]){1, 0}, 2, "tiled");
+    tr_one(__LINE__, types[i], (int64_t[]){3, 33, 70}, (int[]){0, 2, 1}, 3, "tiled");
+    tr_one(__LINE__, types[i], (int64_t[]){5, 6, 7, 8}, (int[]){3, 1, 0, 2}, 4, "tiled");
+    tr_one(__LINE__, types[i], (int64_t[]){5, 6, 7, 8}, (int[]){2, 0, 1, 3}, 4, "runs");
+    tr_one(__LINE__, types[i], (int64_t[]){1, 3}, (int[]){1, 0}, 2, "copy");
+    tr_one(__LINE__, types[i], (int64_t[]){2, 1, 3}, (int[]){1, 2, 0}, 3, "tiled");
+  }
+  /* merged dims: {2,3} stay adjacent, as do {0,1} */
+  tr_one(__LINE__, "f32", (int64_t[]){4, 9, 10, 11}, (int[]){2, 3, 0, 1}, 4, "tiled");
+  tr_one(__LINE__, "s32", (int64_t[]){4, 9, 1, 10, 11}, (int[]){3, 2, 4, 0, 1}, 5, "tiled");
+  /* large enough for threads (>= 1 MB) */
+  tr_one(__LINE__, "f32", (int64_t[]){700, 520}, (int[]){1, 0}, 2, "tiled");
+  tr_one(__LINE__, "f64", (int64_t[]){3, 300, 170}, (int[]){2, 0, 1}, 3, "tiled");
+  tr_one(__LINE__, "f32", (int64_t[]){600, 5, 100}, (int[]){1, 0, 2}, 3, "runs");
+  tr_one(__LINE__, "f32", (int64_t[]){0, 5}, (int[]){1, 0}, 2, "tiled");
+}
+
 int main(void) {
   test_sort();
+  test_transpose();
   TEST_MAIN_END("fast_move");
 }
