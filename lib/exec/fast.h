@@ -51,9 +51,10 @@ bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_dot(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s);
-bool hlo_fast_plan_move(hlo_exec *e, plan_step *s); /* sort, gather */
+bool hlo_fast_plan_move(hlo_exec *e, plan_step *s); /* sort, gather, transpose, scatter */
 bool hlo_fast_plan_sort(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_transpose(hlo_exec *e, plan_step *s);
+bool hlo_fast_plan_scatter(hlo_exec *e, plan_step *s);
 
 /* ---- fused loop program -----------------------------------------------------
  * Compiled from an expression rooted at an instruction; its leaves are the
@@ -91,5 +92,6 @@ DECL_KERN(hlo_fast_conv);
 DECL_KERN(hlo_fast_sort);
 DECL_KERN(hlo_fast_gather_rows);
 DECL_KERN(hlo_fast_transpose);
+DECL_KERN(hlo_fast_scatter_rows);
 
 #endif

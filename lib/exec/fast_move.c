@@ -1,5 +1,6 @@
 /* fast_move.c - data movement on the fast path: plan-time dispatch of the
- * move kernels (sort: fast_sort.c, transpose: fast_transpose.c) and gather of whole rows
+ * move kernels (sort: fast_sort.c, transpose: fast_transpose.c, scatter:
+ * fast_scatter.c) and gather of whole rows
  * (x[idx] along dimension 0) as clamped row copies. */
 #include <string.h>
 
@@ -70,5 +71,6 @@ bool hlo_fast_plan_move(hlo_exec *e, plan_step *s) {
   if (s->in->op == HLO_OP_SORT) return hlo_fast_plan_sort(e, s);
   if (s->in->op == HLO_OP_GATHER) return plan_gather(e, s);
   if (s->in->op == HLO_OP_TRANSPOSE) return hlo_fast_plan_transpose(e, s);
+  if (s->in->op == HLO_OP_SCATTER) return hlo_fast_plan_scatter(e, s);
   return false;
 }

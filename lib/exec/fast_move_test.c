@@ -18,7 +18,7 @@ static uint64_t rnd(uint64_t *s) {
 
 /* Bits of one element of type t: mostly random bits, often one of a few
  * edge values (zeros of both signs, infinities, extremes), often one of 6
- * repeated values (ties).  NaN only when nan. */
+ * repeated values (ties).  A NaN (random sign and payload) when nan. */
 static uint64_t elem_bits(hlo_type t, uint64_t *s, bool nan, const uint64_t *pool) {
   int w = hlo_type_bytes(t) * 8;
   uint64_t M = w == 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1, S = (uint64_t)1 << (w - 1);
@@ -45,15 +45,21 @@ static uint64_t elem_bits(hlo_type t, uint64_t *s, bool nan, const uint64_t *poo
   }
   b &= M;
   if (t == HLO_PRED) b = b & 1;
-  if (hlo_type_kind_of(t) == HLO_KIND_FLOAT && !nan) {
+  if (hlo_type_kind_of(t) == HLO_KIND_FLOAT) {
     uint64_t inf = w == 64 ? 0x7ff0000000000000ull : w == 32 ? 0x7f800000u
                  : t == HLO_F16 ? 0x7c00 : 0x7f80;
-    if ((b & ~S) > inf) b ^= inf & ~(inf >> 1); /* NaN: clear the top exponent bit */
+    if (nan) {
+      uint64_t pay = rnd(s) & (inf - 1) & ~(inf >> 1) & M; /* below the exponent */
+      b = (b & S) | inf | (pay ? pay : 1);
+    } else if ((b & ~S) > inf) {
+      b ^= inf & ~(inf >> 1); /* no NaN: clear the top exponent bit */
+    }
   }
   return b;
 }
 
-static void fill_val(hlo_val *v, uint64_t seed, bool nan) {
+/* nan: one element in nan is a NaN (0: none). */
+static void fill_val(hlo_val *v, uint64_t seed, int nan) {
   if (v->ntuple) {
     for (int i = 0; i < v->ntuple; i++) fill_val(v->tuple[i], seed + 7 * (uint64_t)i, nan);
     return;
@@ -63,7 +69,7 @@ static void fill_val(hlo_val *v, uint64_t seed, bool nan) {
   for (int i = 0; i < 6; i++) pool[i] = elem_bits(t, &s, false, (uint64_t[6]){0});
   int es = hlo_type_bytes(t);
   for (int64_t k = 0; k < v->nelems; k++) {
-    uint64_t b = elem_bits(t, &s, nan && rnd(&s) % 97 == 0, pool);
+    uint64_t b = elem_bits(t, &s, nan && rnd(&s) % (uint64_t)nan == 0, pool);
     memcpy((char *)v->data + k * es, &b, (size_t)es);
   }
 }
@@ -101,13 +107,19 @@ static bool same_bits(const hlo_val *a, const hlo_val *b, char *why, size_t wl) 
   if (a->nbytes != b->nbytes) return snprintf(why, wl, "sizes differ"), false;
   int es = hlo_type_bytes(a->shape->type);
   for (size_t i = 0; i < a->nbytes; i++)
-    if (((const char *)a->data)[i] != ((const char *)b->data)[i])
-      return snprintf(why, wl, "element %lld differs", (long long)(i / (size_t)es)), false;
+    if (((const char *)a->data)[i] != ((const char *)b->data)[i]) {
+      size_t e = i / (size_t)es * (size_t)es, m = es < 8 ? (size_t)es : 8;
+      uint64_t x = 0, y = 0;
+      memcpy(&x, (const char *)a->data + e, m);
+      memcpy(&y, (const char *)b->data + e, m);
+      return snprintf(why, wl, "element %lld differs: reference 0x%llx fast 0x%llx",
+                      (long long)(i / (size_t)es), (unsigned long long)x, (unsigned long long)y), false;
+    }
   return true;
 }
 
 /* Run text both ways; the fast kernel's name must contain want. */
-static void check(int line, const char *text, const char *want, bool nan) {
+static void check(int line, const char *text, const char *want, int nan) {
   hlo_src src = {"test", text, strlen(text)};
   hlo_diags d;
   hlo_diags_init(&d, NULL);
@@ -144,7 +156,7 @@ static void check(int line, const char *text, const char *want, bool nan) {
 
 /* ---- sort ---------------------------------------------------------------------- */
 static void sort_one(int line, const char *t, const char *dims, int dim, const char *cmp,
-                     const char *ctype, const char *want, bool nan) {
+                     const char *ctype, const char *want, int nan) {
   char text[2048];
   snprintf(text, sizeof text,
            "HloModule m\ncmp {\n  x = %s[] parameter(0)\n  y = %s[] parameter(1)\n"
@@ -153,7 +165,7 @@ static void sort_one(int line, const char *t, const char *dims, int dim, const c
            "  ROOT s = %s[%s] sort(a), dimensions={%d}, is_stable=true, to_apply=cmp\n}\n",
            t, t, strchr(cmp, '!') ? "y, x" : "x, y", cmp[0] == 'L' ? "LT" : "GT", ctype, t, dims,
            t, dims, dim);
-  check(line, text, want, nan);
+  check(line, text, want, nan ? 97 : 0);
 }
 
 static void test_sort(void) {
@@ -193,21 +205,21 @@ static void test_sort(void) {
         "  c = c64[6,900] parameter(2)\n"
         "  ROOT s = (f32[6,900], s32[6,900], c64[6,900]) sort(a, i, c), dimensions={1},"
         " to_apply=cmp\n}\n",
-        "permute", false);
+        "permute", 0);
   check(__LINE__,
         "HloModule m\ncmp {\n  x = u8[] parameter(0)\n  y = u8[] parameter(1)\n"
         "  p = f64[] parameter(2)\n  q = f64[] parameter(3)\n"
         "  ROOT l = pred[] compare(x, y), direction=LT\n}\n"
         "ENTRY e {\n  a = u8[700,3] parameter(0)\n  i = f64[700,3] parameter(1)\n"
         "  ROOT s = (u8[700,3], f64[700,3]) sort(a, i), dimensions={0}, to_apply=cmp\n}\n",
-        "permute", false);
+        "permute", 0);
   check(__LINE__,
         "HloModule m\ncmp {\n  x = f64[] parameter(0)\n  y = f64[] parameter(1)\n"
         "  p = s32[] parameter(2)\n  q = s32[] parameter(3)\n"
         "  ROOT l = pred[] compare(x, y), direction=LT\n}\n"
         "ENTRY e {\n  a = f64[100000] parameter(0)\n  i = s32[100000] parameter(1)\n"
         "  ROOT s = (f64[100000], s32[100000]) sort(a, i), dimensions={0}, to_apply=cmp\n}\n",
-        "permute", false);
+        "permute", 0);
   /* comparing operand 1 instead is not a plain comparator: reference kernel */
   check(__LINE__,
         "HloModule m\ncmp {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
@@ -215,7 +227,7 @@ static void test_sort(void) {
         "  ROOT l = pred[] compare(p, q), direction=LT\n}\n"
         "ENTRY e {\n  a = f32[300] parameter(0)\n  i = f32[300] parameter(1)\n"
         "  ROOT s = (f32[300], f32[300]) sort(a, i), dimensions={0}, to_apply=cmp\n}\n",
-        "hlo_ref_sort", false);
+        "hlo_ref_sort", 0);
 }
 
 /* ---- transpose --------------------------------------------------------------------- */
@@ -279,7 +291,7 @@ static void test_contiguous(void) {
 #define CASE(body, want)                                                        \
   do {                                                                          \
     subst(text, sizeof text, "HloModule m\nENTRY e {\n" body "\n}\n", t);         \
-    check(__LINE__, text, want, false);                                         \
+    check(__LINE__, text, want, 0);                                         \
   } while (0)
     /* whole rows (merged into one copy), strided, inner ranges */
     CASE("  a = %s[20,7,9] parameter(0)\n  ROOT s = %s[5,7,9] slice(a), slice={[3:8],[0:7],[0:9]}",
@@ -316,9 +328,53 @@ static void test_contiguous(void) {
   }
 }
 
+/* ---- scatter ---------------------------------------------------------------------- */
+/* Indices = remainder(random s32, 13) converted to it: duplicates, negative
+ * and past-the-end rows (10 rows), huge unsigned values. */
+static void scat_one(int line, const char *t, const char *it, const char *comb, const char *idims,
+                     const char *udims, const char *odims, int ivd, const char *uwd,
+                     const char *want, int nan) {
+  char text[2048];
+  const char *body = strcmp(comb, "assign") == 0 ? "x = %s[] parameter(0)\n  ROOT y = %s[] parameter(1)"
+      : strcmp(comb, "add") == 0 ? "x = %s[] parameter(0)\n  y = %s[] parameter(1)\n  ROOT s = %s[] add(x, y)"
+                                 : "x = %s[] parameter(0)\n  y = %s[] parameter(1)\n  ROOT s = %s[] add(y, x)";
+  char rootl[256];
+  subst(rootl, sizeof rootl, body, t);
+  snprintf(text, sizeof text,
+           "HloModule m\ncomb {\n  %s\n}\n"
+           "ENTRY e {\n  a = %s[%s] parameter(0)\n  r = s32[%s] parameter(1)\n"
+           "  u = %s[%s] parameter(2)\n  m = s32[] constant(13)\n"
+           "  mb = s32[%s] broadcast(m), dimensions={}\n  i0 = s32[%s] remainder(r, mb)\n"
+           "  i = %s[%s] convert(i0)\n"
+           "  ROOT s = %s[%s] scatter(a, i, u), update_window_dims={%s}, inserted_window_dims={0},"
+           " scatter_dims_to_operand_dims={0}, index_vector_dim=%d, to_apply=comb\n}\n",
+           rootl, t, odims, idims, t, udims, idims, idims, it, idims, t, odims, uwd, ivd);
+  check(line, text, want, nan);
+}
+
+static void test_scatter(void) {
+  static const char *types[] = {"f32", "f64", "s32", "u8", "s16", "u64"};
+  static const char *combs[] = {"add", "add_swapped", "assign"};
+  static const char *its[] = {"s32", "u32", "s64", "u64"};
+  for (int i = 0; i < 6; i++)
+    for (int c = 0; c < 3; c++) {
+      const char *it = its[(i + c) % 4];
+      bool fl = types[i][0] == 'f';
+      scat_one(__LINE__, types[i], it, combs[c], "200,1", "200,7", "10,7", 1, "1", "scatter(rows", fl ? 3 : 0);
+      scat_one(__LINE__, types[i], it, combs[c], "20,10", "20,10,3,4", "10,3,4", 2, "2,3", "scatter(rows", 0);
+      scat_one(__LINE__, types[i], it, combs[c], "300", "300", "10", 1, "", "scatter(rows", fl ? 3 : 0);
+    }
+  /* no rows: every index is out of bounds */
+  scat_one(__LINE__, "f32", "s32", "add", "50,1", "50,7", "0,7", 1, "1", "scatter(rows", 0);
+  /* not covered: f16 add, partial windows */
+  scat_one(__LINE__, "f16", "s32", "add", "50,1", "50,7", "10,7", 1, "1", "hlo_ref_scatter", 0);
+  scat_one(__LINE__, "f32", "s32", "add", "50,1", "50,5", "10,7", 1, "1", "hlo_ref_scatter", 0);
+}
+
 int main(void) {
   test_sort();
   test_transpose();
   test_contiguous();
+  test_scatter();
   TEST_MAIN_END("fast_move");
 }
