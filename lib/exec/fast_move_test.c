@@ -66,9 +66,17 @@ static void fill_val(hlo_val *v, uint64_t seed, int nan) {
   }
   uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1, pool[6];
   hlo_type t = v->shape->type;
-  for (int i = 0; i < 6; i++) pool[i] = elem_bits(t, &s, false, (uint64_t[6]){0});
+  hlo_type pt = hlo_type_bytes(t) > 8 ? HLO_F64 : t;
+  for (int i = 0; i < 6; i++) pool[i] = elem_bits(pt, &s, false, (uint64_t[6]){0});
   int es = hlo_type_bytes(t);
   for (int64_t k = 0; k < v->nelems; k++) {
+    if (es > 8) { /* c128: two f64 parts */
+      for (int part = 0; part < es / 8; part++) {
+        uint64_t b = elem_bits(HLO_F64, &s, nan && rnd(&s) % (uint64_t)nan == 0, pool);
+        memcpy((char *)v->data + k * es + part * 8, &b, 8);
+      }
+      continue;
+    }
     uint64_t b = elem_bits(t, &s, nan && rnd(&s) % (uint64_t)nan == 0, pool);
     memcpy((char *)v->data + k * es, &b, (size_t)es);
   }
