@@ -172,6 +172,9 @@ typedef struct radix_row {
 static int64_t chunk_lo(const radix_row *w, int c) { return w->n * c / w->C; }
 
 #define LOAD_KEYS(K, T)                                                          \
+  if (nd == 0) LOAD_KEYS_ND(K, T, 0)                                             \
+  else LOAD_KEYS_ND(K, T, (int)sizeof(T))
+#define LOAD_KEYS_ND(K, T, ND)                                                   \
   for (int64_t i = i0; i < i1; i++) {                                           \
     uint64_t b = ((const T *)src)[base + i * stride];                            \
     if (f->isfloat) {                                                            \
@@ -181,7 +184,7 @@ static int64_t chunk_lo(const radix_row *w, int c) { return w->n * c / w->C; }
     K v = (K)key_of(f, b);                                                       \
     ((K *)w->k)[i] = v;                                                          \
     nlt += v < zk;                                                               \
-    for (int d = 0; d < nd; d++) h[(uint32_t)d * NB + ((v >> (d * DB)) & (NB - 1))]++; \
+    for (int d = 0; d < (ND); d++) h[(uint32_t)d * NB + ((v >> (d * DB)) & (NB - 1))]++; \
   }
 
 /* Chunk c: keys of its elements and their digit counts (nan[c] at a NaN). */
