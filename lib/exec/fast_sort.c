@@ -184,8 +184,10 @@ static int64_t chunk_lo(const radix_row *w, int c) { return w->n * c / w->C; }
     K v = (K)key_of(f, b);                                                       \
     ((K *)w->k)[i] = v;                                                          \
     nlt += v < zk;                                                               \
-    for (int d = 0; d < (ND); d++) h[(uint32_t)d * NB + ((v >> (d * DB)) & (NB - 1))]++; \
+    CNT(0, ND) CNT(1, ND) CNT(2, ND) CNT(3, ND) CNT(4, ND) CNT(5, ND) CNT(6, ND) CNT(7, ND) \
   }
+#define CNT(d, ND)                                                               \
+  if ((d) < (ND)) h[(d) * NB + ((uint32_t)(v >> ((d) * DB % (8 * sizeof v))) & (NB - 1))]++;
 
 /* Chunk c: keys of its elements and their digit counts (nan[c] at a NaN). */
 static void load_chunk(void *ctx, int64_t ci) {
