@@ -173,7 +173,7 @@ static int64_t chunk_lo(const radix_row *w, int c) { return w->n * c / w->C; }
 
 #define LOAD_KEYS(K, T)                                                          \
   if (nd == 0) LOAD_KEYS_ND(K, T, 0)                                             \
-  else LOAD_KEYS_ND(K, T, (int)sizeof(T))
+  else LOAD_KEYS_ND(K, T, (int)((8 * sizeof(T) + DB - 1) / DB))
 #define LOAD_KEYS_ND(K, T, ND)                                                   \
   for (int64_t i = i0; i < i1; i++) {                                           \
     uint64_t b = ((const T *)src)[base + i * stride];                            \
