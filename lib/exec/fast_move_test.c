@@ -85,11 +85,12 @@ static void fill_val(hlo_val *v, uint64_t seed, int nan) {
 /* Run text with the reference or the fast path; *kname gets the kernel
  * chosen for the entry root. */
 static hlo_val *run_mod(hlo_module *m, bool fast, hlo_val **args, int nargs, char *kname,
-                        size_t kl) {
+                        size_t kl, int threads) {
   hlo_diags d;
   hlo_diags_init(&d, NULL);
   hlo_exec_options o = {0};
   o.reference = !fast;
+  o.threads = threads;
   hlo_exec *e = hlo_exec_new(m, &o, NULL, &d);
   hlo_val *res = NULL;
   if (e && kname)
@@ -126,8 +127,9 @@ static bool same_bits(const hlo_val *a, const hlo_val *b, char *why, size_t wl) 
   return true;
 }
 
-/* Run text both ways; the fast kernel's name must contain want. */
-static void check(int line, const char *text, const char *want, int nan) {
+/* Run text both ways (the fast path on threads threads, 0 = all cores);
+ * the fast kernel's name must contain want. */
+static void check_th(int line, const char *text, const char *want, int nan, int threads) {
   hlo_src src = {"test", text, strlen(text)};
   hlo_diags d;
   hlo_diags_init(&d, NULL);
@@ -145,8 +147,8 @@ static void check(int line, const char *text, const char *want, int nan) {
     fill_val(args[i], 17 + (uint64_t)i * 31 + (uint64_t)line, nan);
   }
   char kname[128] = "";
-  hlo_val *ref = run_mod(m, false, args, na, NULL, 0);
-  hlo_val *fast = run_mod(m, true, args, na, kname, sizeof kname);
+  hlo_val *ref = run_mod(m, false, args, na, NULL, 0, 0);
+  hlo_val *fast = run_mod(m, true, args, na, kname, sizeof kname, threads);
   char why[256] = "";
   if (!ref || !fast || !strstr(kname, want) || !same_bits(ref, fast, why, sizeof why)) {
     t_fail++;
@@ -162,9 +164,13 @@ static void check(int line, const char *text, const char *want, int nan) {
   hlo_diags_release(&d);
 }
 
+static void check(int line, const char *text, const char *want, int nan) {
+  check_th(line, text, want, nan, 0);
+}
+
 /* ---- sort ---------------------------------------------------------------------- */
-static void sort_one(int line, const char *t, const char *dims, int dim, const char *cmp,
-                     const char *ctype, const char *want, int nan) {
+static void sort_th(int line, const char *t, const char *dims, int dim, const char *cmp,
+                    const char *ctype, const char *want, int nan, int threads) {
   char text[2048];
   snprintf(text, sizeof text,
            "HloModule m\ncmp {\n  x = %s[] parameter(0)\n  y = %s[] parameter(1)\n"
@@ -173,7 +179,12 @@ static void sort_one(int line, const char *t, const char *dims, int dim, const c
            "  ROOT s = %s[%s] sort(a), dimensions={%d}, is_stable=true, to_apply=cmp\n}\n",
            t, t, strchr(cmp, '!') ? "y, x" : "x, y", cmp[0] == 'L' ? "LT" : "GT", ctype, t, dims,
            t, dims, dim);
-  check(line, text, want, nan ? 97 : 0);
+  check_th(line, text, want, nan ? 97 : 0, threads);
+}
+
+static void sort_one(int line, const char *t, const char *dims, int dim, const char *cmp,
+                     const char *ctype, const char *want, int nan) {
+  sort_th(line, t, dims, dim, cmp, ctype, want, nan, 0);
 }
 
 static void test_sort(void) {
@@ -199,8 +210,9 @@ static void test_sort(void) {
   sort_one(__LINE__, "bf16", "3000,4", 0, "GT", "", "radix", true);
   /* a large row sorted on several threads' items; rows of 1 and 0 */
   sort_one(__LINE__, "f32", "70000", 0, "LT", "", "radix", false);
-  sort_one(__LINE__, "f32", "100000", 0, "GT", "", "radix", false);  /* chunked rows */
-  sort_one(__LINE__, "s16", "100000", 0, "LT", "", "radix", false);
+  sort_one(__LINE__, "f32", "100000", 0, "GT", "", "radix", false);
+  sort_th(__LINE__, "f32", "100000", 0, "GT", "", "radix", false, 4); /* rows split in 3 */
+  sort_th(__LINE__, "s16", "100000", 0, "LT", "", "radix", false, 4);
   sort_one(__LINE__, "s32", "40,1", 1, "LT", "", "radix", false);
   sort_one(__LINE__, "f32", "0,5", 1, "LT", "", "radix", false);
   /* key + values: the other operands move by the permutation */
@@ -221,13 +233,13 @@ static void test_sort(void) {
         "ENTRY e {\n  a = u8[700,3] parameter(0)\n  i = f64[700,3] parameter(1)\n"
         "  ROOT s = (u8[700,3], f64[700,3]) sort(a, i), dimensions={0}, to_apply=cmp\n}\n",
         "permute", 0);
-  check(__LINE__,
+  check_th(__LINE__,
         "HloModule m\ncmp {\n  x = f64[] parameter(0)\n  y = f64[] parameter(1)\n"
         "  p = s32[] parameter(2)\n  q = s32[] parameter(3)\n"
         "  ROOT l = pred[] compare(x, y), direction=LT\n}\n"
         "ENTRY e {\n  a = f64[100000] parameter(0)\n  i = s32[100000] parameter(1)\n"
         "  ROOT s = (f64[100000], s32[100000]) sort(a, i), dimensions={0}, to_apply=cmp\n}\n",
-        "permute", 0);
+        "permute", 0, 4); /* rows split */
   /* comparing operand 1 instead is not a plain comparator: reference kernel */
   check(__LINE__,
         "HloModule m\ncmp {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"

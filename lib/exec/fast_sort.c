@@ -144,14 +144,18 @@ static inline uint64_t bits_of(const key_fmt *f, uint64_t k) {
  * 8-bit digits.  The pass that loads the keys also counts every digit; a
  * pass whose digit is the same for all keys is skipped; the last pass of a
  * key-only sort writes the elements (transformed back) straight into the
- * result row.  A long row is cut into chunks that count and scatter on
- * separate threads (chunk c's elements of a digit value go after chunk
+ * result row.  With 4 or more threads a long row is cut into chunks that
+ * count and scatter on separate threads (chunk c's elements of a digit value go after chunk
  * c-1's, so the sort stays stable and the result never depends on the
  * thread count). */
 #define DB 8
 #define NB (1u << DB)
 #define MAX_CHUNKS 8
 #define CHUNK_MIN ((int64_t)1 << 15) /* elements per chunk of a split row */
+/* Splitting a row costs about 1.5x the CPU time (recounts, cross-core
+ * traffic): on 2 cores it did not beat one thread, so rows are split only
+ * with this many threads. */
+#define SPLIT_THREADS 4
 #define SHORT_ROW 32                  /* rows up to this long: insertion sort */
 
 typedef struct radix_row {
@@ -468,9 +472,10 @@ DECL_KERN(hlo_fast_sort) {
   j.f.src = args[0]->data;
   j.nthreads = p->nthreads;
   j.C = 1;
-  if (j.rows == 1 || j.n >= 2 * CHUNK_MIN) {
+  int64_t th = hlo_fast_threads(p->nthreads);
+  if ((j.rows == 1 || j.n >= 2 * CHUNK_MIN) && th >= SPLIT_THREADS) {
     /* few long rows: split each row */
-    int64_t C = j.n / CHUNK_MIN, th = hlo_fast_threads(p->nthreads);
+    int64_t C = j.n / CHUNK_MIN;
     C = C < th ? C : th;
     j.C = (int)(C < 1 ? 1 : C > MAX_CHUNKS ? MAX_CHUNKS : C);
     j.per_item = j.rows;
