@@ -145,9 +145,9 @@ static inline uint64_t bits_of(const key_fmt *f, uint64_t k) {
  * pass whose digit is the same for all keys is skipped; the last pass of a
  * key-only sort writes the elements (transformed back) straight into the
  * result row.  With 4 or more threads a long row is cut into chunks that
- * count and scatter on separate threads (chunk c's elements of a digit value go after chunk
- * c-1's, so the sort stays stable and the result never depends on the
- * thread count). */
+ * count and scatter on separate threads (chunk c's elements of a digit
+ * value go after chunk c-1's, so the sort stays stable and the result never
+ * depends on the thread count). */
 #define DB 8
 #define NB (1u << DB)
 #define MAX_CHUNKS 8
@@ -204,15 +204,13 @@ static void load_chunk(void *ctx, int64_t ci) {
   uint32_t *h = w->hist + (size_t)c * (size_t)nd * NB;
   memset(h, 0, sizeof(uint32_t) * NB * (size_t)nd);
   w->nan[c] = 0;
-  const void *data = f->src;
-#define src data
+  const void *src = f->src;
   switch (w->bits) {
   case 8: LOAD_KEYS(uint32_t, uint8_t); break;
   case 16: LOAD_KEYS(uint32_t, uint16_t); break;
   case 32: LOAD_KEYS(uint32_t, uint32_t); break;
   default: LOAD_KEYS(uint64_t, uint64_t); break;
   }
-#undef src
   w->nz[c] = nz;
   w->nlt[c] = nlt;
 }
