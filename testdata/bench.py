@@ -219,6 +219,23 @@ def workloads(np):
               " ROOT g = f32[100000,64] gather(a, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0},"
               " index_vector_dim=1, slice_sizes={1,64} }\n", [tab, idx], lambda: tab[idx[:, 0]],
               ("bw", 2 * 4 * tab.size), ">= 1x numpy"))
+    ca, cb = f32(2048, 2048), f32(2048, 2048)
+    W.append(("concatenate 2x2048^2 dim 1", "HloModule m\nENTRY e { a = f32[2048,2048] parameter(0)\n"
+              " b = f32[2048,2048] parameter(1)\n"
+              " ROOT c = f32[2048,4096] concatenate(a, b), dimensions={1} }\n", [ca, cb],
+              lambda: np.concatenate((ca, cb), axis=1), ("bw", 2 * 4 * 2 * ca.size), ">= 1x numpy"))
+    sx, sidx, supd = f32(10000, 64), rng.integers(0, 10000, size=(100000, 1)).astype(np.int32), f32(100000, 64)
+
+    def np_scatter_add():
+        o = sx.copy()
+        np.add.at(o, sidx[:, 0], supd)
+        return o
+    W.append(("scatter-add 100000 rows", "HloModule m\n%sENTRY e { a = f32[10000,64] parameter(0)\n"
+              " i = s32[100000,1] parameter(1)\n u = f32[100000,64] parameter(2)\n"
+              " ROOT s = f32[10000,64] scatter(a, i, u), update_window_dims={1}, inserted_window_dims={0},"
+              " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add }\n" % ADD,
+              [sx, sidx, supd], np_scatter_add, ("bw", 4 * (2 * sx.size + 2 * supd.size)),
+              "np.add.at (duplicates)"))
     so = f32(1 << 20)
     W.append(("sort 1M f32", "HloModule m\ncmp { x = f32[] parameter(0)\n y = f32[] parameter(1)\n"
               " ROOT l = pred[] compare(x, y), direction=LT }\nENTRY e { a = f32[1048576] parameter(0)\n"

@@ -242,6 +242,7 @@ DECL_KERN(hlo_kern_elementwise);
 DECL_KERN(hlo_kern_broadcast);
 DECL_KERN(hlo_kern_transpose);
 DECL_KERN(hlo_kern_reshape);
+DECL_KERN(hlo_kern_bitcast);
 DECL_KERN(hlo_kern_slice);
 DECL_KERN(hlo_kern_concatenate);
 DECL_KERN(hlo_kern_pad);

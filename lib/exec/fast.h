@@ -68,7 +68,10 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s);
 /* fusion of an elementwise epilogue over a dot (dot tiles + loop program) */
 bool hlo_fast_plan_dotfuse(hlo_exec *e, plan_step *s);
-bool hlo_fast_plan_move(hlo_exec *e, plan_step *s); /* sort, gather */
+bool hlo_fast_plan_move(hlo_exec *e, plan_step *s); /* sort, gather, transpose, scatter */
+bool hlo_fast_plan_sort(hlo_exec *e, plan_step *s);
+bool hlo_fast_plan_transpose(hlo_exec *e, plan_step *s);
+bool hlo_fast_plan_scatter(hlo_exec *e, plan_step *s);
 
 /* ---- row tiles of a dot (dot epilogue fusions) --------------------------------
  * hlo_fast_dot_rows_plan: the BLAS plan of an f32/f64 dot instruction viewed
@@ -137,5 +140,7 @@ DECL_KERN(hlo_fast_gconv);
 DECL_KERN(hlo_fast_dotfuse);
 DECL_KERN(hlo_fast_sort);
 DECL_KERN(hlo_fast_gather_rows);
+DECL_KERN(hlo_fast_transpose);
+DECL_KERN(hlo_fast_scatter_rows);
 
 #endif

@@ -1,25 +1,71 @@
 /* kern_move.c - fast data-movement kernels.  Every one is a strided copy:
  * output element (i0..in) reads operand offset base + sum(i_d * st_d), run
- * with a contiguous innermost loop specialised on the element size.  Reshape
- * takes over the operand's buffer when the operand dies at this step. */
+ * with a contiguous innermost loop specialised on the element size, after
+ * merging dims that are contiguous on both sides (so a slice of whole rows
+ * or a concatenation is a few large memcpy).  Reshape takes over the
+ * operand's buffer when the operand dies at this step. */
 #include <string.h>
 
 #include "exec/exec.h"
 
 #define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
 
+/* Set n elements of es bytes to the value at v. */
+static void fill(void *dst, int64_t n, const void *v, size_t es) {
+  if (n <= 0) return;
+  switch (es) {
+  case 1: memset(dst, *(const unsigned char *)v, (size_t)n); return;
+  case 2: { uint16_t x, *p = dst; memcpy(&x, v, 2); for (int64_t k = 0; k < n; k++) p[k] = x; return; }
+  case 4: { uint32_t x, *p = dst; memcpy(&x, v, 4); for (int64_t k = 0; k < n; k++) p[k] = x; return; }
+  case 8: { uint64_t x, *p = dst; memcpy(&x, v, 8); for (int64_t k = 0; k < n; k++) p[k] = x; return; }
+  default: break;
+  }
+  /* wider elements: the first one, then doubling copies */
+  memcpy(dst, v, es);
+  size_t have = es, total = (size_t)n * es;
+  while (have < total) {
+    size_t c = have < total - have ? have : total - have;
+    memcpy((char *)dst + have, dst, c);
+    have += c;
+  }
+}
+
 #define INNER(T)                                                           \
   do {                                                                     \
     T *d = (T *)dst;                                                       \
     const T *sp = (const T *)src + off;                                    \
     if (ist == 1) memcpy(d + k, sp, sizeof(T) * (size_t)n);                \
+    else if (ist == 0) fill(d + k, n, sp, sizeof(T));                      \
     else for (int64_t j = 0; j < n; j++) d[k + j] = sp[j * ist];           \
   } while (0)
 
+/* Merge adjacent dims d, d+1 of a dense row-major side (dims) whose other
+ * side has strides st with st[d] == st[d+1] * dims[d+1]; drops size-1
+ * dims.  Writes the merged dims/strides to md/ms, returns the rank. */
+static int merge_dims(int rank, const int64_t *dims, const int64_t *st, int64_t *md, int64_t *ms) {
+  int m = 0;
+  for (int d = 0; d < rank; d++) {
+    if (dims[d] == 1) continue;
+    if (m && ms[m - 1] == st[d] * dims[d]) {
+      md[m - 1] *= dims[d];
+      ms[m - 1] = st[d];
+    } else {
+      md[m] = dims[d];
+      ms[m] = st[d];
+      m++;
+    }
+  }
+  return m;
+}
+
 /* Copy the whole output (dims odims) from src with effective strides st
  * (elements, may be 0 or negative) and base offset. */
-static void strided_copy(void *dst, const void *src, int rank, const int64_t *odims,
-                         const int64_t *st, int64_t base, size_t es) {
+static void strided_copy(void *dst, const void *src, int rank0, const int64_t *odims0,
+                         const int64_t *st0, int64_t base, size_t es) {
+  int64_t odims[MAXR], st[MAXR];
+  for (int d = 0; d < rank0; d++)
+    if (odims0[d] == 0) return;
+  int rank = merge_dims(rank0, odims0, st0, odims, st);
   int64_t total = 1;
   for (int d = 0; d < rank; d++) total *= odims[d];
   if (total == 0) return;
@@ -46,8 +92,12 @@ static void strided_copy(void *dst, const void *src, int rank, const int64_t *od
 
 /* Scatter-direction strided copy: operand element (i) goes to output offset
  * base + sum(i_d * st_d) (pad, concatenate). */
-static void strided_put(void *dst, const void *src, int rank, const int64_t *idims,
-                        const int64_t *st, int64_t base, size_t es) {
+static void strided_put(void *dst, const void *src, int rank0, const int64_t *idims0,
+                        const int64_t *st0, int64_t base, size_t es) {
+  int64_t idims[MAXR], st[MAXR];
+  for (int d = 0; d < rank0; d++)
+    if (idims0[d] == 0) return;
+  int rank = merge_dims(rank0, idims0, st0, idims, st);
   int64_t total = 1;
   for (int d = 0; d < rank; d++) total *= idims[d];
   if (total == 0) return;
@@ -89,6 +139,30 @@ DECL_KERN(hlo_kern_reshape) {
   if (o->nbytes) memcpy(o->data, args[0]->data, o->nbytes);
   *out = o;
   return HLO_OK;
+}
+
+/* Whether a shape's physical order is its logical row-major order: the
+ * dims other than size-1 ones appear in minor_to_major from last to first. */
+static bool row_major(const hlo_shape *s) {
+  if (!s->layout || s->layout->n == 0) return true;
+  if (s->layout->n != s->rank) return false;
+  int64_t prev = s->rank;
+  for (int k = 0; k < s->rank; k++) {
+    int64_t d = s->layout->minor_to_major[k];
+    if (d < 0 || d >= s->rank) return false;
+    if (s->dims[d] == 1) continue;
+    if (d >= prev) return false;
+    prev = d;
+  }
+  return true;
+}
+
+/* bitcast between row-major layouts of one element size is a reshape. */
+DECL_KERN(hlo_kern_bitcast) {
+  const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
+  if (hlo_type_bytes(os->type) != hlo_type_bytes(is->type) || !row_major(os) || !row_major(is))
+    return hlo_ref_bitcast(r, s, args, out);
+  return hlo_kern_reshape(r, s, args, out);
 }
 
 DECL_KERN(hlo_kern_transpose) {
@@ -159,7 +233,7 @@ DECL_KERN(hlo_kern_concatenate) {
   }
   if (total != os->dims[cd])
     return hlo_run_errorf(r, s->in, "operand sizes along dimension %d do not add up", cd);
-  hlo_val *o = hlo_run_new(r, os);
+  hlo_val *o = hlo_run_new_raw(r, os); /* the operands cover every element */
   if (!o) return OOM(r, s);
   int64_t ost[MAXR], off = 0;
   hlo_strides(os, ost);
@@ -188,14 +262,7 @@ DECL_KERN(hlo_kern_pad) {
   hlo_val *o = hlo_run_new_raw(r, os);
   if (!o) return OOM(r, s);
   size_t es = (size_t)hlo_type_bytes(os->type);
-  if (es == 4) {
-    uint32_t v, *p = o->data;
-    memcpy(&v, args[1]->data, 4);
-    for (int64_t k = 0; k < o->nelems; k++) p[k] = v;
-  } else {
-    for (int64_t k = 0; k < o->nelems; k++)
-      memcpy((char *)o->data + k * (int64_t)es, args[1]->data, es);
-  }
+  fill(o->data, o->nelems, args[1]->data, es);
   int64_t ost[MAXR], st[MAXR], base = 0;
   hlo_strides(os, ost);
   for (int d = 0; d < is->rank; d++) {

@@ -94,7 +94,7 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
   case HLO_OP_STOCHASTIC_CONVERT: K(hlo_ref_stochastic_convert); break;
   case HLO_OP_REDUCE_PRECISION: K(hlo_ref_reduce_precision_k); break;
   case HLO_OP_BITCAST_CONVERT: K(hlo_ref_bitcast_convert); break;
-  case HLO_OP_BITCAST: K(hlo_ref_bitcast); break;
+  case HLO_OP_BITCAST: if (fast) K(hlo_kern_bitcast); else K(hlo_ref_bitcast); break;
   case HLO_OP_IOTA: if (fast) K(hlo_kern_iota); else K(hlo_ref_iota); break;
   case HLO_OP_CONSTANT:
     if (!in->literal || in->literal->elided)

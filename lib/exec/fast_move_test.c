@@ -1,0 +1,400 @@
+/* fast_move_test.c - differential tests of the fast data-movement kernels
+ * (sort, transpose, slice/concatenate/pad/broadcast/dynamic slices,
+ * scatter) against the reference path: every result must be bit for bit
+ * the reference's, on inputs full of ties, both zeros, infinities,
+ * subnormals, NaN and integers at their limits. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/fast.h"
+#include "hlo/hlo_text.h"
+#include "testing.h"
+
+static uint64_t rnd(uint64_t *s) {
+  *s ^= *s << 13; *s ^= *s >> 7; *s ^= *s << 17;
+  return *s;
+}
+
+/* Bits of one element of type t: mostly random bits, often one of a few
+ * edge values (zeros of both signs, infinities, extremes), often one of 6
+ * repeated values (ties).  A NaN (random sign and payload) when nan. */
+static uint64_t elem_bits(hlo_type t, uint64_t *s, bool nan, const uint64_t *pool) {
+  int w = hlo_type_bytes(t) * 8;
+  uint64_t M = w == 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1, S = (uint64_t)1 << (w - 1);
+  uint64_t r = rnd(s), b;
+  switch (r % 8) {
+  case 0: case 1: b = pool[(r >> 8) % 6]; break;
+  case 2: {
+    static const uint64_t f32e[] = {0, 0x80000000u, 0x7f800000u, 0xff800000u, 1, 0x80000001u,
+                                    0x7f7fffffu, 0xff7fffffu, 0x3f800000u, 0xbf800000u};
+    static const uint64_t f64e[] = {0, 0x8000000000000000ull, 0x7ff0000000000000ull,
+                                    0xfff0000000000000ull, 1, 0x8000000000000001ull,
+                                    0x7fefffffffffffffull, 0xffefffffffffffffull};
+    static const uint64_t f16e[] = {0, 0x8000, 0x7c00, 0xfc00, 1, 0x8001, 0x7bff, 0xfbff};
+    static const uint64_t bf16e[] = {0, 0x8000, 0x7f80, 0xff80, 1, 0x8001, 0x7f7f, 0xff7f};
+    uint64_t q = r >> 12;
+    if (t == HLO_F32) b = f32e[q % 10];
+    else if (t == HLO_F64) b = f64e[q % 8];
+    else if (t == HLO_F16) b = f16e[q % 8];
+    else if (t == HLO_BF16) b = bf16e[q % 8];
+    else b = (uint64_t[]){0, S, S - 1, M, 1}[q % 5];
+    break;
+  }
+  default: b = rnd(s); break;
+  }
+  b &= M;
+  if (t == HLO_PRED) b = b & 1;
+  if (hlo_type_kind_of(t) == HLO_KIND_FLOAT) {
+    uint64_t inf = w == 64 ? 0x7ff0000000000000ull : w == 32 ? 0x7f800000u
+                 : t == HLO_F16 ? 0x7c00 : 0x7f80;
+    if (nan) {
+      uint64_t pay = rnd(s) & (inf - 1) & ~(inf >> 1) & M; /* below the exponent */
+      b = (b & S) | inf | (pay ? pay : 1);
+    } else if ((b & ~S) > inf) {
+      b ^= inf & ~(inf >> 1); /* no NaN: clear the top exponent bit */
+    }
+  }
+  return b;
+}
+
+/* nan: one element in nan is a NaN (0: none). */
+static void fill_val(hlo_val *v, uint64_t seed, int nan) {
+  if (v->ntuple) {
+    for (int i = 0; i < v->ntuple; i++) fill_val(v->tuple[i], seed + 7 * (uint64_t)i, nan);
+    return;
+  }
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1, pool[6];
+  hlo_type t = v->shape->type;
+  hlo_type pt = hlo_type_bytes(t) > 8 ? HLO_F64 : t;
+  for (int i = 0; i < 6; i++) pool[i] = elem_bits(pt, &s, false, (uint64_t[6]){0});
+  int es = hlo_type_bytes(t);
+  for (int64_t k = 0; k < v->nelems; k++) {
+    if (es > 8) { /* c128: two f64 parts */
+      for (int part = 0; part < es / 8; part++) {
+        uint64_t b = elem_bits(HLO_F64, &s, nan && rnd(&s) % (uint64_t)nan == 0, pool);
+        memcpy((char *)v->data + k * es + part * 8, &b, 8);
+      }
+      continue;
+    }
+    uint64_t b = elem_bits(t, &s, nan && rnd(&s) % (uint64_t)nan == 0, pool);
+    memcpy((char *)v->data + k * es, &b, (size_t)es);
+  }
+}
+
+/* Run text with the reference or the fast path; *kname gets the kernel
+ * chosen for the entry root. */
+static hlo_val *run_mod(hlo_module *m, bool fast, hlo_val **args, int nargs, char *kname,
+                        size_t kl, int threads) {
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_exec_options o = {0};
+  o.reference = !fast;
+  o.threads = threads;
+  hlo_exec *e = hlo_exec_new(m, &o, NULL, &d);
+  hlo_val *res = NULL;
+  if (e && kname)
+    for (int k = 0; k < e->entry->nsteps; k++)
+      if (e->entry->steps[k].in == m->entry->root)
+        snprintf(kname, kl, "%s", e->entry->steps[k].kname);
+  if (!e || hlo_exec_run(e, args, nargs, &res)) {
+    printf("fast_move_test: %s run failed:", fast ? "fast" : "reference");
+    for (int i = 0; i < d.n; i++) printf(" %s", d.v[i].msg);
+    printf("\n");
+    res = NULL;
+  }
+  hlo_exec_free(e);
+  hlo_diags_release(&d);
+  return res;
+}
+
+static bool same_bits(const hlo_val *a, const hlo_val *b, char *why, size_t wl) {
+  if (a->ntuple != b->ntuple) return snprintf(why, wl, "tuple arity"), false;
+  for (int i = 0; i < a->ntuple; i++)
+    if (!same_bits(a->tuple[i], b->tuple[i], why, wl)) return false;
+  if (a->ntuple) return true;
+  if (a->nbytes != b->nbytes) return snprintf(why, wl, "sizes differ"), false;
+  int es = hlo_type_bytes(a->shape->type);
+  for (size_t i = 0; i < a->nbytes; i++)
+    if (((const char *)a->data)[i] != ((const char *)b->data)[i]) {
+      size_t e = i / (size_t)es * (size_t)es, m = es < 8 ? (size_t)es : 8;
+      uint64_t x = 0, y = 0;
+      memcpy(&x, (const char *)a->data + e, m);
+      memcpy(&y, (const char *)b->data + e, m);
+      return snprintf(why, wl, "element %lld differs: reference 0x%llx fast 0x%llx",
+                      (long long)(i / (size_t)es), (unsigned long long)x, (unsigned long long)y), false;
+    }
+  return true;
+}
+
+/* Run text both ways (the fast path on threads threads, 0 = all cores);
+ * the fast kernel's name must contain want. */
+static void check_th(int line, const char *text, const char *want, int nan, int threads) {
+  hlo_src src = {"test", text, strlen(text)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+  if (!m) {
+    t_fail++;
+    printf("fast_move_test.c:%d: parse failed: %s\n", line, d.n ? d.v[0].msg : "");
+    hlo_diags_release(&d);
+    return;
+  }
+  hlo_val *args[8];
+  int na = m->entry->nparams;
+  for (int i = 0; i < na; i++) {
+    args[i] = hlo_val_new(NULL, &m->entry->params[i]->shape);
+    fill_val(args[i], 17 + (uint64_t)i * 31 + (uint64_t)line, nan);
+  }
+  char kname[128] = "";
+  hlo_val *ref = run_mod(m, false, args, na, NULL, 0, 0);
+  hlo_val *fast = run_mod(m, true, args, na, kname, sizeof kname, threads);
+  char why[256] = "";
+  if (!ref || !fast || !strstr(kname, want) || !same_bits(ref, fast, why, sizeof why)) {
+    t_fail++;
+    printf("fast_move_test.c:%d: %s (kernel %s)\n", line,
+           ref && fast && !strstr(kname, want) ? "expected fast kernel not chosen" : why, kname);
+  } else {
+    t_pass++;
+  }
+  hlo_val_release(NULL, ref);
+  hlo_val_release(NULL, fast);
+  for (int i = 0; i < na; i++) hlo_val_release(NULL, args[i]);
+  hlo_module_free(m);
+  hlo_diags_release(&d);
+}
+
+static void check(int line, const char *text, const char *want, int nan) {
+  check_th(line, text, want, nan, 0);
+}
+
+/* ---- sort ---------------------------------------------------------------------- */
+static void sort_th(int line, const char *t, const char *dims, int dim, const char *cmp,
+                    const char *ctype, const char *want, int nan, int threads) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "HloModule m\ncmp {\n  x = %s[] parameter(0)\n  y = %s[] parameter(1)\n"
+           "  ROOT l = pred[] compare(%s), direction=%s%s\n}\n"
+           "ENTRY e {\n  a = %s[%s] parameter(0)\n"
+           "  ROOT s = %s[%s] sort(a), dimensions={%d}, is_stable=true, to_apply=cmp\n}\n",
+           t, t, strchr(cmp, '!') ? "y, x" : "x, y", cmp[0] == 'L' ? "LT" : "GT", ctype, t, dims,
+           t, dims, dim);
+  check_th(line, text, want, nan ? 97 : 0, threads);
+}
+
+static void sort_one(int line, const char *t, const char *dims, int dim, const char *cmp,
+                     const char *ctype, const char *want, int nan) {
+  sort_th(line, t, dims, dim, cmp, ctype, want, nan, 0);
+}
+
+static void test_sort(void) {
+  static const char *types[] = {"f32", "f64", "f16", "bf16", "s8", "u8", "s16", "u16",
+                                "s32", "u32", "s64", "u64", "pred"};
+  for (int i = 0; i < 13; i++)
+    for (int desc = 0; desc < 2; desc++) {
+      const char *c = desc ? "GT" : "LT";
+      sort_one(__LINE__, types[i], "1500", 0, c, "", "radix", false);
+      sort_one(__LINE__, types[i], "37,300", 1, c, "", "radix", false);   /* 8-bit digits */
+      sort_one(__LINE__, types[i], "300,37", 0, c, "", "radix", false);   /* strided rows */
+      sort_one(__LINE__, types[i], "3,20,5", 1, c, "", "radix", false);   /* insertion */
+    }
+  /* comparator with swapped parameters, explicit comparison types */
+  sort_one(__LINE__, "f32", "2000", 0, "L!", "", "radix", false);
+  sort_one(__LINE__, "s32", "2000", 0, "G!", "", "radix", false);
+  sort_one(__LINE__, "s32", "2000", 0, "LT", ", type=SIGNED", "radix", false);
+  sort_one(__LINE__, "u64", "2000", 0, "LT", ", type=UNSIGNED", "radix", false);
+  sort_one(__LINE__, "u16", "2000", 0, "GT", ", type=UNSIGNED", "radix", false);
+  sort_one(__LINE__, "f64", "2000", 0, "LT", ", type=FLOAT", "radix", false);
+  /* NaN: the reference kernel runs */
+  sort_one(__LINE__, "f32", "4,3000", 1, "LT", "", "radix", true);
+  sort_one(__LINE__, "bf16", "3000,4", 0, "GT", "", "radix", true);
+  /* a large row sorted on several threads' items; rows of 1 and 0 */
+  sort_one(__LINE__, "f32", "70000", 0, "LT", "", "radix", false);
+  sort_one(__LINE__, "f32", "100000", 0, "GT", "", "radix", false);
+  sort_th(__LINE__, "f32", "100000", 0, "GT", "", "radix", false, 4); /* rows split in 3 */
+  sort_th(__LINE__, "s16", "100000", 0, "LT", "", "radix", false, 4);
+  sort_one(__LINE__, "s32", "40,1", 1, "LT", "", "radix", false);
+  sort_one(__LINE__, "f32", "0,5", 1, "LT", "", "radix", false);
+  /* key + values: the other operands move by the permutation */
+  check(__LINE__,
+        "HloModule m\ncmp {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+        "  p = s32[] parameter(2)\n  q = s32[] parameter(3)\n"
+        "  u = c64[] parameter(4)\n  v = c64[] parameter(5)\n"
+        "  ROOT l = pred[] compare(x, y), direction=GT\n}\n"
+        "ENTRY e {\n  a = f32[6,900] parameter(0)\n  i = s32[6,900] parameter(1)\n"
+        "  c = c64[6,900] parameter(2)\n"
+        "  ROOT s = (f32[6,900], s32[6,900], c64[6,900]) sort(a, i, c), dimensions={1},"
+        " to_apply=cmp\n}\n",
+        "permute", 0);
+  check(__LINE__,
+        "HloModule m\ncmp {\n  x = u8[] parameter(0)\n  y = u8[] parameter(1)\n"
+        "  p = f64[] parameter(2)\n  q = f64[] parameter(3)\n"
+        "  ROOT l = pred[] compare(x, y), direction=LT\n}\n"
+        "ENTRY e {\n  a = u8[700,3] parameter(0)\n  i = f64[700,3] parameter(1)\n"
+        "  ROOT s = (u8[700,3], f64[700,3]) sort(a, i), dimensions={0}, to_apply=cmp\n}\n",
+        "permute", 0);
+  check_th(__LINE__,
+        "HloModule m\ncmp {\n  x = f64[] parameter(0)\n  y = f64[] parameter(1)\n"
+        "  p = s32[] parameter(2)\n  q = s32[] parameter(3)\n"
+        "  ROOT l = pred[] compare(x, y), direction=LT\n}\n"
+        "ENTRY e {\n  a = f64[100000] parameter(0)\n  i = s32[100000] parameter(1)\n"
+        "  ROOT s = (f64[100000], s32[100000]) sort(a, i), dimensions={0}, to_apply=cmp\n}\n",
+        "permute", 0, 4); /* rows split */
+  /* comparing operand 1 instead is not a plain comparator: reference kernel */
+  check(__LINE__,
+        "HloModule m\ncmp {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+        "  p = f32[] parameter(2)\n  q = f32[] parameter(3)\n"
+        "  ROOT l = pred[] compare(p, q), direction=LT\n}\n"
+        "ENTRY e {\n  a = f32[300] parameter(0)\n  i = f32[300] parameter(1)\n"
+        "  ROOT s = (f32[300], f32[300]) sort(a, i), dimensions={0}, to_apply=cmp\n}\n",
+        "hlo_ref_sort", 0);
+}
+
+/* ---- transpose --------------------------------------------------------------------- */
+static void tr_one(int line, const char *t, const int64_t *dims, const int *perm, int n,
+                   const char *want) {
+  char in[256] = "", outd[256] = "", pm[128] = "", text[1024];
+  for (int d = 0; d < n; d++) {
+    snprintf(in + strlen(in), sizeof in - strlen(in), "%s%lld", d ? "," : "", (long long)dims[d]);
+    snprintf(outd + strlen(outd), sizeof outd - strlen(outd), "%s%lld", d ? "," : "",
+             (long long)dims[perm[d]]);
+    snprintf(pm + strlen(pm), sizeof pm - strlen(pm), "%s%d", d ? "," : "", perm[d]);
+  }
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  a = %s[%s] parameter(0)\n"
+           "  ROOT t = %s[%s] transpose(a), dimensions={%s}\n}\n", t, in, t, outd, pm);
+  check(line, text, want, false);
+}
+
+static void test_transpose(void) {
+  static const char *types[] = {"f32", "f64", "s8", "bf16", "c64", "c128", "pred"};
+  for (int i = 0; i < 7; i++) {
+    /* 2-D with ragged tiles; batched; odd sizes; tiny */
+    tr_one(__LINE__, types[i], (int64_t[]){67, 45}, (int[]){1, 0}, 2, "tiled");
+    tr_one(__LINE__, types[i], (int64_t[]){3, 33, 70}, (int[]){0, 2, 1}, 3, "tiled");
+    tr_one(__LINE__, types[i], (int64_t[]){5, 6, 7, 8}, (int[]){3, 1, 0, 2}, 4, "tiled");
+    tr_one(__LINE__, types[i], (int64_t[]){5, 6, 7, 8}, (int[]){2, 0, 1, 3}, 4, "runs");
+    tr_one(__LINE__, types[i], (int64_t[]){1, 3}, (int[]){1, 0}, 2, "copy");
+    tr_one(__LINE__, types[i], (int64_t[]){2, 1, 3}, (int[]){1, 2, 0}, 3, "tiled");
+  }
+  /* merged dims: {2,3} stay adjacent, as do {0,1} */
+  tr_one(__LINE__, "f32", (int64_t[]){4, 9, 10, 11}, (int[]){2, 3, 0, 1}, 4, "tiled");
+  tr_one(__LINE__, "s32", (int64_t[]){4, 9, 1, 10, 11}, (int[]){3, 2, 4, 0, 1}, 5, "tiled");
+  /* large enough for threads (>= 1 MB) */
+  tr_one(__LINE__, "f32", (int64_t[]){700, 520}, (int[]){1, 0}, 2, "tiled");
+  tr_one(__LINE__, "f64", (int64_t[]){3, 300, 170}, (int[]){2, 0, 1}, 3, "tiled");
+  tr_one(__LINE__, "f32", (int64_t[]){600, 5, 100}, (int[]){1, 0, 2}, 3, "runs");
+  tr_one(__LINE__, "f32", (int64_t[]){0, 5}, (int[]){1, 0}, 2, "tiled");
+}
+
+/* Copy tmpl to out with every "%s" replaced by t. */
+static void subst(char *out, size_t n, const char *tmpl, const char *t) {
+  size_t k = 0, tl = strlen(t);
+  for (const char *p = tmpl; *p && k + tl + 1 < n; p++) {
+    if (p[0] == '%' && p[1] == 's') {
+      memcpy(out + k, t, tl);
+      k += tl;
+      p++;
+    } else {
+      out[k++] = *p;
+    }
+  }
+  out[k] = 0;
+}
+
+/* ---- contiguous movement ---------------------------------------------------------- */
+static void test_contiguous(void) {
+  static const char *types[] = {"f32", "s8", "f64", "c128", "bf16"};
+  for (int i = 0; i < 5; i++) {
+    const char *t = types[i];
+    char text[1024];
+#define CASE(body, want)                                                        \
+  do {                                                                          \
+    subst(text, sizeof text, "HloModule m\nENTRY e {\n" body "\n}\n", t);         \
+    check(__LINE__, text, want, 0);                                         \
+  } while (0)
+    /* whole rows (merged into one copy), strided, inner ranges */
+    CASE("  a = %s[20,7,9] parameter(0)\n  ROOT s = %s[5,7,9] slice(a), slice={[3:8],[0:7],[0:9]}",
+         "hlo_kern_slice");
+    CASE("  a = %s[20,7,9] parameter(0)\n  ROOT s = %s[6,3,4] slice(a), slice={[1:19:3],[2:5],[1:9:2]}",
+         "hlo_kern_slice");
+    CASE("  a = %s[4,5,6] parameter(0)\n  b = %s[4,2,6] parameter(1)\n  c = %s[4,1,6] parameter(2)\n"
+         "  ROOT r = %s[4,8,6] concatenate(a, b, c), dimensions={1}", "hlo_kern_concatenate");
+    CASE("  a = %s[3,5] parameter(0)\n  b = %s[3,0] parameter(1)\n  c = %s[3,2] parameter(2)\n"
+         "  ROOT r = %s[3,7] concatenate(a, b, c), dimensions={1}", "hlo_kern_concatenate");
+    CASE("  a = %s[5,3] parameter(0)\n  b = %s[2,3] parameter(1)\n"
+         "  ROOT r = %s[7,3] concatenate(a, b), dimensions={0}", "hlo_kern_concatenate");
+    CASE("  a = %s[5,6,7] parameter(0)\n  z = %s[] parameter(1)\n"
+         "  ROOT p = %s[9,8,16] pad(a, z), padding=2_2x0_2x1_2_1", "hlo_kern_pad");
+    CASE("  a = %s[5,6,7] parameter(0)\n  z = %s[] parameter(1)\n"
+         "  ROOT p = %s[4,8,6] pad(a, z), padding=-1_0x1_1x0_-1", "hlo_kern_pad");
+    CASE("  a = %s[7] parameter(0)\n  ROOT b = %s[3,7,4] broadcast(a), dimensions={1}",
+         "hlo_kern_broadcast");
+    CASE("  a = %s[3,7] parameter(0)\n  ROOT b = %s[3,7,5] broadcast(a), dimensions={0,1}",
+         "hlo_kern_broadcast");
+    CASE("  a = %s[] parameter(0)\n  ROOT b = %s[33,3] broadcast(a), dimensions={}",
+         "hlo_kern_broadcast");
+    CASE("  a = %s[10,6,5] parameter(0)\n  i = s32[] constant(7)\n  j = s32[] constant(-2)\n"
+         "  ROOT d = %s[4,6,5] dynamic-slice(a, i, j, j), dynamic_slice_sizes={4,6,5}",
+         "hlo_kern_dynamic_slice");
+    CASE("  a = %s[10,6,5] parameter(0)\n  u = %s[3,2,5] parameter(1)\n  i = s32[] constant(2)\n"
+         "  j = s32[] constant(9)\n  k = s32[] constant(0)\n"
+         "  ROOT d = %s[10,6,5] dynamic-update-slice(a, u, i, j, k)", "hlo_kern_dynamic_update_slice");
+    CASE("  a = %s[6,10] parameter(0)\n  ROOT r = %s[3,2,10] reshape(a)", "hlo_kern_reshape");
+    CASE("  a = %s[6,10]{1,0} parameter(0)\n  ROOT r = %s[60]{0} bitcast(a)", "hlo_kern_bitcast");
+    CASE("  a = %s[6,10]{0,1} parameter(0)\n  ROOT r = %s[10,6]{1,0} bitcast(a)", "hlo_kern_bitcast");
+    CASE("  a = %s[6,1,10]{2,0,1} parameter(0)\n  ROOT r = %s[60]{0} bitcast(a)", "hlo_kern_bitcast");
+#undef CASE
+  }
+}
+
+/* ---- scatter ---------------------------------------------------------------------- */
+/* Indices = remainder(random s32, 13) converted to it: duplicates, negative
+ * and past-the-end rows (10 rows), huge unsigned values. */
+static void scat_one(int line, const char *t, const char *it, const char *comb, const char *idims,
+                     const char *udims, const char *odims, int ivd, const char *uwd,
+                     const char *want, int nan) {
+  char text[2048];
+  const char *body = strcmp(comb, "assign") == 0 ? "x = %s[] parameter(0)\n  ROOT y = %s[] parameter(1)"
+      : strcmp(comb, "add") == 0 ? "x = %s[] parameter(0)\n  y = %s[] parameter(1)\n  ROOT s = %s[] add(x, y)"
+                                 : "x = %s[] parameter(0)\n  y = %s[] parameter(1)\n  ROOT s = %s[] add(y, x)";
+  char rootl[256];
+  subst(rootl, sizeof rootl, body, t);
+  snprintf(text, sizeof text,
+           "HloModule m\ncomb {\n  %s\n}\n"
+           "ENTRY e {\n  a = %s[%s] parameter(0)\n  r = s32[%s] parameter(1)\n"
+           "  u = %s[%s] parameter(2)\n  m = s32[] constant(13)\n"
+           "  mb = s32[%s] broadcast(m), dimensions={}\n  i0 = s32[%s] remainder(r, mb)\n"
+           "  i = %s[%s] convert(i0)\n"
+           "  ROOT s = %s[%s] scatter(a, i, u), update_window_dims={%s}, inserted_window_dims={0},"
+           " scatter_dims_to_operand_dims={0}, index_vector_dim=%d, to_apply=comb\n}\n",
+           rootl, t, odims, idims, t, udims, idims, idims, it, idims, t, odims, uwd, ivd);
+  check(line, text, want, nan);
+}
+
+static void test_scatter(void) {
+  static const char *types[] = {"f32", "f64", "s32", "u8", "s16", "u64"};
+  static const char *combs[] = {"add", "add_swapped", "assign"};
+  static const char *its[] = {"s32", "u32", "s64", "u64"};
+  for (int i = 0; i < 6; i++)
+    for (int c = 0; c < 3; c++) {
+      const char *it = its[(i + c) % 4];
+      bool fl = types[i][0] == 'f';
+      scat_one(__LINE__, types[i], it, combs[c], "200,1", "200,7", "10,7", 1, "1", "scatter(rows", fl ? 3 : 0);
+      scat_one(__LINE__, types[i], it, combs[c], "20,10", "20,10,3,4", "10,3,4", 2, "2,3", "scatter(rows", 0);
+      scat_one(__LINE__, types[i], it, combs[c], "300", "300", "10", 1, "", "scatter(rows", fl ? 3 : 0);
+    }
+  /* no rows: every index is out of bounds */
+  scat_one(__LINE__, "f32", "s32", "add", "50,1", "50,7", "0,7", 1, "1", "scatter(rows", 0);
+  /* not covered: f16 add, partial windows */
+  scat_one(__LINE__, "f16", "s32", "add", "50,1", "50,7", "10,7", 1, "1", "hlo_ref_scatter", 0);
+  scat_one(__LINE__, "f32", "s32", "add", "50,1", "50,5", "10,7", 1, "1", "hlo_ref_scatter", 0);
+}
+
+int main(void) {
+  test_sort();
+  test_transpose();
+  test_contiguous();
+  test_scatter();
+  TEST_MAIN_END("fast_move");
+}
