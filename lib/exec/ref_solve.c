@@ -69,6 +69,11 @@ DECL_KERN(hlo_ref_fft) {
     if (d < rank - nl && is->dims[d] != os->dims[d])
       return hlo_run_errorf(r, in, "batch dims differ");
     total *= wd[d];
+    /* the output is read out of the working array: XLA's shape rule for
+     * FFT/IFFT does not tie fft_length to the operand, so check here */
+    if (os->dims[d] > wd[d])
+      return hlo_run_errorf(r, in, "fft_length %lld is smaller than dimension %d of the result (%lld)",
+                            (long long)wd[d], d, (long long)os->dims[d]);
   }
   double complex *buf = hlo_malloc(r->alloc, sizeof(double complex) * (size_t)(total ? total : 1));
   if (!buf) return OOM(r, s);

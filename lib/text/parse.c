@@ -599,7 +599,7 @@ hlo_module *hlo_parse_module(const hlo_src *src, size_t begin, size_t end,
   hlo_arena_init(&p.scratch, alloc);
   hlo_strmap_init(&p.layouts, &p.scratch);
   p.sc = (scanner){.src = src, .s = src->text, .pos = begin, .end = end, .d = d, .a = &m->arena,
-                   .max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 256,
+                   .ir = &m->arena, .max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 256,
                    .layouts = &p.layouts, .scratch = &p.scratch};
   /* NUL bytes cannot appear in HLO text; report the first instead of
    * letting it end a name or number silently */

@@ -89,7 +89,8 @@ static int parse_layout_new(scanner *sc, hlo_shape *sh);
 hlo_layout *sc_default_layout(scanner *sc, int rank) {
   if (!sc->default_layouts[rank]) {
     hlo_shape tmp = {.type = HLO_F32, .rank = rank};
-    if (hlo_shape_set_default_layouts(sc->a, &tmp)) return NULL;
+    /* shared by later shapes: never in scratch */
+    if (hlo_shape_set_default_layouts(sc->ir ? sc->ir : sc->a, &tmp)) return NULL;
     sc->default_layouts[rank] = tmp.layout;
   }
   return sc->default_layouts[rank];
@@ -130,7 +131,8 @@ static int parse_layout(scanner *sc, hlo_shape *sh) {
     }
   }
   if (parse_layout_new(sc, sh)) return HLO_ERR;
-  if (close && sc->pos == (size_t)(close - sc->s) + 1) {
+  /* a layout parsed into scratch (an operand shape) must not be shared */
+  if (close && sc->pos == (size_t)(close - sc->s) + 1 && (!sc->ir || sc->a == sc->ir)) {
     char *key = hlo_arena_strndup(sc->scratch, sc->s + st, sc->pos - st);
     if (!key || hlo_strmap_put(sc->layouts, key, sh->layout, NULL)) return sc_errorf(sc, st, "out of memory");
   }

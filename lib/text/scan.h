@@ -12,7 +12,9 @@ typedef struct scanner {
   const char *s;   /* src->text */
   size_t pos, end; /* current position, end of the chunk */
   hlo_diags *d;
-  hlo_arena *a;    /* the module's arena */
+  hlo_arena *a;    /* where parsed values go: the module's arena, or scratch
+                      for operand shapes that are only checked */
+  hlo_arena *ir;   /* the module's arena (shared layouts live there), or NULL: a */
   int depth, max_depth;
   int nerrors;
   hlo_strmap *layouts; /* optional: explicit layouts shared by their text */
