@@ -70,6 +70,8 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_dotfuse(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_move(hlo_exec *e, plan_step *s); /* sort, gather, transpose, scatter */
 bool hlo_fast_plan_sort(hlo_exec *e, plan_step *s);
+/* True if integer-list attribute k of in is exactly want[0..n) (absent = empty). */
+bool hlo_fast_ints_are(const hlo_instruction *in, hlo_attr_key k, const int64_t *want, int n);
 bool hlo_fast_plan_transpose(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_scatter(hlo_exec *e, plan_step *s);
 

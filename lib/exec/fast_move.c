@@ -7,7 +7,7 @@
 #include "exec/fast.h"
 
 /* ---- gather of rows ---------------------------------------------------------- */
-static bool ints_are(const hlo_instruction *in, hlo_attr_key k, const int64_t *want, int n) {
+bool hlo_fast_ints_are(const hlo_instruction *in, hlo_attr_key k, const int64_t *want, int n) {
   int m = 0;
   const int64_t *v = hlo_instr_ints(in, k, &m);
   if (!v) m = 0;
@@ -33,11 +33,11 @@ static bool plan_gather(hlo_exec *e, plan_step *s) {
   for (int d = 1; d < os->rank; d++) offs[d - 1] = nb + d - 1;
   sizes[0] = 1;
   for (int d = 1; d < os->rank; d++) sizes[d] = os->dims[d];
-  if (!ints_are(in, HLO_A_START_INDEX_MAP, &zero, 1) ||
-      !ints_are(in, HLO_A_COLLAPSED_SLICE_DIMS, &zero, 1) ||
-      !ints_are(in, HLO_A_OFFSET_DIMS, offs, os->rank - 1) ||
-      !ints_are(in, HLO_A_SLICE_SIZES, sizes, os->rank) ||
-      !ints_are(in, HLO_A_OPERAND_BATCHING_DIMS, NULL, 0))
+  if (!hlo_fast_ints_are(in, HLO_A_START_INDEX_MAP, &zero, 1) ||
+      !hlo_fast_ints_are(in, HLO_A_COLLAPSED_SLICE_DIMS, &zero, 1) ||
+      !hlo_fast_ints_are(in, HLO_A_OFFSET_DIMS, offs, os->rank - 1) ||
+      !hlo_fast_ints_are(in, HLO_A_SLICE_SIZES, sizes, os->rank) ||
+      !hlo_fast_ints_are(in, HLO_A_OPERAND_BATCHING_DIMS, NULL, 0))
     return false;
   if (in->shape.rank != nb + os->rank - 1) return false;
   s->p = NULL;

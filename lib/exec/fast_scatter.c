@@ -14,16 +14,6 @@ typedef struct scat_plan {
   bool swapped;  /* add(p1, p0): update + current */
 } scat_plan;
 
-static bool ints_are(const hlo_instruction *in, hlo_attr_key k, const int64_t *want, int n) {
-  int m = 0;
-  const int64_t *v = hlo_instr_ints(in, k, &m);
-  if (!v) m = 0;
-  if (m != n) return false;
-  for (int i = 0; i < n; i++)
-    if (v[i] != want[i]) return false;
-  return true;
-}
-
 static bool add_type(hlo_type t) {
   switch (t) {
   case HLO_F32: case HLO_F64: case HLO_S8: case HLO_S16: case HLO_S32: case HLO_S64:
@@ -67,11 +57,11 @@ bool hlo_fast_plan_scatter(hlo_exec *e, plan_step *s) {
   else return false;
   int64_t zero = 0, win[MAXR];
   for (int d = 1; d < os->rank; d++) win[d - 1] = nb + d - 1;
-  if (!ints_are(in, HLO_A_INSERTED_WINDOW_DIMS, &zero, 1) ||
-      !ints_are(in, HLO_A_SCATTER_DIMS_TO_OPERAND_DIMS, &zero, 1) ||
-      !ints_are(in, HLO_A_UPDATE_WINDOW_DIMS, win, os->rank - 1) ||
-      !ints_are(in, HLO_A_INPUT_BATCHING_DIMS, NULL, 0) ||
-      !ints_are(in, HLO_A_SCATTER_INDICES_BATCHING_DIMS, NULL, 0))
+  if (!hlo_fast_ints_are(in, HLO_A_INSERTED_WINDOW_DIMS, &zero, 1) ||
+      !hlo_fast_ints_are(in, HLO_A_SCATTER_DIMS_TO_OPERAND_DIMS, &zero, 1) ||
+      !hlo_fast_ints_are(in, HLO_A_UPDATE_WINDOW_DIMS, win, os->rank - 1) ||
+      !hlo_fast_ints_are(in, HLO_A_INPUT_BATCHING_DIMS, NULL, 0) ||
+      !hlo_fast_ints_are(in, HLO_A_SCATTER_INDICES_BATCHING_DIMS, NULL, 0))
     return false;
   if (us->rank != nb + os->rank - 1) return false;
   for (int d = 0; d < nb; d++)
