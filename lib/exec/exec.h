@@ -249,6 +249,13 @@ DECL_KERN(hlo_kern_pad);
 DECL_KERN(hlo_kern_reduce);
 DECL_KERN(hlo_kern_reduce_window);
 DECL_KERN(hlo_kern_dot);
+/* The dimension lists of a dot-like instruction (absent = empty); false when
+ * the lhs and rhs lists differ in length (kern_dot.c). */
+typedef struct hlo_dot_lists {
+  const int64_t *lb, *lc, *rb, *rc;
+  int nb, nc; /* batch and contracting counts, the same on both sides */
+} hlo_dot_lists;
+bool hlo_dot_lists_of(const hlo_instruction *in, hlo_dot_lists *d);
 DECL_KERN(hlo_kern_convolution);
 DECL_KERN(hlo_kern_iota);
 DECL_KERN(hlo_kern_dynamic_update_slice);

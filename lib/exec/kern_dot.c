@@ -50,19 +50,31 @@ static void pack(const hlo_val *v, int nb, const int64_t *bd, int np, const int6
   }
 }
 
+bool hlo_dot_lists_of(const hlo_instruction *in, hlo_dot_lists *d) {
+  int nlb, nlc, nrb, nrc;
+  d->lb = hlo_instr_ints(in, HLO_A_LHS_BATCH_DIMS, &nlb);
+  d->lc = hlo_instr_ints(in, HLO_A_LHS_CONTRACTING_DIMS, &nlc);
+  d->rb = hlo_instr_ints(in, HLO_A_RHS_BATCH_DIMS, &nrb);
+  d->rc = hlo_instr_ints(in, HLO_A_RHS_CONTRACTING_DIMS, &nrc);
+  if (!d->lb) nlb = 0;
+  if (!d->lc) nlc = 0;
+  if (!d->rb) nrb = 0;
+  if (!d->rc) nrc = 0;
+  d->nb = nlb;
+  d->nc = nlc;
+  return nlb == nrb && nlc == nrc;
+}
+
 DECL_KERN(hlo_kern_dot) {
   const hlo_instruction *in = s->in;
   const hlo_shape *ls = args[0]->shape, *rs = args[1]->shape;
   int nlb, nlc, nrb, nrc;
-  const int64_t *lb = hlo_instr_ints(in, HLO_A_LHS_BATCH_DIMS, &nlb);
-  const int64_t *lc = hlo_instr_ints(in, HLO_A_LHS_CONTRACTING_DIMS, &nlc);
-  const int64_t *rb = hlo_instr_ints(in, HLO_A_RHS_BATCH_DIMS, &nrb);
-  const int64_t *rc = hlo_instr_ints(in, HLO_A_RHS_CONTRACTING_DIMS, &nrc);
-  if (!lb) nlb = 0;
-  if (!lc) nlc = 0;
-  if (!rb) nrb = 0;
-  if (!rc) nrc = 0;
-  if (nlb != nrb || nlc != nrc) return hlo_run_errorf(r, in, "dimension numbers mismatch");
+  hlo_dot_lists dl;
+  bool same = hlo_dot_lists_of(in, &dl);
+  const int64_t *lb = dl.lb, *lc = dl.lc, *rb = dl.rb, *rc = dl.rc;
+  nlb = nrb = dl.nb;
+  nlc = nrc = dl.nc;
+  if (!same) return hlo_run_errorf(r, in, "dimension numbers mismatch");
   int64_t lf[MAXR], rf[MAXR], B = 1, M = 1, N = 1, K = 1;
   int nlf = 0, nrf = 0;
   for (int d = 0; d < ls->rank; d++)

@@ -24,16 +24,15 @@ typedef struct dnums {
 
 static int read_dnums(hlo_run *r, const hlo_instruction *in, const hlo_shape *ls,
                       const hlo_shape *rs, int64_t rskip, dnums *d) {
-  int nrb, nrc;
-  d->lb = hlo_instr_ints(in, HLO_A_LHS_BATCH_DIMS, &d->nlb);
-  d->lc = hlo_instr_ints(in, HLO_A_LHS_CONTRACTING_DIMS, &d->nlc);
-  d->rb = hlo_instr_ints(in, HLO_A_RHS_BATCH_DIMS, &nrb);
-  d->rc = hlo_instr_ints(in, HLO_A_RHS_CONTRACTING_DIMS, &nrc);
-  if (!d->lb) d->nlb = 0;
-  if (!d->lc) d->nlc = 0;
-  if (!d->rb) nrb = 0;
-  if (!d->rc) nrc = 0;
-  if (d->nlb != nrb || d->nlc != nrc) return hlo_run_errorf(r, in, "dimension numbers mismatch");
+  hlo_dot_lists dl;
+  if (!hlo_dot_lists_of(in, &dl)) return hlo_run_errorf(r, in, "dimension numbers mismatch");
+  d->lb = dl.lb;
+  d->lc = dl.lc;
+  d->rb = dl.rb;
+  d->rc = dl.rc;
+  d->nlb = dl.nb;
+  d->nlc = dl.nc;
+  int nrb = dl.nb, nrc = dl.nc;
   d->nlf = d->nrf = 0;
   for (int k = 0; k < ls->rank; k++)
     if (!has(d->lb, d->nlb, k) && !has(d->lc, d->nlc, k)) d->lfree[d->nlf++] = k;

@@ -19,15 +19,12 @@ DECL_KERN(hlo_ref_dot) {
   const hlo_instruction *in = s->in;
   const hlo_shape *ls = args[0]->shape, *rs = args[1]->shape, *os = &in->shape;
   int nlb, nlc, nrb, nrc;
-  const int64_t *lb = hlo_instr_ints(in, HLO_A_LHS_BATCH_DIMS, &nlb);
-  const int64_t *lc = hlo_instr_ints(in, HLO_A_LHS_CONTRACTING_DIMS, &nlc);
-  const int64_t *rb = hlo_instr_ints(in, HLO_A_RHS_BATCH_DIMS, &nrb);
-  const int64_t *rc = hlo_instr_ints(in, HLO_A_RHS_CONTRACTING_DIMS, &nrc);
-  if (!lb) nlb = 0;
-  if (!lc) nlc = 0;
-  if (!rb) nrb = 0;
-  if (!rc) nrc = 0;
-  if (nlb != nrb || nlc != nrc) return hlo_run_errorf(r, in, "dimension numbers mismatch");
+  hlo_dot_lists dl;
+  bool same = hlo_dot_lists_of(in, &dl);
+  const int64_t *lb = dl.lb, *lc = dl.lc, *rb = dl.rb, *rc = dl.rc;
+  nlb = nrb = dl.nb;
+  nlc = nrc = dl.nc;
+  if (!same) return hlo_run_errorf(r, in, "dimension numbers mismatch");
   int64_t lfree[MAXR], rfree[MAXR];
   int nlf = 0, nrf = 0;
   for (int d = 0; d < ls->rank; d++)
