@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +119,7 @@ static void big_unmap(char *data) {
   munmap((void *)(uintptr_t)h[-4], h[-3]);
 }
 
-static void *mem_alloc(void *ud, size_t n) {
+static void *mem_alloc_u(void *ud, size_t n) {
   (void)ud;
   if (n > SIZE_MAX - 16 || !mem_take(n)) return NULL;
   if (n >= BIG_MIN) {
@@ -150,7 +151,7 @@ static void *mem_alloc(void *ud, size_t n) {
   return (char *)p + 16;
 }
 
-static void mem_free(void *ud, void *q) {
+static void mem_free_u(void *ud, void *q) {
   (void)ud;
   if (!q) return;
   size_t *p = (size_t *)((char *)q - 16);
@@ -167,15 +168,15 @@ static void mem_free(void *ud, void *q) {
   free(p);
 }
 
-static void *mem_realloc(void *ud, void *q, size_t n) {
-  if (!q) return mem_alloc(ud, n);
+static void *mem_realloc_u(void *ud, void *q, size_t n) {
+  if (!q) return mem_alloc_u(ud, n);
   size_t *p = (size_t *)((char *)q - 16);
   size_t old = p[0];
   if (old >= BIG_MIN || n >= BIG_MIN) { /* through a fresh block */
-    void *r = mem_alloc(ud, n);
+    void *r = mem_alloc_u(ud, n);
     if (!r) return NULL;
     memcpy(r, q, old < n ? old : n);
-    mem_free(ud, q);
+    mem_free_u(ud, q);
     return r;
   }
   if (n > SIZE_MAX - 16) return NULL;
@@ -191,6 +192,30 @@ static void *mem_realloc(void *ud, void *q, size_t n) {
   }
   np[0] = n;
   return (char *)np + 16;
+}
+
+/* Kernels allocate scratch on their worker threads: one lock guards the
+ * counters and the cache. */
+static pthread_mutex_t MEM_LOCK = PTHREAD_MUTEX_INITIALIZER;
+
+static void *mem_alloc(void *ud, size_t n) {
+  pthread_mutex_lock(&MEM_LOCK);
+  void *r = mem_alloc_u(ud, n);
+  pthread_mutex_unlock(&MEM_LOCK);
+  return r;
+}
+
+static void mem_free(void *ud, void *q) {
+  pthread_mutex_lock(&MEM_LOCK);
+  mem_free_u(ud, q);
+  pthread_mutex_unlock(&MEM_LOCK);
+}
+
+static void *mem_realloc(void *ud, void *q, size_t n) {
+  pthread_mutex_lock(&MEM_LOCK);
+  void *r = mem_realloc_u(ud, q, n);
+  pthread_mutex_unlock(&MEM_LOCK);
+  return r;
 }
 
 static const hlo_allocator RUN_ALLOC = {mem_alloc, mem_realloc, mem_free, NULL};
