@@ -187,6 +187,27 @@ static void sort_one(int line, const char *t, const char *dims, int dim, const c
   sort_th(line, t, dims, dim, cmp, ctype, want, nan, 0);
 }
 
+/* A long row whose keys are the parameter combined (op) with a constant, so
+ * that they differ in few bits, key only and with a payload. */
+static void sort_long_range(int line, const char *t, const char *op, const char *cst) {
+  char text[2048];
+  for (int perm = 0; perm < 2; perm++) {
+    snprintf(text, sizeof text,
+             "HloModule m\ncmp {\n  x = %s[] parameter(0)\n  y = %s[] parameter(1)\n%s"
+             "  ROOT l = pred[] compare(x, y), direction=LT\n}\n"
+             "ENTRY e {\n  p = %s[50000] parameter(0)\n  k = %s[] constant(%s)\n"
+             "  kb = %s[50000] broadcast(k), dimensions={}\n  a = %s[50000] %s(p, kb)\n%s"
+             "  ROOT s = %s sort(a%s), dimensions={0}, to_apply=cmp\n}\n",
+             t, t, perm ? "  u = f32[] parameter(2)\n  v = f32[] parameter(3)\n" : "", t, t, cst, t, t,
+             op, perm ? "  i = f32[50000] parameter(1)\n" : "",
+             perm ? (strcmp(t, "s64") == 0 ? "(s64[50000], f32[50000])"
+                     : strcmp(t, "u32") == 0 ? "(u32[50000], f32[50000])" : "(s32[50000], f32[50000])")
+                  : (strcmp(t, "s64") == 0 ? "s64[50000]" : strcmp(t, "u32") == 0 ? "u32[50000]" : "s32[50000]"),
+             perm ? ", i" : "");
+    check_th(line, text, "radix", 0, 2);
+  }
+}
+
 static void test_sort(void) {
   static const char *types[] = {"f32", "f64", "f16", "bf16", "s8", "u8", "s16", "u16",
                                 "s32", "u32", "s64", "u64", "pred"};
@@ -215,6 +236,20 @@ static void test_sort(void) {
   sort_th(__LINE__, "s16", "100000", 0, "LT", "", "radix", false, 4);
   sort_one(__LINE__, "s32", "40,1", 1, "LT", "", "radix", false);
   sort_one(__LINE__, "f32", "0,5", 1, "LT", "", "radix", false);
+  /* long rows (most-significant digit first, then buckets): every type
+   * both ways, strided, on 1, 2 and 3 threads */
+  for (int i = 0; i < 13; i++)
+    for (int desc = 0; desc < 2; desc++) {
+      const char *c = desc ? "GT" : "LT";
+      sort_th(__LINE__, types[i], "40000", 0, c, "", "radix", false, 1 + desc);
+      sort_th(__LINE__, types[i], "33000,2", 0, c, "", "radix", false, 3);
+    }
+  sort_long_range(__LINE__, "s32", "and", "255");        /* 8 differing bits: one pass */
+  sort_long_range(__LINE__, "s32", "and", "4095");       /* 12 bits: 1-bit buckets */
+  sort_long_range(__LINE__, "s64", "and", "1048575");    /* 20 bits */
+  sort_long_range(__LINE__, "s32", "and", "0");          /* all equal */
+  sort_long_range(__LINE__, "u32", "or", "4294967040");  /* top 24 bits equal */
+  sort_long_range(__LINE__, "s64", "or", "-256");        /* negatives, 8 bits differ */
   /* key + values: the other operands move by the permutation */
   check(__LINE__,
         "HloModule m\ncmp {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
