@@ -467,6 +467,23 @@ static void test_loops(void) {
             "ENTRY e {\n  a = f32[1000,1000] parameter(0)\n"
             "  ROOT r = f32[1000,1000] fusion(a), kind=kLoop, calls=f\n}\n",
             2, 1e-6, true); /* one tanh ulp, amplified by the cancelling add */
+  /* outputs of 8 MB and more are streamed (non-temporal stores from a
+   * staging chunk); odd lengths leave tails of every size below 16 bytes */
+  check_mod(__LINE__,
+            "HloModule m\nENTRY e {\n  a = f32[2097155] parameter(0)\n  b = f32[2097155] parameter(1)\n"
+            "  ROOT s = f32[2097155] add(a, b)\n}\n",
+            0, 0, true);
+  check_mod(__LINE__,
+            "HloModule m\n"
+            "f {\n  p0 = f64[1048577] parameter(0)\n  p1 = f64[1048577] parameter(1)\n"
+            "  m = f64[1048577] multiply(p0, p1)\n  ROOT s = f64[1048577] subtract(m, p0)\n}\n"
+            "ENTRY e {\n  a = f64[1048577] parameter(0)\n  b = f64[1048577] parameter(1)\n"
+            "  ROOT r = f64[1048577] fusion(a, b), kind=kLoop, calls=f\n}\n",
+            0, 0, true);
+  check_mod(__LINE__,
+            "HloModule m\nENTRY e {\n  a = bf16[4194305] parameter(0)\n  b = bf16[4194305] parameter(1)\n"
+            "  ROOT s = bf16[4194305] multiply(a, b)\n}\n",
+            0, 0, true);
 }
 
 
