@@ -66,6 +66,7 @@ typedef struct hlo_run hlo_run;
 typedef struct plan_step plan_step;
 typedef struct plan_comp plan_comp;
 typedef struct scalar_prog scalar_prog;
+typedef struct hlo_fast_pool hlo_fast_pool;
 
 /* A kernel computes one instruction: args are the operand values (borrowed),
  * *out receives a new reference.  Returns HLO_OK/HLO_ERR. */
@@ -113,6 +114,7 @@ struct hlo_exec {
   int nconsts, capconsts;
   hlo_exec_prof *prof;      /* profile entries (opts.profile) */
   int nprof;
+  hlo_fast_pool *pool;      /* fast-path threads (NULL: one thread) */
 };
 
 /* Set up profile entries for every planned step (profile.c). */

@@ -125,13 +125,20 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
 hlo_type hlo_lp_type(const hlo_lp *p);
 
 /* ---- threads ------------------------------------------------------------------
- * Run fn(ctx, i) for i in [0, n) on up to nthreads threads (0 = all cores);
- * work items are fixed by the caller so results never depend on the thread
- * count.  Returns HLO_ERR only if threads could not be started (then every
- * item ran on the calling thread anyway). */
+ * A pool of nthreads threads (0 = all online cores), the caller included;
+ * NULL when that is one thread (or on failure: calls then run serially).
+ * Workers start at the first parallel call; hlo_fast_pool_free joins them. */
+hlo_fast_pool *hlo_fast_pool_new(int nthreads, const hlo_allocator *alloc);
+void hlo_fast_pool_free(hlo_fast_pool *p);
+/* Threads of a call on p (1 for NULL). */
+int hlo_fast_pool_threads(const hlo_fast_pool *p);
 /* Threads to use for a request (0 = all online cores). */
 int hlo_fast_threads(int nthreads);
-int hlo_fast_parallel(int nthreads, int64_t n, void (*fn)(void *ctx, int64_t i), void *ctx);
+/* Run fn(ctx, i) for i in [0, n) on p's threads (serially when p is NULL or
+ * for a call made from inside another call); work items are fixed by the
+ * caller so results never depend on the thread count.  Returns HLO_ERR only
+ * if threads could not be started (then every item ran anyway). */
+int hlo_fast_parallel(hlo_fast_pool *p, int64_t n, void (*fn)(void *ctx, int64_t i), void *ctx);
 
 /* Kernels. */
 DECL_KERN(hlo_fast_loop);

@@ -18,7 +18,7 @@ typedef struct dotfuse_plan {
   int es;
   const hlo_lp *lp;
   const hlo_fv_isa *isa;
-  int nthreads;
+  hlo_fast_pool *pool;
 } dotfuse_plan;
 
 static int dotfuse_leaf(const hlo_instruction *root, const hlo_instruction *n) {
@@ -98,7 +98,7 @@ bool hlo_fast_plan_dotfuse(hlo_exec *e, plan_step *s) {
   p->es = hlo_type_bytes(t);
   p->rows = hlo_fast_dot_tile_rows(p->dot);
   p->isa = hlo_fv_pick();
-  p->nthreads = e->opts.threads;
+  p->pool = e->pool;
   s->p = p;
   s->fn = hlo_fast_dotfuse;
   s->kname = "hlo_fast_dotfuse(gemm tiles+loop)";
@@ -151,7 +151,7 @@ DECL_KERN(hlo_fast_dotfuse) {
       hlo_fast_dot_rows(p->dot, &t, b, m0, m1, (char *)o->data + f0 * p->es);
       epi_job j = {p, la, o->data, f0, n, r->alloc, 0};
       int64_t nb = (n + EPI_BLOCK - 1) / EPI_BLOCK;
-      hlo_fast_parallel(n >= 2 * EPI_BLOCK ? p->nthreads : 1, nb, epi_block, &j);
+      hlo_fast_parallel(n >= 2 * EPI_BLOCK ? p->pool : NULL, nb, epi_block, &j);
       failed = j.failed;
     }
   hlo_fast_dot_rows_end(r->alloc, &t);

@@ -31,7 +31,7 @@ typedef struct gc_plan {
                   int64_t wky, float *acc);
   void (*plane64)(const struct gc_plan *p, const double *P, const double *W, int64_t wci,
                   int64_t wky, double *acc);
-  int nthreads;
+  hlo_fast_pool *pool;
 } gc_plan;
 
 #define XCATS(a, b) a##b
@@ -198,7 +198,7 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   p->PWF = (p->PW + p->F - 1) / p->F;
   p->RP = p->F * p->PWF;
   p->plane = p->PH * p->RP;
-  p->nthreads = e->opts.threads;
+  p->pool = e->pool;
   pick_isa(p);
   s->p = p;
   s->fn = hlo_fast_gconv;
@@ -360,7 +360,7 @@ DECL_KERN(hlo_fast_gconv) {
               r->alloc, 0};
   int64_t items = p->OB * p->NG;
   int64_t work = items * p->Cog * p->Cig * p->OY * p->OX * KW;
-  hlo_fast_parallel(work >= (1 << 18) ? p->nthreads : 1, items, gc_item, &j);
+  hlo_fast_parallel(work >= (1 << 18) ? p->pool : NULL, items, gc_item, &j);
   if (p->half && !j.failed) {
     uint16_t *h = o->data;
     for (int64_t i = 0; i < o->nelems; i++)

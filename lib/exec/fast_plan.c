@@ -17,7 +17,7 @@
 typedef struct loop_plan {
   const hlo_lp *lp;
   const hlo_fv_isa *isa;
-  int nthreads;
+  hlo_fast_pool *pool;
 } loop_plan;
 
 static int fusion_leaf(const hlo_instruction *root, const hlo_instruction *n) {
@@ -59,7 +59,7 @@ bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s) {
   if (!p) return false;
   p->lp = lp;
   p->isa = hlo_fv_pick();
-  p->nthreads = e->opts.threads;
+  p->pool = e->pool;
   s->p = p;
   s->fn = hlo_fast_loop;
   s->kname = in->op == HLO_OP_FUSION ? "hlo_fast_loop(fusion)" : "hlo_fast_loop";
@@ -137,7 +137,7 @@ DECL_KERN(hlo_fast_loop) {
   int64_t nb = (o->nelems + LOOP_BLOCK - 1) / LOOP_BLOCK;
   bool par = o->nelems >= 2 * LOOP_BLOCK &&
              o->nelems >= HLO_FAST_PAR_MIN_COST / hlo_lp_cost(p->lp);
-  hlo_fast_parallel(par ? p->nthreads : 1, nb, loop_block, &j);
+  hlo_fast_parallel(par ? p->pool : NULL, nb, loop_block, &j);
   if (j.failed) {
     hlo_run_release(r, o);
     return hlo_run_errorf(r, s->in, "out of memory");

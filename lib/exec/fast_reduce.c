@@ -25,7 +25,7 @@ typedef struct red_plan {
   const void *init_data;
   int64_t O, R, In; /* outer, reduced, inner (kept) extents */
   const hlo_fv_isa *isa;
-  int nthreads;
+  hlo_fast_pool *pool;
 } red_plan;
 
 static int fusion_leaf(const hlo_instruction *root, const hlo_instruction *n) {
@@ -85,7 +85,7 @@ bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s) {
   p->op = op;
   p->t = t;
   p->isa = hlo_fv_pick();
-  p->nthreads = e->opts.threads;
+  p->pool = e->pool;
   if (!split_dims(red, p)) return false;
   p->src_arg = p->init_arg = -1;
   if (!fused) {
@@ -270,7 +270,7 @@ DECL_KERN(hlo_fast_reduce) {
   /* per input element: the read (a memory-bound stream counts 4) plus the
    * producer's ops */
   int64_t cost = 4 + (p->lp ? hlo_lp_cost(p->lp) : 0);
-  int nth = total >= RBLOCK && total >= HLO_FAST_PAR_MIN_COST / cost ? p->nthreads : 1;
+  hlo_fast_pool *nth = total >= RBLOCK && total >= HLO_FAST_PAR_MIN_COST / cost ? p->pool : NULL;
   if (p->O * p->In == 0) {
     *out = o;
     return HLO_OK;

@@ -20,7 +20,8 @@ typedef struct sort_plan {
   bool pred;        /* key = element != 0 */
   bool desc;        /* GT: keys complemented */
   bool perm;        /* sort (key, index) pairs and permute every operand */
-  int dim, N, nthreads;
+  int dim, N;
+  hlo_fast_pool *pool;
 } sort_plan;
 
 /* Direction of a comparator that compares only operand 0's two elements:
@@ -89,7 +90,7 @@ bool hlo_fast_plan_sort(hlo_exec *e, plan_step *s) {
   p.perm = N > 1 || p.pred;
   p.dim = (int)dm[0];
   p.N = N;
-  p.nthreads = e->opts.threads;
+  p.pool = e->pool;
   sort_plan *pp = hlo_arena_alloc(&e->arena, sizeof *pp);
   if (!pp) return false;
   *pp = p;
@@ -512,7 +513,7 @@ static int top_bit(uint64_t x) { return 63 - __builtin_clzll(x); }
 /* Sort a long row whose keys are loaded (kmin/kmax set): the MSD pass
  * into kt/ixt, then its buckets.  Afterwards w->ix holds the permutation
  * (payload sorts) or dst the sorted row. */
-static void msd_sort_row(radix_row *w, uint64_t kmin, uint64_t kmax, int nthreads) {
+static void msd_sort_row(radix_row *w, uint64_t kmin, uint64_t kmax, hlo_fast_pool *pool) {
   int64_t n = w->n;
   uint32_t *ix0 = w->ix;
   if (kmin == kmax) { /* all keys equal: already in order */
@@ -527,19 +528,19 @@ static void msd_sort_row(radix_row *w, uint64_t kmin, uint64_t kmax, int nthread
   w->hs = 1u << wd;
   w->mask = w->hs - 1;
   if (w->C > 1) {
-    hlo_fast_parallel(nthreads, w->C, count_chunk, w);
+    hlo_fast_parallel(pool, w->C, count_chunk, w);
   } else {
     count_chunk(w, 0);
   }
   offsets(w, w->bstart);
   w->final = w->sh == 0 && !ix0;
   w->ident = true;
-  if (w->C > 1) hlo_fast_parallel(nthreads, w->C, scatter_chunk, w);
+  if (w->C > 1) hlo_fast_parallel(pool, w->C, scatter_chunk, w);
   else scatter_chunk(w, 0);
   w->ident = false;
   if (w->final) return;
   /* work items: runs of buckets of about equal element counts */
-  int nth = hlo_fast_threads(nthreads);
+  int nth = hlo_fast_pool_threads(pool);
   int64_t target = n / ((int64_t)nth * 8);
   if (target < CHUNK_MIN / 4) target = CHUNK_MIN / 4;
   int ni = 0;
@@ -549,21 +550,21 @@ static void msd_sort_row(radix_row *w, uint64_t kmin, uint64_t kmax, int nthread
     acc += w->bstart[b + 1] - w->bstart[b];
     if (acc >= target || b + 1 == w->hs) { w->items[++ni] = b + 1; acc = 0; }
   }
-  hlo_fast_parallel(ni > 1 ? nthreads : 1, ni, bucket_item, w);
+  hlo_fast_parallel(ni > 1 ? pool : NULL, ni, bucket_item, w);
   w->ix = w->ixt; /* the permutation ends in ixt */
   w->ixt = ix0;
 }
 
 /* Sort one row (w->base set): false at a NaN.  Afterwards w->ix holds the
  * permutation (payload sorts) or dst the sorted row. */
-static bool radix_sort_row(radix_row *w, int nthreads) {
+static bool radix_sort_row(radix_row *w, hlo_fast_pool *pool) {
   int64_t n = w->n;
   bool msd = n >= MSD_MIN;
   int C = msd ? w->C : 1, nd = msd ? 0 : w->nd;
   w->C = C;
   w->nd = nd;
   void (*load)(void *, int64_t) = msd ? msd_load_chunk : load_chunk;
-  if (C > 1) hlo_fast_parallel(nthreads, C, load, w);
+  if (C > 1) hlo_fast_parallel(pool, C, load, w);
   else load(w, 0);
   for (int c = 0; c < C; c++)
     if (w->nan[c]) return false;
@@ -573,7 +574,7 @@ static bool radix_sort_row(radix_row *w, int nthreads) {
       kmin = w->kmin[c] < kmin ? w->kmin[c] : kmin;
       kmax = w->kmax[c] > kmax ? w->kmax[c] : kmax;
     }
-    msd_sort_row(w, kmin, kmax, nthreads);
+    msd_sort_row(w, kmin, kmax, pool);
     return true;
   }
   if (w->ix)
@@ -629,7 +630,8 @@ typedef struct sort_job {
   hlo_val **args;
   hlo_val *outs[16];
   int64_t n, inner, rows, per_item;
-  int C, nthreads;     /* chunks per row (> 1: rows one at a time) */
+  int C;               /* chunks per row (> 1: rows one at a time) */
+  hlo_fast_pool *pool; /* threads within a row */
   const hlo_allocator *alloc;
   int nan, oom;
 } sort_job;
@@ -668,7 +670,7 @@ static void sort_rows(void *ctx, int64_t item) {
     w.ix = ix0;
     w.ixt = ix0 ? ix0 + n : NULL;
     w.dst = p->perm ? NULL : j->outs[0]->data;
-    if (!radix_sort_row(&w, j->nthreads)) { __atomic_store_n(&j->nan, 1, __ATOMIC_RELAXED); break; }
+    if (!radix_sort_row(&w, j->pool)) { __atomic_store_n(&j->nan, 1, __ATOMIC_RELAXED); break; }
     if (p->perm) {
       for (int i = 0; i < p->N; i++)
         permute_row(j->outs[i]->data, j->args[i]->data,
@@ -723,9 +725,9 @@ DECL_KERN(hlo_fast_sort) {
   if (j.n == 0 || args[0]->nelems == 0) { *out = o; return HLO_OK; }
   j.rows = args[0]->nelems / j.n;
   j.f.src = args[0]->data;
-  j.nthreads = p->nthreads;
+  j.pool = p->pool;
   j.C = 1;
-  int64_t th = hlo_fast_threads(p->nthreads);
+  int64_t th = hlo_fast_pool_threads(p->pool);
   if (j.n >= MSD_MIN && j.rows < 2 * th) {
     /* few long rows: one at a time, each on all threads */
     int64_t C = j.n / CHUNK_MIN;
@@ -737,8 +739,8 @@ DECL_KERN(hlo_fast_sort) {
     j.per_item = SORT_ITEM_ELEMS / j.n;
     if (j.per_item < 1) j.per_item = 1;
     int64_t items = (j.rows + j.per_item - 1) / j.per_item;
-    j.nthreads = 1;
-    hlo_fast_parallel(items > 1 ? p->nthreads : 1, items, sort_rows, &j);
+    j.pool = NULL;
+    hlo_fast_parallel(items > 1 ? p->pool : NULL, items, sort_rows, &j);
   }
   if (j.nan) {
     /* the reference decides the order of NaN */

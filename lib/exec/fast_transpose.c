@@ -20,7 +20,8 @@ typedef struct tr_plan {
   int r;                /* reduced rank */
   int64_t dims[MAXR];   /* reduced input dims */
   int perm[MAXR];       /* output dim d = reduced input dim perm[d] */
-  int es, nthreads;
+  int es;
+  hlo_fast_pool *pool;
 } tr_plan;
 
 /* Reduce (dims, perm) of rank n: drop size-1 dims, merge runs of output
@@ -68,7 +69,7 @@ bool hlo_fast_plan_transpose(hlo_exec *e, plan_step *s) {
   tr_plan p = {0};
   p.r = reduce_perm(n, is->dims, perm, p.dims, p.perm);
   p.es = es;
-  p.nthreads = e->opts.threads;
+  p.pool = e->pool;
   tr_plan *pp = hlo_arena_alloc(&e->arena, sizeof *pp);
   if (!pp) return false;
   *pp = p;
@@ -233,7 +234,7 @@ DECL_KERN(hlo_fast_transpose) {
   for (int d = 0; d < rk; d++) j.odims[d] = p->dims[p->perm[d]];
   acc = 1;
   for (int d = rk - 1; d >= 0; d--) { j.ost[d] = acc; acc *= j.odims[d]; }
-  int nth = (int64_t)o->nbytes >= PAR_BYTES ? p->nthreads : 1;
+  hlo_fast_pool *nth = (int64_t)o->nbytes >= PAR_BYTES ? p->pool : NULL;
   if (p->perm[rk - 1] == rk - 1) {
     hlo_fast_parallel(nth, total / p->dims[rk - 1], run_item, &j);
     return HLO_OK;

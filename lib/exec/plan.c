@@ -403,6 +403,7 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
   hlo_arena_init(&e->arena, alloc);
   e->rng_state = e->opts.rng_seed;
   e->rng_gs[0] = 0x7012395u; /* XLA's initial rng-get-and-update-state value */
+  if (!e->opts.reference) e->pool = hlo_fast_pool_new(e->opts.threads, alloc);
   e->plans = hlo_arena_array(&e->arena, (size_t)m->ncomps + 1, sizeof(plan_comp *));
   if (!e->plans) {
     hlo_errorf(d, NULL, 0, "out of memory");
@@ -429,6 +430,7 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
 
 void hlo_exec_free(hlo_exec *e) {
   if (!e) return;
+  hlo_fast_pool_free(e->pool);
   for (int i = 0; i < e->nconsts; i++) hlo_val_release(e->alloc, e->consts[i]);
   hlo_free(e->alloc, e->consts);
   hlo_arena_release(&e->arena);
