@@ -32,6 +32,14 @@ static int operand_leaf(const hlo_instruction *root, const hlo_instruction *n) {
   return -1;
 }
 
+/* Standalone broadcasts run as loop programs from this many elements, for
+ * element types whose moves keep every bit (f16/bf16 chunks go through f32). */
+#define BROADCAST_MIN ((int64_t)1 << 16)
+static bool broadcast_type(hlo_type t) {
+  return t == HLO_F32 || t == HLO_F64 || t == HLO_S32 || t == HLO_U32 || t == HLO_S64 ||
+         t == HLO_U64;
+}
+
 static bool is_elementwise_op(hlo_opcode op) {
   return hlo_fv_unary_ok(op) || hlo_fv_binary_ok(op) || op == HLO_OP_SELECT ||
          op == HLO_OP_CLAMP || op == HLO_OP_COMPARE;
@@ -53,6 +61,11 @@ bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s) {
     /* single ops only when the chunk kernels pay (big enough arrays) */
     if (hlo_fast_elems(&in->shape) < 64) return false;
     lp = hlo_lp_compile(&e->arena, in, &in->shape, operand_leaf);
+  } else if (in->op == HLO_OP_BROADCAST && hlo_fast_elems(&in->shape) >= BROADCAST_MIN &&
+             broadcast_type(in->shape.type)) {
+    /* a large broadcast: chunks filled or copied from the operand on every
+     * thread, streamed out when large */
+    lp = hlo_lp_compile(&e->arena, in, &in->shape, operand_leaf);
   }
   if (!lp) return false;
   loop_plan *p = hlo_arena_alloc(&e->arena, sizeof *p);
@@ -62,7 +75,9 @@ bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s) {
   p->pool = e->pool;
   s->p = p;
   s->fn = hlo_fast_loop;
-  s->kname = in->op == HLO_OP_FUSION ? "hlo_fast_loop(fusion)" : "hlo_fast_loop";
+  s->kname = in->op == HLO_OP_FUSION     ? "hlo_fast_loop(fusion)"
+             : in->op == HLO_OP_BROADCAST ? "hlo_fast_loop(broadcast)"
+                                          : "hlo_fast_loop";
   return true;
 }
 

@@ -484,6 +484,25 @@ static void test_loops(void) {
             "HloModule m\nENTRY e {\n  a = bf16[4194305] parameter(0)\n  b = bf16[4194305] parameter(1)\n"
             "  ROOT s = bf16[4194305] multiply(a, b)\n}\n",
             0, 0, true);
+  /* large standalone broadcasts (scalar, a middle and the innermost
+   * dimension, two outer ones) move every bit, NaN payloads
+   * included; the 2M-element ones are streamed */
+  check_mod(__LINE__,
+            "HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n"
+            "  ROOT b = f32[3,5,70001] broadcast(a), dimensions={}\n}\n",
+            0, 0, true);
+  check_mod(__LINE__,
+            "HloModule m\nENTRY e {\n  a = f64[37] parameter(0)\n"
+            "  ROOT b = f64[5,37,11,127] broadcast(a), dimensions={1}\n}\n",
+            0, 0, true);
+  check_mod(__LINE__,
+            "HloModule m\nENTRY e {\n  a = s64[1031] parameter(0)\n"
+            "  ROOT b = s64[2048,1031] broadcast(a), dimensions={1}\n}\n",
+            0, 0, true);
+  check_mod(__LINE__,
+            "HloModule m\nENTRY e {\n  a = u32[17,33] parameter(0)\n"
+            "  ROOT b = u32[17,129,33] broadcast(a), dimensions={0,2}\n}\n",
+            0, 0, true);
 }
 
 
