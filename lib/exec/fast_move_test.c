@@ -426,7 +426,39 @@ static void test_scatter(void) {
   scat_one(__LINE__, "f32", "s32", "add", "50,1", "50,5", "10,7", 1, "1", "hlo_ref_scatter", 0);
 }
 
+/* ---- batch norm (features shared among threads) ------------------------------ */
+static void test_batch_norm(void) {
+  static const char *types[] = {"f32", "f64"};
+  for (int t = 0; t < 2; t++)
+    for (int th = 1; th <= 3; th += 2) {
+      const char *T = types[t];
+      char text[2048];
+      snprintf(text, sizeof text,
+               "HloModule m\nENTRY e {\n  x = %s[4,37,40,50] parameter(0)\n  s = %s[37] parameter(1)\n"
+               "  o = %s[37] parameter(2)\n"
+               "  ROOT y = (%s[4,37,40,50], %s[37], %s[37]) batch-norm-training(x, s, o),"
+               " epsilon=0.001, feature_index=1\n}\n",
+               T, T, T, T, T, T);
+      check_th(__LINE__, text, "batch_norm_training", 0, th);
+      snprintf(text, sizeof text,
+               "HloModule m\nENTRY e {\n  x = %s[4,40,50,37] parameter(0)\n  s = %s[37] parameter(1)\n"
+               "  m = %s[37] parameter(2)\n  v = %s[37] parameter(3)\n  d = %s[4,40,50,37] parameter(4)\n"
+               "  ROOT g = (%s[4,40,50,37], %s[37], %s[37]) batch-norm-grad(x, s, m, v, d),"
+               " epsilon=0.001, feature_index=3\n}\n",
+               T, T, T, T, T, T, T, T);
+      check_th(__LINE__, text, "batch_norm_grad", 0, th);
+      snprintf(text, sizeof text,
+               "HloModule m\nENTRY e {\n  x = %s[4,37,40,50] parameter(0)\n  s = %s[37] parameter(1)\n"
+               "  o = %s[37] parameter(2)\n  m = %s[37] parameter(3)\n  v = %s[37] parameter(4)\n"
+               "  ROOT y = %s[4,37,40,50] batch-norm-inference(x, s, o, m, v),"
+               " epsilon=0.001, feature_index=1\n}\n",
+               T, T, T, T, T, T);
+      check_th(__LINE__, text, "batch_norm_inference", 0, th);
+    }
+}
+
 int main(void) {
+  test_batch_norm();
   test_sort();
   test_transpose();
   test_contiguous();

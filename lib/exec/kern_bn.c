@@ -1,9 +1,11 @@
 /* kern_bn.c - fast batch-norm training, inference and grad for f32 and f64:
  * the reference formulas (ref_solve.c) with direct typed access, in the
- * same order, so results agree with the reference bit for bit. */
+ * same order, so results agree with the reference bit for bit.  Features
+ * are independent: they are shared among the exec's threads. */
 #include <math.h>
 
 #include "exec/exec.h"
+#include "exec/fast.h"
 
 #define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
 
@@ -36,11 +38,27 @@ static int geom_of(hlo_run *r, const plan_step *s, const hlo_shape *x, geom *g, 
   for (int64_t a = 0; a < g.outer; a++)                                    \
     for (int64_t i = 0; i < g.inner; i++) { int64_t k = IDX(a, f, i); body; }
 
+/* One batch-norm call: its geometry, operands and result; item f = feature f. */
+typedef struct bn_job {
+  geom g;
+  double eps;
+  hlo_val **args;
+  hlo_val *o;
+} bn_job;
+
+/* Features of at least this many elements in all are split among threads. */
+#define BN_PAR_MIN ((int64_t)1 << 18)
+
+static void bn_run(hlo_run *r, bn_job *j, void (*fn)(void *, int64_t)) {
+  int64_t total = j->g.F * j->g.m;
+  hlo_fast_parallel(total >= BN_PAR_MIN && !r->e->opts.reference ? r->e->pool : NULL, j->g.F, fn, j);
+}
+
 #define TRAIN(T)                                                           \
   do {                                                                     \
     const T *x = args[0]->data, *sc = args[1]->data, *of = args[2]->data;  \
     T *y = o->tuple[0]->data, *mo = o->tuple[1]->data, *vo = o->tuple[2]->data; \
-    for (int64_t f = 0; f < g.F; f++) {                                    \
+    {                                                                      \
       double sum = 0, sq = 0;                                              \
       LOOP(sum += x[k]);                                                   \
       double mean = g.m ? sum / (double)g.m : 0;                           \
@@ -53,15 +71,24 @@ static int geom_of(hlo_run *r, const plan_step *s, const hlo_shape *x, geom *g, 
     }                                                                      \
   } while (0)
 
+static void train_feature(void *ctx, int64_t f) {
+  bn_job *j = ctx;
+  geom g = j->g;
+  double eps = j->eps;
+  hlo_val **args = j->args, *o = j->o;
+  if (args[0]->shape->type == HLO_F32) TRAIN(float);
+  else TRAIN(double);
+}
+
 DECL_KERN(hlo_kern_batch_norm_training) {
-  geom g;
-  double eps;
-  if (geom_of(r, s, args[0]->shape, &g, &eps)) return HLO_ERR;
+  bn_job j;
+  if (geom_of(r, s, args[0]->shape, &j.g, &j.eps)) return HLO_ERR;
   hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
   if (!o) return OOM(r, s);
   if (o->ntuple != 3) { hlo_run_release(r, o); return hlo_run_errorf(r, s->in, "needs a 3-tuple result"); }
-  if (args[0]->shape->type == HLO_F32) TRAIN(float);
-  else TRAIN(double);
+  j.args = args;
+  j.o = o;
+  bn_run(r, &j, train_feature);
   *out = o;
   return HLO_OK;
 }
@@ -71,21 +98,30 @@ DECL_KERN(hlo_kern_batch_norm_training) {
     const T *x = args[0]->data, *sc = args[1]->data, *of = args[2]->data;  \
     const T *mn = args[3]->data, *vr = args[4]->data;                      \
     T *y = o->data;                                                        \
-    for (int64_t f = 0; f < g.F; f++) {                                    \
+    {                                                                      \
       double scv = sc[f], off = of[f], mean = mn[f];                       \
       double inv = 1.0 / sqrt((double)vr[f] + eps);                        \
       LOOP(y[k] = (T)((x[k] - mean) * inv * scv + off));                   \
     }                                                                      \
   } while (0)
 
-DECL_KERN(hlo_kern_batch_norm_inference) {
-  geom g;
-  double eps;
-  if (geom_of(r, s, args[0]->shape, &g, &eps)) return HLO_ERR;
-  hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
-  if (!o) return OOM(r, s);
+static void infer_feature(void *ctx, int64_t f) {
+  bn_job *j = ctx;
+  geom g = j->g;
+  double eps = j->eps;
+  hlo_val **args = j->args, *o = j->o;
   if (args[0]->shape->type == HLO_F32) INFER(float);
   else INFER(double);
+}
+
+DECL_KERN(hlo_kern_batch_norm_inference) {
+  bn_job j;
+  if (geom_of(r, s, args[0]->shape, &j.g, &j.eps)) return HLO_ERR;
+  hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
+  if (!o) return OOM(r, s);
+  j.args = args;
+  j.o = o;
+  bn_run(r, &j, infer_feature);
   *out = o;
   return HLO_OK;
 }
@@ -95,7 +131,7 @@ DECL_KERN(hlo_kern_batch_norm_inference) {
     const T *x = args[0]->data, *sc = args[1]->data, *mn = args[2]->data;  \
     const T *vr = args[3]->data, *dy = args[4]->data;                      \
     T *dx = o->tuple[0]->data, *ds = o->tuple[1]->data, *db = o->tuple[2]->data; \
-    for (int64_t f = 0; f < g.F; f++) {                                    \
+    {                                                                      \
       double scv = sc[f], mean = mn[f], var = vr[f];                       \
       double inv = 1.0 / sqrt(var + eps), sdy = 0, sdyx = 0;               \
       LOOP(double d_ = dy[k]; double xc = x[k] - mean; sdy += d_; sdyx += d_ * xc); \
@@ -107,15 +143,24 @@ DECL_KERN(hlo_kern_batch_norm_inference) {
     }                                                                      \
   } while (0)
 
+static void grad_feature(void *ctx, int64_t f) {
+  bn_job *j = ctx;
+  geom g = j->g;
+  double eps = j->eps;
+  hlo_val **args = j->args, *o = j->o;
+  if (args[0]->shape->type == HLO_F32) GRAD(float);
+  else GRAD(double);
+}
+
 DECL_KERN(hlo_kern_batch_norm_grad) {
-  geom g;
-  double eps;
-  if (geom_of(r, s, args[0]->shape, &g, &eps)) return HLO_ERR;
+  bn_job j;
+  if (geom_of(r, s, args[0]->shape, &j.g, &j.eps)) return HLO_ERR;
   hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
   if (!o) return OOM(r, s);
   if (o->ntuple != 3) { hlo_run_release(r, o); return hlo_run_errorf(r, s->in, "needs a 3-tuple result"); }
-  if (args[0]->shape->type == HLO_F32) GRAD(float);
-  else GRAD(double);
+  j.args = args;
+  j.o = o;
+  bn_run(r, &j, grad_feature);
   *out = o;
   return HLO_OK;
 }
