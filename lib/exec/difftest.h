@@ -14,7 +14,7 @@
 #include "hlo/hlo_text.h"
 #include "testing.h"
 
-static uint64_t rnd(uint64_t *s) {
+static inline uint64_t rnd(uint64_t *s) {
   *s ^= *s << 13; *s ^= *s >> 7; *s ^= *s << 17;
   return *s;
 }
@@ -22,7 +22,7 @@ static uint64_t rnd(uint64_t *s) {
 /* Bits of one element of type t: mostly random bits, often one of a few
  * edge values (zeros of both signs, infinities, extremes), often one of 6
  * repeated values (ties).  A NaN (random sign and payload) when nan. */
-static uint64_t elem_bits(hlo_type t, uint64_t *s, bool nan, const uint64_t *pool) {
+static inline uint64_t elem_bits(hlo_type t, uint64_t *s, bool nan, const uint64_t *pool) {
   int w = hlo_type_bytes(t) * 8;
   uint64_t M = w == 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1, S = (uint64_t)1 << (w - 1);
   uint64_t r = rnd(s), b;
@@ -62,7 +62,7 @@ static uint64_t elem_bits(hlo_type t, uint64_t *s, bool nan, const uint64_t *poo
 }
 
 /* nan: one element in nan is a NaN (0: none). */
-static void fill_val(hlo_val *v, uint64_t seed, int nan) {
+static inline void fill_val(hlo_val *v, uint64_t seed, int nan) {
   if (v->ntuple) {
     for (int i = 0; i < v->ntuple; i++) fill_val(v->tuple[i], seed + 7 * (uint64_t)i, nan);
     return;
@@ -111,7 +111,7 @@ static hlo_val *run_mod(hlo_module *m, bool fast, hlo_val **args, int nargs, cha
   return res;
 }
 
-static bool same_bits(const hlo_val *a, const hlo_val *b, char *why, size_t wl) {
+static inline bool same_bits(const hlo_val *a, const hlo_val *b, char *why, size_t wl) {
   if (a->ntuple != b->ntuple) return snprintf(why, wl, "tuple arity"), false;
   for (int i = 0; i < a->ntuple; i++)
     if (!same_bits(a->tuple[i], b->tuple[i], why, wl)) return false;
@@ -132,7 +132,7 @@ static bool same_bits(const hlo_val *a, const hlo_val *b, char *why, size_t wl) 
 
 /* Run text both ways (the fast path on threads threads, 0 = all cores);
  * the fast kernel's name must contain want. */
-static void check_th(int line, const char *text, const char *want, int nan, int threads) {
+static inline void check_th(int line, const char *text, const char *want, int nan, int threads) {
   hlo_src src = {"test", text, strlen(text)};
   hlo_diags d;
   hlo_diags_init(&d, NULL);
@@ -167,7 +167,7 @@ static void check_th(int line, const char *text, const char *want, int nan, int 
   hlo_diags_release(&d);
 }
 
-static void check(int line, const char *text, const char *want, int nan) {
+static inline void check(int line, const char *text, const char *want, int nan) {
   check_th(line, text, want, nan, 0);
 }
 
