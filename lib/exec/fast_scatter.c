@@ -34,6 +34,11 @@ typedef struct scat_plan {
   int urank;
   int64_t udims[MAXR], uost[MAXR], ugst[MAXR];
   int64_t nupd;
+  /* tr: the results are combined in a scratch copy with operand dim trod
+   * moved innermost, [tA, tD, tB] -> [tA, tB, tD] (ost are its strides), so
+   * that long update runs along trod are contiguous */
+  bool tr;
+  int64_t tA, tD, tB;
 } scat_plan;
 
 static bool has(const int64_t *v, int n, int64_t x) {
@@ -86,10 +91,17 @@ static bool index_type_ok(hlo_type t) {
   return k == HLO_KIND_SINT || k == HLO_KIND_UINT;
 }
 
-static const char *const knames[] = {
-    "hlo_fast_scatter(assign)", "hlo_fast_scatter(add)", "hlo_fast_scatter(multiply)",
-    "hlo_fast_scatter(maximum)", "hlo_fast_scatter(minimum)", "hlo_fast_scatter(and)",
-    "hlo_fast_scatter(or)", "hlo_fast_scatter(xor)"};
+static const char *const knames[2][8] = {
+    {"hlo_fast_scatter(assign)", "hlo_fast_scatter(add)", "hlo_fast_scatter(multiply)",
+     "hlo_fast_scatter(maximum)", "hlo_fast_scatter(minimum)", "hlo_fast_scatter(and)",
+     "hlo_fast_scatter(or)", "hlo_fast_scatter(xor)"},
+    {"hlo_fast_scatter(assign, transposed)", "hlo_fast_scatter(add, transposed)",
+     "hlo_fast_scatter(multiply, transposed)", "hlo_fast_scatter(maximum, transposed)",
+     "hlo_fast_scatter(minimum, transposed)", "hlo_fast_scatter(and, transposed)",
+     "hlo_fast_scatter(or, transposed)", "hlo_fast_scatter(xor, transposed)"}};
+
+static bool walk_dims(scat_plan *p, const hlo_shape *us, const int64_t *uwd, int nuw,
+                      const int64_t *winmap, const int64_t *gst);
 
 bool hlo_fast_plan_scatter(hlo_exec *e, plan_step *s) {
   const hlo_instruction *in = s->in;
@@ -191,49 +203,91 @@ bool hlo_fast_plan_scatter(hlo_exec *e, plan_step *s) {
     gst[g] = acc;
     acc *= p.gdims[g];
   }
-  /* update dims: window dims step the operand, the others the G table;
-   * size-1 dims dropped, adjacent dims merged when they step as one */
-  int g = 0, wj = 0;
-  p.nupd = 1;
-  for (int d = 0; d < us->rank; d++) {
-    int64_t so = 0, sg = 0;
-    if (wj < nuw && uwd[wj] == d) {
-      so = p.ost[winmap[wj++]];
-    } else {
-      if (us->dims[d] != p.gdims[g]) return false;
-      sg = gst[g++];
+  if (!walk_dims(&p, us, uwd, nuw, winmap, gst)) return false;
+  /* runs along a strided operand dim, many updates, an operand past L1:
+   * combine in a copy with that dim innermost (two transposes) */
+  int L = p.urank - 1;
+  int64_t oel = hlo_fast_elems(os);
+  if (p.ugst[L] == 0 && p.uost[L] > 1 && p.udims[L] >= 16 && p.nupd >= oel / 4 &&
+      oel * hlo_type_bytes(p.t[0]) >= 65536) {
+    int od = -1;
+    for (int d = us->rank - 1, j = nuw - 1; d >= 0 && od < 0; d--) {
+      if (j >= 0 && uwd[j] == d) {
+        if (us->dims[d] > 1) od = (int)winmap[j];
+        j--;
+      }
     }
-    p.nupd *= us->dims[d];
-    if (us->dims[d] == 1) continue;
-    int u = p.urank;
-    if (u && p.uost[u - 1] == so * us->dims[d] && p.ugst[u - 1] == sg * us->dims[d]) {
-      p.udims[u - 1] *= us->dims[d];
-      p.uost[u - 1] = so;
-      p.ugst[u - 1] = sg;
-      continue;
+    if (od >= 0) {
+      int64_t acc2 = os->dims[od];
+      p.ost[od] = 1;
+      p.tA = p.tB = 1;
+      p.tD = os->dims[od];
+      for (int d = os->rank - 1; d >= 0; d--) {
+        if (d == od) continue;
+        p.ost[d] = acc2;
+        acc2 *= os->dims[d];
+        if (d < od) p.tA *= os->dims[d];
+        else p.tB *= os->dims[d];
+      }
+      p.tr = true;
+      if (!walk_dims(&p, us, uwd, nuw, winmap, gst)) return false;
     }
-    p.udims[u] = us->dims[d];
-    p.uost[u] = so;
-    p.ugst[u] = sg;
-    p.urank++;
-  }
-  if (p.urank == 0) {
-    p.udims[0] = 1;
-    p.urank = 1;
   }
   scat_plan *pp = hlo_arena_alloc(&e->arena, sizeof *pp);
   if (!pp) return false;
   *pp = p;
   s->p = pp;
   s->fn = hlo_fast_scatter;
-  s->kname = p.generic ? "hlo_fast_scatter(combiner)"
-             : N > 1   ? "hlo_fast_scatter(variadic)"
-                       : knames[p.op[0]];
+  s->kname = p.generic ? (p.tr ? "hlo_fast_scatter(combiner, transposed)"
+                                : "hlo_fast_scatter(combiner)")
+             : N > 1   ? (p.tr ? "hlo_fast_scatter(variadic, transposed)"
+                               : "hlo_fast_scatter(variadic)")
+                       : knames[p.tr][p.op[0]];
+  return true;
+}
+
+/* The update walk of p under the operand strides p->ost: window dims step
+ * the operand, the others the G table (strides gst); size-1 dims dropped,
+ * adjacent dims merged when they step as one.  False if the update dims do
+ * not pair with the index dims. */
+static bool walk_dims(scat_plan *p, const hlo_shape *us, const int64_t *uwd, int nuw,
+                      const int64_t *winmap, const int64_t *gst) {
+  int g = 0, wj = 0;
+  p->nupd = 1;
+  p->urank = 0;
+  for (int d = 0; d < us->rank; d++) {
+    int64_t so = 0, sg = 0;
+    if (wj < nuw && uwd[wj] == d) {
+      so = p->ost[winmap[wj++]];
+    } else {
+      if (us->dims[d] != p->gdims[g]) return false;
+      sg = gst[g++];
+    }
+    p->nupd *= us->dims[d];
+    if (us->dims[d] == 1) continue;
+    int u = p->urank;
+    if (u && p->uost[u - 1] == so * us->dims[d] && p->ugst[u - 1] == sg * us->dims[d]) {
+      p->udims[u - 1] *= us->dims[d];
+      p->uost[u - 1] = so;
+      p->ugst[u - 1] = sg;
+      continue;
+    }
+    p->udims[u] = us->dims[d];
+    p->uost[u] = so;
+    p->ugst[u] = sg;
+    p->urank++;
+  }
+  if (p->urank == 0) {
+    p->udims[0] = 1;
+    p->urank = 1;
+  }
   return true;
 }
 
 /* ---- run time ---------------------------------------------------------------- */
+typedef struct run run;
 typedef struct scat_ctx {
+  void (*fn)(struct scat_ctx *c, const run *R); /* the loop of operand i */
   hlo_run *r;
   const plan_comp *pc;
   const scat_plan *p;
@@ -267,10 +321,10 @@ static void ref_elem(scat_ctx *c, int64_t o, int64_t k, bool all) {
 
 /* A run: n elements, result elements o0 + j * so (so = 0: offs[j], -1 =
  * skipped) with update elements k0 + j. */
-typedef struct run {
+struct run {
   int64_t o0, so, k0, n;
   const int64_t *offs;
-} run;
+};
 
 #define OFF(R, j) ((R)->offs ? (R)->offs[j] : (R)->o0 + (j) * (R)->so)
 
@@ -287,11 +341,19 @@ typedef struct run {
       }                                                                          \
       return;                                                                    \
     }                                                                            \
-    for (int64_t j = 0; j < R->n; j++) {                                         \
-      int64_t o = OFF(R, j);                                                     \
-      if (o < 0) continue;                                                       \
-      T a = d[o], b = u[j];                                                      \
-      d[o] = (T)(EXPR);                                                          \
+    if (R->offs) {                                                               \
+      for (int64_t j = 0; j < R->n; j++) {                                       \
+        int64_t o = R->offs[j];                                                  \
+        if (o < 0) continue;                                                     \
+        T a = d[o], b = u[j];                                                    \
+        d[o] = (T)(EXPR);                                                        \
+      }                                                                          \
+      return;                                                                    \
+    }                                                                            \
+    T *dd = d + R->o0;                                                           \
+    for (int64_t j = 0, so = R->so; j < R->n; j++) {                             \
+      T a = dd[j * so], b = u[j];                                                \
+      dd[j * so] = (T)(EXPR);                                                    \
     }                                                                            \
   }
 #define INT_OPS(S, T, U)                                                        \
@@ -329,24 +391,37 @@ INT_LOOP(xor_pred, uint8_t, unsigned, (a != 0) != (b != 0))
 /* f32/f64: the operation in T equals the reference's double result rounded
  * to T for +, * (exact in double, rounded once), max and min; any NaN
  * (operand or result) goes through the combiner for its payload. */
+#define FLOAT_ELEM(T, EXPR, DST, OFFSET)                                         \
+  {                                                                              \
+    T a = DST, b = u[j], z = (EXPR);                                             \
+    if (z != z) ref_elem(c, OFFSET, R->k0 + j, false);                           \
+    else DST = z;                                                                \
+  }
 #define FLOAT_LOOP(NAME, T, EXPR)                                                \
   static void NAME(scat_ctx *c, const run *R) {                                  \
     T *d = (T *)c->res[c->i];                                                    \
     const T *u = (const T *)c->upd[c->i] + R->k0;                                \
-    for (int64_t j = 0; j < R->n; j++) {                                         \
-      int64_t o = OFF(R, j);                                                     \
-      if (o < 0) continue;                                                       \
-      T a = d[o], b = u[j], z = (EXPR);                                          \
-      if (z != z || a != a) ref_elem(c, o, R->k0 + j, false);                    \
-      else d[o] = z;                                                             \
+    int64_t n = R->n;                                                            \
+    if (R->offs) {                                                               \
+      for (int64_t j = 0; j < n; j++) {                                          \
+        int64_t o = R->offs[j];                                                  \
+        if (o >= 0) FLOAT_ELEM(T, EXPR, d[o], o)                                 \
+      }                                                                          \
+    } else if (R->so == 1) {                                                     \
+      T *dd = d + R->o0;                                                         \
+      for (int64_t j = 0; j < n; j++) FLOAT_ELEM(T, EXPR, dd[j], R->o0 + j)      \
+    } else {                                                                     \
+      int64_t so = R->so;                                                        \
+      T *dd = d + R->o0;                                                         \
+      for (int64_t j = 0; j < n; j++) FLOAT_ELEM(T, EXPR, dd[j * so], R->o0 + j * so) \
     }                                                                            \
   }
 #define FLOAT_OPS(S, T)                                                         \
-  FLOAT_LOOP(assign_##S, T, b)                                                   \
+  FLOAT_LOOP(assign_##S, T, ((void)a, b))                                                 \
   FLOAT_LOOP(add_##S, T, a + b)                                                  \
   FLOAT_LOOP(mul_##S, T, a * b)                                                  \
-  FLOAT_LOOP(max_##S, T, b != b ? b : FMAX(a, b))                                \
-  FLOAT_LOOP(min_##S, T, b != b ? b : FMIN(a, b))
+  FLOAT_LOOP(max_##S, T, a != a || b != b ? (T)NAN : FMAX(a, b))                 \
+  FLOAT_LOOP(min_##S, T, a != a || b != b ? (T)NAN : FMIN(a, b))
 FLOAT_OPS(f32, float)
 FLOAT_OPS(f64, double)
 
@@ -460,17 +535,18 @@ static run_fn pick(hlo_type t, int op) {
   return NULL;
 }
 
-static void do_run(scat_ctx *c, const run *R) {
+static void run16(scat_ctx *c, const run *R) { loop16(c, R, c->p->op[c->i]); }
+static void run_copy(scat_ctx *c, const run *R) { assign_copy(c, R, c->es[c->i]); }
+
+/* The loop for operand c->i. */
+static run_fn select_fn(const scat_ctx *c) {
   const scat_plan *p = c->p;
-  if (p->generic) {
-    generic_run(c, R);
-    return;
-  }
+  if (p->generic) return generic_run;
   hlo_type t = p->t[c->i];
   int op = p->op[c->i];
-  if (t == HLO_F16 || t == HLO_BF16) loop16(c, R, op);
-  else if (op == SC_ASSIGN && (t == HLO_F32 || t == HLO_F64)) assign_copy(c, R, c->es[c->i]);
-  else pick(t, op)(c, R);
+  if (t == HLO_F16 || t == HLO_BF16) return run16;
+  if (op == SC_ASSIGN && (t == HLO_F32 || t == HLO_F64)) return run_copy;
+  return pick(t, op);
 }
 
 /* Index component value at element k of the index array, as the reference
@@ -491,24 +567,76 @@ static int64_t index_at(hlo_type t, const void *data, int64_t k) {
   }
 }
 
-/* base[g] = the result element where window g starts, -1 when it does not
- * fit (skipped). */
-static void window_starts(const scat_plan *p, const hlo_val *idx, int64_t *base) {
-  int64_t G[MAXR] = {0}, In[MAXR];
-  for (int64_t g = 0; g < p->ngroups; g++) {
-    int64_t io = 0;
-    for (int j = 0; j < p->ng; j++) io += G[j] * p->gist[j];
-    for (int d = 0; d < p->orank; d++) In[d] = 0;
-    for (int k = 0; k < p->nidx; k++) In[p->sdo[k]] = index_at(p->it, idx->data, io + k * p->cist);
-    for (int b = 0; b < p->nib; b++) In[p->ibd[b]] = G[p->ibpos[b]];
-    int64_t o = 0;
-    for (int d = 0; d < p->orank && o >= 0; d++) {
-      if (In[d] < 0 || In[d] > p->odims[d] - p->wsize[d]) o = -1;
-      else o += In[d] * p->ost[d];
+/* Where windows start.  As the reference: start = 0 in every operand dim,
+ * then the index components, then the batch positions (a later source of
+ * the same dim wins); a window fits when 0 <= start <= dim - window size
+ * in every dim, else it is skipped (start -1). */
+typedef struct wstart {
+  int nc, nb, cd[MAXR], bd[MAXR];
+  int64_t ck[MAXR], bpos[MAXR];
+  bool zero_ok;
+} wstart;
+
+static void wstart_init(const scat_plan *p, wstart *w) {
+  int src[MAXR]; /* per operand dim: -1 zero, k component, MAXR + b batch dim */
+  for (int d = 0; d < p->orank; d++) src[d] = -1;
+  for (int k = 0; k < p->nidx; k++) src[p->sdo[k]] = k;
+  for (int b = 0; b < p->nib; b++) src[p->ibd[b]] = MAXR + b;
+  w->nc = w->nb = 0;
+  w->zero_ok = true;
+  for (int d = 0; d < p->orank; d++) {
+    if (src[d] < 0) {
+      w->zero_ok &= p->odims[d] - p->wsize[d] >= 0;
+    } else if (src[d] < MAXR) {
+      w->cd[w->nc] = d;
+      w->ck[w->nc++] = src[d];
+    } else {
+      w->bd[w->nb] = d;
+      w->bpos[w->nb++] = p->ibpos[src[d] - MAXR];
     }
-    base[g] = o;
+  }
+}
+
+/* Start of the window at index position G (io = its offset in the index
+ * array), -1 when skipped. */
+static int64_t wstart_at(const scat_plan *p, const wstart *w, const hlo_val *idx, const int64_t *G,
+                         int64_t io) {
+  int64_t o = w->zero_ok ? 0 : -1;
+  for (int c = 0; c < w->nc && o >= 0; c++) {
+    int d = w->cd[c];
+    int64_t v = index_at(p->it, idx->data, io + w->ck[c] * p->cist);
+    if (v < 0 || v > p->odims[d] - p->wsize[d]) o = -1;
+    else o += v * p->ost[d];
+  }
+  for (int c = 0; c < w->nb && o >= 0; c++) {
+    int d = w->bd[c];
+    int64_t v = G[w->bpos[c]];
+    if (v > p->odims[d] - p->wsize[d]) o = -1;
+    else o += v * p->ost[d];
+  }
+  return o;
+}
+
+/* The start of window g (row-major position over the index dims). */
+static int64_t wstart_of(const scat_plan *p, const wstart *w, const hlo_val *idx, int64_t g) {
+  int64_t G[MAXR], io = 0;
+  for (int j = p->ng - 1; j >= 0; j--) {
+    G[j] = j ? g % p->gdims[j] : g;
+    g = j ? g / p->gdims[j] : 0;
+    io += G[j] * p->gist[j];
+  }
+  return wstart_at(p, w, idx, G, io);
+}
+
+/* base[g] for every window g. */
+static void window_starts(const scat_plan *p, const wstart *w, const hlo_val *idx, int64_t *base) {
+  int64_t G[MAXR] = {0}, io = 0;
+  for (int64_t g = 0; g < p->ngroups; g++) {
+    base[g] = wstart_at(p, w, idx, G, io);
     for (int j = p->ng - 1; j >= 0; j--) {
+      io += p->gist[j];
       if (++G[j] < p->gdims[j]) break;
+      io -= G[j] * p->gist[j];
       G[j] = 0;
     }
   }
@@ -516,8 +644,9 @@ static void window_starts(const scat_plan *p, const hlo_val *idx, int64_t *base)
 
 #define OFFS_CHUNK 256
 
-/* Walk the updates in row-major order, one run per innermost merged row. */
-static void walk(scat_ctx *c, const int64_t *base) {
+/* Walk the updates in row-major order, one run per innermost merged row;
+ * window starts from base (NULL: computed per run). */
+static void walk(scat_ctx *c, const wstart *w, const hlo_val *idx, const int64_t *base) {
   const scat_plan *p = c->p;
   int L = p->urank - 1;
   int64_t n = p->udims[L], so = p->uost[L], sg = p->ugst[L];
@@ -529,9 +658,10 @@ static void walk(scat_ctx *c, const int64_t *base) {
       go += ui[d] * p->ugst[d];
     }
     if (sg == 0) {
-      if (base[go] >= 0) {
-        run R = {base[go] + wo, so, k, n, NULL};
-        do_run(c, &R);
+      int64_t b = base ? base[go] : wstart_of(p, w, idx, go);
+      if (b >= 0) {
+        run R = {b + wo, so, k, n, NULL};
+        c->fn(c, &R);
       }
     } else {
       for (int64_t j0 = 0; j0 < n && !c->rc; j0 += OFFS_CHUNK) {
@@ -541,13 +671,37 @@ static void walk(scat_ctx *c, const int64_t *base) {
           offs[j] = b < 0 ? -1 : b + wo;
         }
         run R = {0, 0, k + j0, m, offs};
-        do_run(c, &R);
+        c->fn(c, &R);
       }
     }
     for (int d = L - 1; d >= 0; d--) {
       if (++ui[d] < p->udims[d]) break;
       ui[d] = 0;
     }
+  }
+}
+
+/* dst[a][j][i] = src[a][i][j] for i < R, j < C (elements of es bytes),
+ * in 32x32 blocks. */
+#define TR_LOOP(T)                                                               \
+  for (int64_t a = 0; a < A; a++) {                                              \
+    const T *sp = (const T *)src + a * R * C;                                    \
+    T *dp = (T *)dst + a * R * C;                                                \
+    for (int64_t i0 = 0; i0 < R; i0 += 32)                                       \
+      for (int64_t j0 = 0; j0 < C; j0 += 32) {                                   \
+        int64_t i1 = i0 + 32 < R ? i0 + 32 : R, j1 = j0 + 32 < C ? j0 + 32 : C;  \
+        for (int64_t j = j0; j < j1; j++)                                        \
+          for (int64_t i = i0; i < i1; i++) dp[j * R + i] = sp[i * C + j];       \
+      }                                                                          \
+  }
+typedef struct { uint64_t w[2]; } u128s;
+static void transpose3(const void *src, void *dst, int64_t A, int64_t R, int64_t C, size_t es) {
+  switch (es) {
+  case 1: TR_LOOP(uint8_t) break;
+  case 2: TR_LOOP(uint16_t) break;
+  case 4: TR_LOOP(uint32_t) break;
+  case 8: TR_LOOP(uint64_t) break;
+  default: TR_LOOP(u128s) break;
   }
 }
 
@@ -559,48 +713,72 @@ DECL_KERN(hlo_fast_scatter) {
   for (int i = 0; i < N; i++)
     if (args[i]->ntuple || args[N + 1 + i]->ntuple || args[N + 1 + i]->nelems != p->nupd)
       return hlo_run_errorf(r, s->in, "updates do not match the plan");
-  hlo_val *o = N == 1 && s->last_use[0] ? hlo_run_steal(r, args[0], &s->in->shape) : NULL;
-  if (!o) {
-    o = N == 1 ? hlo_run_new_raw(r, &s->in->shape) : hlo_run_new(r, &s->in->shape);
-    if (!o) return hlo_run_errorf(r, s->in, "out of memory");
-    for (int i = 0; i < N; i++) {
-      hlo_val *ri = N == 1 ? o : o->tuple[i];
-      if (ri->nbytes != args[i]->nbytes) {
-        hlo_run_release(r, o);
-        return hlo_run_errorf(r, s->in, "result does not match the operand");
-      }
-      if (ri->nbytes) memcpy(ri->data, args[i]->data, ri->nbytes);
-    }
-  }
-  scat_ctx c = {r, r->e->plans[s->in->called[0]->id], p, 0, {0}, {0}, {0}, HLO_OK};
-  for (int i = 0; i < N; i++) {
-    c.res[i] = (N == 1 ? o : o->tuple[i])->data;
-    c.upd[i] = args[N + 1 + i]->data;
-    c.es[i] = (size_t)hlo_type_bytes(p->t[i]);
-  }
+  bool tr = p->tr && p->nupd > 0;
   int64_t *base = NULL;
+  wstart w;
+  wstart_init(p, &w);
   if (p->nupd > 0) {
     if (p->ngroups <= 0 || (uint64_t)p->ngroups > SIZE_MAX / sizeof *base ||
-        idx->nelems != p->ngroups * p->nidx) {
-      hlo_run_release(r, o);
+        idx->nelems != p->ngroups * p->nidx)
       return hlo_run_errorf(r, s->in, "indices do not match the plan");
+    /* a table of window starts when runs cross windows (else per run) */
+    if (p->ugst[p->urank - 1] != 0) {
+      base = hlo_malloc(r->alloc, (size_t)p->ngroups * sizeof *base);
+      if (!base) return hlo_run_errorf(r, s->in, "out of memory");
+      window_starts(p, &w, idx, base);
     }
-    base = hlo_malloc(r->alloc, (size_t)p->ngroups * sizeof *base);
-    if (!base) {
-      hlo_run_release(r, o);
-      return hlo_run_errorf(r, s->in, "out of memory");
-    }
-    window_starts(p, idx, base);
-    if (p->generic) {
-      walk(&c, base);
-    } else {
-      for (c.i = 0; c.i < N && !c.rc; c.i++) walk(&c, base);
-    }
-    hlo_free(r->alloc, base);
   }
-  if (c.rc) {
-    hlo_run_release(r, o);
-    return HLO_ERR;
+  /* the result starts as the operand (taken over when it dies); with tr
+   * the combining happens in transposed scratch copies instead */
+  hlo_val *o = N == 1 && s->last_use[0] ? hlo_run_steal(r, args[0], &s->in->shape) : NULL;
+  const void *from[SC_MAXN];
+  char *scr[SC_MAXN] = {0};
+  bool ok = true;
+  if (o) {
+    from[0] = o->data;
+  } else {
+    o = N == 1 ? hlo_run_new_raw(r, &s->in->shape) : hlo_run_new(r, &s->in->shape);
+    for (int i = 0; o && i < N; i++) {
+      hlo_val *ri = N == 1 ? o : o->tuple[i];
+      if (ri->nbytes != args[i]->nbytes) ok = false;
+      else if (!tr && ri->nbytes) memcpy(ri->data, args[i]->data, ri->nbytes);
+      from[i] = args[i]->data;
+    }
+  }
+  scat_ctx c = {NULL, r, r->e->plans[s->in->called[0]->id], p, 0, {0}, {0}, {0}, HLO_OK};
+  for (int i = 0; o && ok && i < N; i++) {
+    hlo_val *ri = N == 1 ? o : o->tuple[i];
+    c.res[i] = ri->data;
+    c.upd[i] = args[N + 1 + i]->data;
+    c.es[i] = (size_t)hlo_type_bytes(p->t[i]);
+    if (tr) {
+      scr[i] = hlo_malloc(r->alloc, ri->nbytes + 1);
+      if (!scr[i]) ok = false;
+      else transpose3(from[i], scr[i], p->tA, p->tD, p->tB, c.es[i]);
+      c.res[i] = scr[i];
+    }
+  }
+  if (o && ok && p->nupd > 0) {
+    if (p->generic) {
+      c.fn = generic_run;
+      walk(&c, &w, idx, base);
+    } else {
+      for (c.i = 0; c.i < N && !c.rc; c.i++) {
+        c.fn = select_fn(&c);
+        walk(&c, &w, idx, base);
+      }
+    }
+  }
+  for (int i = 0; i < N; i++) {
+    if (scr[i] && ok) transpose3(scr[i], (N == 1 ? o : o->tuple[i])->data, p->tA, p->tB, p->tD, c.es[i]);
+    hlo_free(r->alloc, scr[i]);
+  }
+  hlo_free(r->alloc, base);
+  if (!o || !ok || c.rc) {
+    if (o) hlo_run_release(r, o);
+    if (c.rc) return HLO_ERR;
+    return hlo_run_errorf(r, s->in, o ? "result does not match the operand or out of memory"
+                                      : "out of memory");
   }
   *out = o;
   return HLO_OK;

@@ -203,11 +203,42 @@ static void test_variadic(void) {
         "hlo_fast_scatter(combiner)", 0);
 }
 
-/* A large case (runs of 512 along a strided column, threads irrelevant). */
+/* Runs along a strided operand dim: combined in a transposed copy (large
+ * operands), and one large case with runs along the scatter dim. */
 static void test_large(void) {
-  scat(__LINE__, "f32", "s32", "add", "512,1024", "3000,1", "3000,512", 1100,
-       "update_window_dims={1}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1},"
-       " index_vector_dim=1", 0, NULL);
+  static const char *cols =
+      "update_window_dims={1}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1},"
+      " index_vector_dim=1";
+  scat(__LINE__, "f32", "s32", "add", "512,1024", "3000,1", "3000,512", 1100, cols, 0,
+       "(add, transposed)");
+  scat(__LINE__, "f64", "s64", "assign", "256,300", "500,1", "500,256", 330, cols, 5,
+       "(assign, transposed)");
+  scat(__LINE__, "f16", "u32", "max", "256,300", "500,1", "500,256", 330, cols, 5,
+       "(maximum, transposed)");
+  scat(__LINE__, "s8", "s32", "add", "256,300", "500,1", "500,256", 330, cols, 0,
+       "(add, transposed)");
+  scat(__LINE__, "pred", "s32", "or", "256,300", "500,1", "500,256", 330, cols, 0,
+       "(or, transposed)");
+  scat(__LINE__, "f32", "s32", "sub", "256,300", "500,1", "500,256", 330, cols, 0,
+       "(combiner, transposed)");
+  /* middle operand dim, window over dims 0 and 1 (merged into one run) */
+  scat(__LINE__, "f32", "s32", "assign", "16,64,80", "40,1", "40,16,64", 90,
+       "update_window_dims={1,2}, inserted_window_dims={2}, scatter_dims_to_operand_dims={2},"
+       " index_vector_dim=1", 0, "(assign, transposed)");
+  check(__LINE__,
+        "HloModule m\ncomb {\n  x0 = f32[] parameter(0)\n  x1 = s32[] parameter(1)\n"
+        "  y0 = f32[] parameter(2)\n  y1 = s32[] parameter(3)\n  a = f32[] add(x0, y0)\n"
+        "  ROOT t = (f32[], s32[]) tuple(a, y1)\n}\n"
+        "ENTRY e {\n  a0 = f32[128,200] parameter(0)\n  a1 = s32[128,200] parameter(1)\n"
+        "  r = s32[400,1] parameter(2)\n  u0 = f32[400,128] parameter(3)\n"
+        "  u1 = s32[400,128] parameter(4)\n  m = s32[] constant(210)\n"
+        "  mb = s32[400,1] broadcast(m), dimensions={}\n  i = s32[400,1] remainder(r, mb)\n"
+        "  ROOT s = (f32[128,200], s32[128,200]) scatter(a0, a1, i, u0, u1),"
+        " update_window_dims={1}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1},"
+        " index_vector_dim=1, to_apply=comb\n}\n",
+        "hlo_fast_scatter(variadic, transposed)", 3);
+  /* few updates: strided in place */
+  scat(__LINE__, "f32", "s32", "add", "512,1024", "20,1", "20,512", 1100, cols, 0, "(add)");
   scat(__LINE__, "f32", "s32", "assign", "512,1024", "3000,1", "512,3000", 1100,
        "update_window_dims={0}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1},"
        " index_vector_dim=1", 0, NULL);
