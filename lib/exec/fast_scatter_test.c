@@ -157,6 +157,13 @@ static void test_generic(void) {
   scat(__LINE__, "f32", "s32", "add", "8,9", "60,1", "60,8", 12,
        "update_window_dims={1}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1},"
        " index_vector_dim=1", 0, "(add)");
+  /* a scalar operand: every update combines into it, in order */
+  scat(__LINE__, "f32", "s32", "add", "", "50,0", "50", 5,
+       "update_window_dims={}, inserted_window_dims={}, scatter_dims_to_operand_dims={},"
+       " index_vector_dim=1", 3, NULL);
+  scat(__LINE__, "f16", "s32", "sub", "", "50,0", "50", 5,
+       "update_window_dims={}, inserted_window_dims={}, scatter_dims_to_operand_dims={},"
+       " index_vector_dim=1", 0, NULL);
   /* a combiner of several instructions */
   check(__LINE__,
         "HloModule m\ncomb {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
