@@ -7,8 +7,8 @@
  * when the output's feature dimension is innermost (else scattered).
  * 1x1 convolutions in NCHW-like layouts and full-window convolutions
  * (weight gradients) are gemms on the operands in place.  Grouped and
- * depthwise convolutions are fast_gconv.c's up to 2 spatial dims; beyond,
- * each feature or batch group is an im2col + gemm here. */
+ * depthwise convolutions are fast_gconv.c's, except 3-D groups of >= 32
+ * input features: one im2col + gemm per feature or batch group here. */
 #include <string.h>
 
 #include <cblas.h>
@@ -92,7 +92,6 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
   int64_t FG = hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1);
   int64_t BG = hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1);
   if (FG < 1 || BG < 1 || (FG > 1 && BG > 1)) return false;
-  if ((FG > 1 || BG > 1) && hlo_fast_plan_gconv(e, s)) return true;
   if ((t != HLO_F32 && t != HLO_F64 && t != HLO_F16 && t != HLO_BF16) ||
       in->operands[0]->shape.type != t || in->operands[1]->shape.type != t)
     return false;
@@ -124,8 +123,11 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
   int64_t OB = os->dims[dn->out_batch], OF = os->dims[dn->out_feature];
   p->NG = FG > 1 ? FG : BG;
   if (KO != OF || IF != KI * FG || OF % p->NG || IB != OB * BG) return false;
-  /* one input feature per group (depthwise): a gemm per group is too thin;
-   * f32/f64 keep hlo_kern_convolution (about 20x faster there) */
+  /* grouped: the direct kernel, except 3-D groups of >= 32 input features
+   * (gemms per group are faster there) */
+  if (p->NG > 1 && !(ns == 3 && KI >= 32) && hlo_fast_plan_gconv(e, s)) return true;
+  /* one input feature per group (depthwise) that the direct kernel did not
+   * take: a gemm per group is too thin; f32/f64 keep hlo_kern_convolution */
   if (p->NG > 1 && KI == 1 && !p->half) return false;
   p->B = OB;
   p->Cin = KI;

@@ -141,21 +141,38 @@ static void test_grouped3d(void) {
   static const char *types[] = {"f32", "f64", "f16", "bf16"};
   for (int i = 0; i < 4; i++) {
     const char *T = types[i];
-    /* depthwise NCDHW (f32/f64: hlo_kern_convolution, faster there) */
+    /* direct kernel (fast_gconv.c) with a depth dim: depthwise NCDHW */
     conv_case(__LINE__, T, "2,6,5,6,7", "6,1,3,3,3", "2,6,5,6,7",
               "window={size=3x3x3 pad=1_1x1_1x1_1}, dim_labels=bf012_oi012->bf012, "
-              "feature_group_count=6", i < 2 ? "hlo_kern_convolution" : "(grouped im2col+gemm)",
-              27, false);
-    /* two groups, channel multiplier 2, NDHWC, stride and dilation */
+              "feature_group_count=6", "hlo_fast_gconv", 27, false);
+    /* two groups, channel multiplier 3, NDHWC, strides and dilation */
     conv_case(__LINE__, T, "1,7,8,9,4", "3,2,2,2,6", "1,3,4,8,6",
               "window={size=3x2x2 stride=2x2x1 pad=0_1x0_1x0_0 rhs_dilate=1x2x1}, "
-              "dim_labels=b012f_012io->b012f, feature_group_count=2",
-              "(grouped im2col+gemm)", 24, false);
-    /* batch groups (a depthwise weight gradient), lhs dilation */
+              "dim_labels=b012f_012io->b012f, feature_group_count=2", "hlo_fast_gconv", 24, false);
+    /* depth: stride 2, rhs dilation 2, negative and uneven padding, reversal */
+    conv_case(__LINE__, T, "2,3,11,5,6", "3,1,3,2,3", "2,3,4,5,6",
+              "window={size=3x2x3 stride=2x1x1 pad=-1_1x0_1x1_1 rhs_dilate=2x1x1 "
+              "rhs_reversal=1x0x1}, dim_labels=bf012_oi012->bf012, feature_group_count=3",
+              "hlo_fast_gconv", 18, false);
+    /* depth lhs dilation (an input gradient) */
+    conv_case(__LINE__, T, "1,4,4,5,5", "4,1,3,3,3", "1,4,7,5,5",
+              "window={size=3x3x3 pad=1_1x1_1x1_1 lhs_dilate=2x1x1}, "
+              "dim_labels=bf012_oi012->bf012, feature_group_count=4", "hlo_fast_gconv", 27, false);
+    /* batch groups (a depthwise weight gradient), lhs dilation, window
+     * wider than the output */
     conv_case(__LINE__, T, "4,3,4,5,6", "4,3,3,3,3", "1,3,2,3,9",
               "window={size=3x3x3 pad=0_0x0_0x0_0 lhs_dilate=1x1x2}, "
-              "dim_labels=fb012_io012->bf012, batch_group_count=3",
-              "(grouped im2col+gemm)", 108, false);
+              "dim_labels=fb012_io012->bf012, batch_group_count=3", "hlo_fast_gconv", 108, false);
+    conv_case(__LINE__, T, "3,2,5,6,7", "3,2,5,6,7", "1,1,1,1,2",
+              "window={size=5x6x7}, dim_labels=fb012_io012->012bf, batch_group_count=2",
+              "hlo_fast_gconv", 630, false);
+    /* 3-D groups of 32 input features: one im2col + gemm per group */
+    conv_case(__LINE__, T, "1,4,5,6,64", "3,3,3,32,8", "1,2,3,4,8",
+              "window={size=3x3x3}, dim_labels=b012f_012io->b012f, feature_group_count=2",
+              "(grouped im2col+gemm)", 864, false);
+    conv_case(__LINE__, T, "2,32,4,5,6", "6,32,2,2,2", "1,6,3,4,5",
+              "window={size=2x2x2}, dim_labels=bf012_oi012->bf012, batch_group_count=2",
+              "(grouped im2col+gemm)", 256, false);
   }
 }
 
