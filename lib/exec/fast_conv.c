@@ -169,7 +169,7 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
   /* few input features with the spatial dims innermost (an NCHW image
    * layer), or a window wider than the output (a weight gradient): the
    * patch matrix would be thin or huge; the direct kernel does better */
-  if (p->mode == CONV_IM2COL && p->NG == 1 && ns > 0 && ns <= 2 && p->in_ss[ns - 1] == 1 &&
+  if (p->mode == CONV_IM2COL && p->NG == 1 && ns > 0 && ns <= 3 && p->in_ss[ns - 1] == 1 &&
       (p->Cin <= 4 || p->win[ns - 1] > p->out_sz[ns - 1]) && hlo_fast_plan_gconv(e, s))
     return true;
   s->p = p;

@@ -166,6 +166,15 @@ static void test_grouped3d(void) {
     conv_case(__LINE__, T, "3,2,5,6,7", "3,2,5,6,7", "1,1,1,1,2",
               "window={size=5x6x7}, dim_labels=fb012_io012->012bf, batch_group_count=2",
               "hlo_fast_gconv", 630, false);
+    /* ungrouped 3-D, taken by the direct kernel: an NCDHW layer with 3
+     * input features (stride 2), and a weight gradient whose window is
+     * wider than the output */
+    conv_case(__LINE__, T, "2,3,8,10,10", "4,3,3,3,3", "2,4,4,5,5",
+              "window={size=3x3x3 stride=2x2x2 pad=1_1x1_1x1_1}, dim_labels=bf012_oi012->bf012",
+              "hlo_fast_gconv", 81, false);
+    conv_case(__LINE__, T, "4,2,6,7,8", "4,3,5,6,7", "4,4,4,2,3",
+              "window={size=5x6x7 pad=1_1x1_1x1_1}, dim_labels=fb012_io012->012bf",
+              "hlo_fast_gconv", 840, false);
     /* 3-D groups of 32 input features: one im2col + gemm per group */
     conv_case(__LINE__, T, "1,4,5,6,64", "3,3,3,32,8", "1,2,3,4,8",
               "window={size=3x3x3}, dim_labels=b012f_012io->b012f, feature_group_count=2",
