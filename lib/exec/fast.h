@@ -150,6 +150,6 @@ DECL_KERN(hlo_fast_dotfuse);
 DECL_KERN(hlo_fast_sort);
 DECL_KERN(hlo_fast_gather_rows);
 DECL_KERN(hlo_fast_transpose);
-DECL_KERN(hlo_fast_scatter_rows);
+DECL_KERN(hlo_fast_scatter);
 
 #endif

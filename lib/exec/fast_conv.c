@@ -1,5 +1,5 @@
-/* fast_conv.c - ordinary convolutions (one feature group, one batch group,
- * no window reversal; f32/f64) as im2col + BLAS gemm on the fast path.
+/* fast_conv.c - convolutions without window reversal (f32/f64; f16/bf16
+ * widened to f32 and rounded once) as im2col + BLAS gemm on the fast path.
  * Output positions are processed in blocks of rows: each block's patch
  * matrix [rows, window * Cin] is built from the input (zeros outside it,
  * base and window dilation by index arithmetic), multiplied by the packed
@@ -7,7 +7,8 @@
  * when the output's feature dimension is innermost (else scattered).
  * 1x1 convolutions in NCHW-like layouts and full-window convolutions
  * (weight gradients) are gemms on the operands in place.  Grouped and
- * depthwise convolutions are fast_gconv.c's. */
+ * depthwise convolutions are fast_gconv.c's, except 3-D groups of >= 32
+ * input features: one im2col + gemm per feature or batch group here. */
 #include <string.h>
 
 #include <cblas.h>
@@ -18,8 +19,11 @@
 
 typedef struct conv_plan {
   bool f64;
+  hlo_type half;                        /* F16/BF16: computed in f32, rounded once; else 0 */
   int ns;                               /* spatial dims */
-  int64_t B, Cin, Cout, P;              /* P = output positions per batch */
+  int64_t B, Cin, Cout, P;              /* per group; P = output positions per batch */
+  int64_t NG, Ctot;                     /* groups (feature or batch); all output features */
+  int64_t g_in, g_k, g_out;             /* element offsets of group g+1 from group g */
   int64_t in_sb, in_sf, in_ss[MAXR], in_sz[MAXR];
   int64_t k_si, k_so, k_ss[MAXR];
   int64_t out_sb, out_sf, out_ss[MAXR], out_sz[MAXR];
@@ -85,11 +89,11 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
   const hlo_instruction *in = s->in;
   if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return false;
   hlo_type t = in->shape.type;
-  if (hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1) != 1 ||
-      hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1) != 1)
-    return hlo_fast_plan_gconv(e, s);
-  if ((t != HLO_F32 && t != HLO_F64) || in->operands[0]->shape.type != t ||
-      in->operands[1]->shape.type != t)
+  int64_t FG = hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1);
+  int64_t BG = hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1);
+  if (FG < 1 || BG < 1 || (FG > 1 && BG > 1)) return false;
+  if ((t != HLO_F32 && t != HLO_F64 && t != HLO_F16 && t != HLO_BF16) ||
+      in->operands[0]->shape.type != t || in->operands[1]->shape.type != t)
     return false;
   const hlo_attr *dl = hlo_instr_attr(in, HLO_A_DIM_LABELS);
   const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
@@ -104,23 +108,40 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
   if (!p) return false;
   memset(p, 0, sizeof *p);
   p->f64 = t == HLO_F64;
+  p->half = t == HLO_F16 || t == HLO_BF16 ? t : (hlo_type)0;
   p->ns = ns;
   int64_t ist[MAXR], kst[MAXR], ost[MAXR];
   strides(is, ist);
   strides(ks, kst);
   strides(os, ost);
-  p->B = is->dims[dn->in_batch];
-  p->Cin = is->dims[dn->in_feature];
-  p->Cout = ks->dims[dn->kernel_out];
-  if (ks->dims[dn->kernel_in] != p->Cin || os->dims[dn->out_feature] != p->Cout ||
-      os->dims[dn->out_batch] != p->B)
-    return false;
+  /* groups as the reference forms them: feature group g reads input
+   * features [g * KI, (g+1) * KI); batch group g reads input batch
+   * elements [g * OB, (g+1) * OB); both write output features
+   * [g * Cout, (g+1) * Cout) from the same kernel output features */
+  int64_t IB = is->dims[dn->in_batch], IF = is->dims[dn->in_feature];
+  int64_t KI = ks->dims[dn->kernel_in], KO = ks->dims[dn->kernel_out];
+  int64_t OB = os->dims[dn->out_batch], OF = os->dims[dn->out_feature];
+  p->NG = FG > 1 ? FG : BG;
+  if (KO != OF || IF != KI * FG || OF % p->NG || IB != OB * BG) return false;
+  /* grouped: the direct kernel, except 3-D groups of >= 32 input features
+   * (gemms per group are faster there) */
+  if (p->NG > 1 && !(ns == 3 && KI >= 32) && hlo_fast_plan_gconv(e, s)) return true;
+  /* one input feature per group (depthwise) that the direct kernel did not
+   * take: a gemm per group is too thin; f32/f64 keep hlo_kern_convolution */
+  if (p->NG > 1 && KI == 1 && !p->half) return false;
+  p->B = OB;
+  p->Cin = KI;
+  p->Cout = OF / p->NG;
+  p->Ctot = OF;
   p->in_sb = ist[dn->in_batch];
   p->in_sf = ist[dn->in_feature];
   p->k_si = kst[dn->kernel_in];
   p->k_so = kst[dn->kernel_out];
   p->out_sb = ost[dn->out_batch];
   p->out_sf = ost[dn->out_feature];
+  p->g_in = FG > 1 ? KI * p->in_sf : OB * p->in_sb;
+  p->g_k = p->Cout * p->k_so;
+  p->g_out = p->Cout * p->out_sf;
   p->P = 1;
   p->KW = 1;
   for (int d = 0; d < ns; d++) {
@@ -144,17 +165,18 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
   p->direct_out = dn->out_batch == 0 && dn->out_feature == ns + 1;
   for (int d = 0; d < ns; d++)
     if (dn->out_spatial[d] != d + 1) p->direct_out = false;
-  pick_mode(p);
+  if (p->NG == 1) pick_mode(p);
   /* few input features with the spatial dims innermost (an NCHW image
    * layer), or a window wider than the output (a weight gradient): the
    * patch matrix would be thin or huge; the direct kernel does better */
-  if (p->mode == CONV_IM2COL && ns > 0 && ns <= 2 && p->in_ss[ns - 1] == 1 &&
+  if (p->mode == CONV_IM2COL && p->NG == 1 && ns > 0 && ns <= 3 && p->in_ss[ns - 1] == 1 &&
       (p->Cin <= 4 || p->win[ns - 1] > p->out_sz[ns - 1]) && hlo_fast_plan_gconv(e, s))
     return true;
   s->p = p;
   s->fn = hlo_fast_conv;
   s->kname = p->mode == CONV_POINTWISE ? "hlo_fast_conv(1x1 gemm)"
              : p->mode == CONV_FULLWIN ? "hlo_fast_conv(full-window gemm)"
+             : p->NG > 1                ? "hlo_fast_conv(grouped im2col+gemm)"
                                        : "hlo_fast_conv(im2col+gemm)";
   return true;
 }
@@ -225,76 +247,112 @@ static void conv_gemm(const conv_plan *p, const char *x, const char *k, char *y)
   }
 }
 
-DECL_KERN(hlo_fast_conv) {
-  const conv_plan *p = s->p;
-  const hlo_instruction *in = s->in;
-  if (args[0]->ntuple || args[1]->ntuple) return hlo_run_errorf(r, in, "tuple operand");
-  hlo_val *o = hlo_run_new_raw(r, &in->shape);
-  if (!o) return hlo_run_errorf(r, in, "out of memory");
+/* The convolution on f32 (f64 when p->f64) operands x, k into y (ybytes
+ * bytes); HLO_ERR when out of memory. */
+static int conv_run(const conv_plan *p, hlo_run *r, const char *xall, const char *kall, char *y,
+                    size_t ybytes) {
   int64_t rows = p->B * p->P, kc = p->KW * p->Cin, es = p->f64 ? 8 : 4;
-  if (rows == 0 || p->Cout == 0) { *out = o; return HLO_OK; }
-  if (kc == 0) { memset(o->data, 0, o->nbytes); *out = o; return HLO_OK; }
+  if (rows == 0 || p->Cout == 0) return HLO_OK;
+  if (kc == 0) {
+    memset(y, 0, ybytes);
+    return HLO_OK;
+  }
   if (p->mode != CONV_IM2COL) {
-    conv_gemm(p, args[0]->data, args[1]->data, o->data);
-    *out = o;
+    conv_gemm(p, xall, kall, y);
     return HLO_OK;
   }
   int64_t blk = rows < CONV_ROWS ? rows : CONV_ROWS;
+  bool direct = p->direct_out && p->NG == 1;
   void *W = hlo_malloc(r->alloc, (size_t)(kc * p->Cout * es));
   void *A = hlo_malloc(r->alloc, (size_t)(blk * kc * es));
-  void *C = p->direct_out ? NULL : hlo_malloc(r->alloc, (size_t)(blk * p->Cout * es));
-  if (!W || !A || (!p->direct_out && !C)) {
+  void *C = direct ? NULL : hlo_malloc(r->alloc, (size_t)(blk * p->Cout * es));
+  if (!W || !A || (!direct && !C)) {
     hlo_free(r->alloc, W);
     hlo_free(r->alloc, A);
     hlo_free(r->alloc, C);
-    hlo_run_release(r, o);
-    return hlo_run_errorf(r, in, "out of memory");
+    return HLO_ERR;
   }
-  /* W[(window position, ci), co] */
-  {
-    int64_t k[MAXR] = {0};
-    const char *kd = args[1]->data;
+  for (int64_t grp = 0; grp < p->NG; grp++) {
+    /* W[(window position, ci), co] of group grp */
+    int64_t kw[MAXR] = {0};
+    const char *kd = kall + grp * p->g_k * es;
     for (int64_t w = 0; w < p->KW; w++) {
       int64_t off = 0;
-      for (int d = 0; d < p->ns; d++) off += k[d] * p->k_ss[d];
+      for (int d = 0; d < p->ns; d++) off += kw[d] * p->k_ss[d];
       for (int64_t ci = 0; ci < p->Cin; ci++)
         for (int64_t co = 0; co < p->Cout; co++)
           memcpy((char *)W + ((w * p->Cin + ci) * p->Cout + co) * es,
                  kd + (off + ci * p->k_si + co * p->k_so) * es, (size_t)es);
       for (int d = p->ns - 1; d >= 0; d--) {
-        if (++k[d] < p->win[d]) break;
-        k[d] = 0;
+        if (++kw[d] < p->win[d]) break;
+        kw[d] = 0;
       }
     }
-  }
-  const void *xin = args[0]->data;
-  for (int64_t r0 = 0; r0 < rows; r0 += blk) {
-    int64_t n = rows - r0 < blk ? rows - r0 : blk;
-    if (p->f64) IM2COL(double);
-    else IM2COL(float);
-    void *dst = p->direct_out ? (char *)o->data + r0 * p->Cout * es : C;
-    if (p->f64)
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)p->Cout, (int)kc, 1.0,
-                  A, (int)kc, W, (int)p->Cout, 0.0, dst, (int)p->Cout);
-    else
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)p->Cout, (int)kc, 1.0f,
-                  A, (int)kc, W, (int)p->Cout, 0.0f, dst, (int)p->Cout);
-    if (!p->direct_out) {
-      for (int64_t rr = 0; rr < n; rr++) {
-        int64_t g = r0 + rr, b = g / p->P, q = g % p->P, off = b * p->out_sb;
-        for (int d = p->ns - 1; d >= 0; d--) {
-          off += (q % p->out_sz[d]) * p->out_ss[d];
-          q /= p->out_sz[d];
+    const void *xin = xall + grp * p->g_in * es;
+    for (int64_t r0 = 0; r0 < rows; r0 += blk) {
+      int64_t n = rows - r0 < blk ? rows - r0 : blk;
+      if (p->f64) IM2COL(double);
+      else IM2COL(float);
+      void *dst = direct ? y + r0 * p->Cout * es : C;
+      if (p->f64)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)p->Cout, (int)kc, 1.0,
+                    A, (int)kc, W, (int)p->Cout, 0.0, dst, (int)p->Cout);
+      else
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)p->Cout, (int)kc,
+                    1.0f, A, (int)kc, W, (int)p->Cout, 0.0f, dst, (int)p->Cout);
+      if (!direct) {
+        for (int64_t rr = 0; rr < n; rr++) {
+          int64_t gq = r0 + rr, b = gq / p->P, q = gq % p->P, off = b * p->out_sb + grp * p->g_out;
+          for (int d = p->ns - 1; d >= 0; d--) {
+            off += (q % p->out_sz[d]) * p->out_ss[d];
+            q /= p->out_sz[d];
+          }
+          for (int64_t co = 0; co < p->Cout; co++)
+            memcpy(y + (off + co * p->out_sf) * es, (char *)C + (rr * p->Cout + co) * es,
+                   (size_t)es);
         }
-        for (int64_t co = 0; co < p->Cout; co++)
-          memcpy((char *)o->data + (off + co * p->out_sf) * es,
-                 (char *)C + (rr * p->Cout + co) * es, (size_t)es);
       }
     }
   }
   hlo_free(r->alloc, W);
   hlo_free(r->alloc, A);
   hlo_free(r->alloc, C);
+  return HLO_OK;
+}
+
+/* f32 copy of a f16/bf16 value (NULL when out of memory). */
+static float *widen(hlo_run *r, const hlo_fv_isa *isa, const hlo_val *v) {
+  float *f = hlo_malloc(r->alloc, (size_t)v->nelems * sizeof *f + 1);
+  if (f) isa->widen16(v->shape->type, v->nelems, v->data, f);
+  return f;
+}
+
+DECL_KERN(hlo_fast_conv) {
+  const conv_plan *p = s->p;
+  const hlo_instruction *in = s->in;
+  if (args[0]->ntuple || args[1]->ntuple) return hlo_run_errorf(r, in, "tuple operand");
+  hlo_val *o = hlo_run_new_raw(r, &in->shape);
+  if (!o) return hlo_run_errorf(r, in, "out of memory");
+  int rc;
+  if (!p->half) {
+    rc = conv_run(p, r, args[0]->data, args[1]->data, o->data, o->nbytes);
+  } else {
+    /* exact widening, the f32 convolution, one rounding per element */
+    const hlo_fv_isa *isa = hlo_fv_pick();
+    float *X = widen(r, isa, args[0]), *K = widen(r, isa, args[1]);
+    float *Y = hlo_malloc(r->alloc, (size_t)o->nelems * sizeof *Y + 1);
+    rc = X && K && Y ? conv_run(p, r, (const char *)X, (const char *)K, (char *)Y,
+                                (size_t)o->nelems * sizeof *Y)
+                     : HLO_ERR;
+    if (rc == HLO_OK) isa->narrow16(p->half, o->nelems, Y, o->data);
+    hlo_free(r->alloc, X);
+    hlo_free(r->alloc, K);
+    hlo_free(r->alloc, Y);
+  }
+  if (rc) {
+    hlo_run_release(r, o);
+    return hlo_run_errorf(r, in, "out of memory");
+  }
   *out = o;
   return HLO_OK;
 }

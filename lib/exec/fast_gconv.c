@@ -1,10 +1,12 @@
 /* fast_gconv.c - grouped and depthwise convolutions (feature_group_count or
- * batch_group_count > 1; f32/f64, f16/bf16 through f32; up to 2 spatial dims; any dim_labels,
+ * batch_group_count > 1; f32/f64, f16/bf16 through f32; up to 3 spatial dims; any dim_labels,
  * padding, strides, dilations, window reversal) on the fast path as a
  * direct vectorized kernel: per (output batch, group) the group's input
  * planes are materialized once with padding and lhs dilation, then every
  * output feature of the group is a sum of shifted planes scaled by kernel
- * weights (or, for windows wider than the output, of dot products). */
+ * weights (or, for windows wider than the output, of dot products).  A
+ * third (outer, depth) spatial dim sums such planes over the window's
+ * depth. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
 #endif
@@ -26,6 +28,11 @@ typedef struct gc_plan {
    * (c % F) * PWF + c / F (F phases), so that the inner loop over output
    * columns (stride sx) or window columns (stride rx) reads contiguously */
   int64_t F, PWF, RP, plane;
+  /* depth (the first of 3 spatial dims; size 1 otherwise): a feature's
+   * materialized volume is PD planes of zplane elements (plane = PD *
+   * zplane is the feature stride) */
+  int64_t IZ, OZ, KZ, in_sd, out_sd, k_sd, sd, rd, ld, pld, PD, zplane;
+  bool rev_z;
   bool w_direct; /* kernel windows are read in place (contiguous rows, no reversal) */
   void (*plane32)(const struct gc_plan *p, const float *P, const float *W, int64_t wci,
                   int64_t wky, float *acc);
@@ -122,7 +129,7 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   const hlo_conv_dnums *dn = dl->u.conv;
   const hlo_shape *is = &in->operands[0]->shape, *ks = &in->operands[1]->shape, *os = &in->shape;
   int ns = dn->nspatial;
-  if (ns < 0 || ns > 2 || is->rank != ns + 2 || ks->rank != ns + 2 || os->rank != ns + 2)
+  if (ns < 0 || ns > 3 || is->rank != ns + 2 || ks->rank != ns + 2 || os->rank != ns + 2)
     return false;
   if (wa && wa->u.window.n != ns) return false;
   int64_t IB = is->dims[dn->in_batch], IF = is->dims[dn->in_feature];
@@ -157,6 +164,30 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   int64_t *KS[2] = {&p->k_sy, &p->k_sx}, *ST[2] = {&p->sy, &p->sx}, *RD[2] = {&p->ry, &p->rx};
   int64_t *LD[2] = {&p->ly, &p->lx}, *PL[2] = {&p->ply, &p->plx}, *PD[2] = {&p->PH, &p->PW};
   bool *RV[2] = {&p->rev_y, &p->rev_x};
+  /* depth: spatial dim 0 of three */
+  p->IZ = p->OZ = p->KZ = p->sd = p->rd = p->ld = p->PD = 1;
+  if (ns == 3) {
+    const hlo_window_dim *w = wa ? &wa->u.window.dims[0] : NULL;
+    p->IZ = is->dims[dn->in_spatial[0]];
+    p->OZ = os->dims[dn->out_spatial[0]];
+    p->KZ = ks->dims[dn->kernel_spatial[0]];
+    p->in_sd = ist[dn->in_spatial[0]];
+    p->out_sd = ost[dn->out_spatial[0]];
+    p->k_sd = kst[dn->kernel_spatial[0]];
+    if (w && w->size && w->size != p->KZ) return false;
+    p->sd = w && w->stride > 0 ? w->stride : 1;
+    p->rd = w && w->rhs_dilate > 0 ? w->rhs_dilate : 1;
+    p->ld = w && w->lhs_dilate > 0 ? w->lhs_dilate : 1;
+    p->rev_z = w && w->reversal;
+    int64_t lo = w ? w->pad_lo : 0, hi = w ? w->pad_hi : 0;
+    if (lo < -(1LL << 40) || lo > (1LL << 40) || hi < -(1LL << 40) || hi > (1LL << 40) ||
+        p->sd > (1LL << 30) || p->rd > (1LL << 30) || p->ld > (1LL << 30))
+      return false;
+    p->pld = lo;
+    p->PD = padded(p->IZ, p->ld, lo, hi);
+    if (p->KZ < 1 || p->OZ == 0 || p->PD < 1 || (p->OZ - 1) * p->sd + (p->KZ - 1) * p->rd + 1 > p->PD)
+      return false;
+  }
   for (int c = 0; c < 2; c++) {
     int d = c - (2 - ns); /* spatial dim of canonical axis c, < 0 if absent */
     if (d < 0) {
@@ -189,15 +220,16 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   if ((p->OY - 1) * p->sy + (p->KY - 1) * p->ry + 1 > p->PH ||
       (p->OX - 1) * p->sx + (p->KX - 1) * p->rx + 1 > p->PW)
     return false;
-  if (p->PH > (1LL << 27) / p->PW || p->PH * p->PW > (1LL << 27) / p->Cig) return false;
+  if (p->PH > (1LL << 27) / p->PW || p->PH * p->PW > (1LL << 27) / p->Cig / p->PD) return false;
   p->window_major = p->KX > p->OX;
-  p->w_direct = !p->rev_x && !p->rev_y && (p->k_sx == 1 || p->KX == 1);
+  p->w_direct = !p->rev_x && !p->rev_y && !p->rev_z && (p->k_sx == 1 || p->KX == 1);
   p->apitch = !p->window_major && p->sx == 1 && p->sy == 1 ? p->PW : p->OX;
   p->F = p->window_major ? p->rx : p->sx;
   if (p->F > p->PW) p->F = p->PW;
   p->PWF = (p->PW + p->F - 1) / p->F;
   p->RP = p->F * p->PWF;
-  p->plane = p->PH * p->RP;
+  p->zplane = p->PH * p->RP;
+  p->plane = p->PD * p->zplane;
   p->pool = e->pool;
   pick_isa(p);
   s->p = p;
@@ -215,12 +247,12 @@ typedef struct gc_job {
   int failed;
 } gc_job;
 
-/* Materialize input plane (batch bi, feature c) into P (see gc_plan). */
+/* Materialize input plane (batch bi, feature c, depth iz) into the zeroed
+ * plane Pv (see gc_plan). */
 #define MATERIALIZE(T)                                                        \
   do {                                                                        \
-    const T *x_ = (const T *)j->x + bi * p->in_sb + c * p->in_sf;             \
+    const T *x_ = (const T *)j->x + bi * p->in_sb + c * p->in_sf + iz * p->in_sd; \
     T *P_ = (T *)Pv;                                                          \
-    memset(P_, 0, sizeof(T) * (size_t)p->plane);                              \
     /* input columns landing inside [0, PW): px = plx + ix * lx */            \
     int64_t ix0 = p->plx >= 0 ? 0 : (-p->plx + p->lx - 1) / p->lx;            \
     int64_t ix1 = p->PW - 1 - p->plx < 0 ? -1 : (p->PW - 1 - p->plx) / p->lx; \
@@ -261,7 +293,7 @@ typedef struct gc_job {
 
 #define SCATTER(T)                                                            \
   do {                                                                        \
-    T *y_ = (T *)j->y + b * p->out_sb + o * p->out_sf;                        \
+    T *y_ = (T *)j->y + b * p->out_sb + o * p->out_sf + oz * p->out_sd;       \
     const T *a_ = acc;                                                        \
     for (int64_t oy = 0; oy < p->OY; oy++) {                                  \
       T *yr = y_ + oy * p->out_sy;                                            \
@@ -277,9 +309,13 @@ static void gc_item(void *ctx, int64_t i) {
   int64_t b = i / p->NG, g = i % p->NG;
   int64_t bi = p->FG > 1 ? b : g * p->OB + b, c0 = p->FG > 1 ? g * p->Cig : 0;
   int64_t es = p->f64 ? 8 : 4, plane = p->plane;
+  int64_t nacc = p->OY * p->apitch;
   char *P = hlo_malloc(j->alloc, (size_t)(p->Cig * plane * es));
-  void *accv = hlo_malloc(j->alloc, (size_t)(p->OY * p->apitch * es));
-  char *Wb = p->w_direct ? NULL : hlo_malloc(j->alloc, (size_t)(p->Cig * p->KY * p->KX * es));
+  /* acc: one depth's plane sums; with a window deeper than 1 they are
+   * added into sum (second half) */
+  char *accv = hlo_malloc(j->alloc, (size_t)(nacc * es * (p->KZ > 1 ? 2 : 1)));
+  int64_t KW = p->KY * p->KX, wsz = p->Cig * KW;
+  char *Wb = p->w_direct ? NULL : hlo_malloc(j->alloc, (size_t)(p->KZ * wsz * es));
   if (!P || !accv || (!p->w_direct && !Wb)) {
     hlo_free(j->alloc, P);
     hlo_free(j->alloc, accv);
@@ -289,35 +325,58 @@ static void gc_item(void *ctx, int64_t i) {
   }
   for (int64_t ci = 0; ci < p->Cig; ci++) {
     int64_t c = c0 + ci;
-    char *Pv = P + ci * plane * es;
-    if (p->f64) MATERIALIZE(double);
-    else MATERIALIZE(float);
+    memset(P + ci * plane * es, 0, (size_t)(plane * es));
+    for (int64_t iz = 0; iz < p->IZ; iz++) {
+      int64_t pz = p->pld + iz * p->ld;
+      if (pz < 0 || pz >= p->PD) continue;
+      char *Pv = P + (ci * plane + pz * p->zplane) * es;
+      if (p->f64) MATERIALIZE(double);
+      else MATERIALIZE(float);
+    }
   }
-  int64_t KW = p->KY * p->KX;
   for (int64_t o = g * p->Cog; o < (g + 1) * p->Cog; o++) {
     const char *Wo = j->k + o * p->k_so * es;
-    int64_t wci = p->k_si, wky = p->k_sy;
+    int64_t wci = p->k_si, wky = p->k_sy, wkz = p->k_sd;
     if (!p->w_direct) {
-      /* Wb[ci][ky][kx], window reversal applied */
-      for (int64_t ci = 0; ci < p->Cig; ci++)
-        for (int64_t ky = 0; ky < p->KY; ky++)
-          for (int64_t kx = 0; kx < p->KX; kx++) {
-            int64_t sy = p->rev_y ? p->KY - 1 - ky : ky, sx = p->rev_x ? p->KX - 1 - kx : kx;
-            memcpy(Wb + ((ci * p->KY + ky) * p->KX + kx) * es,
-                   Wo + (ci * p->k_si + sy * p->k_sy + sx * p->k_sx) * es, (size_t)es);
-          }
+      /* Wb[kz][ci][ky][kx], window reversal applied */
+      for (int64_t kz = 0; kz < p->KZ; kz++)
+        for (int64_t ci = 0; ci < p->Cig; ci++)
+          for (int64_t ky = 0; ky < p->KY; ky++)
+            for (int64_t kx = 0; kx < p->KX; kx++) {
+              int64_t sz = p->rev_z ? p->KZ - 1 - kz : kz;
+              int64_t sy = p->rev_y ? p->KY - 1 - ky : ky, sx = p->rev_x ? p->KX - 1 - kx : kx;
+              memcpy(Wb + (((kz * p->Cig + ci) * p->KY + ky) * p->KX + kx) * es,
+                     Wo + (sz * p->k_sd + ci * p->k_si + sy * p->k_sy + sx * p->k_sx) * es,
+                     (size_t)es);
+            }
       Wo = Wb;
       wci = KW;
       wky = p->KX;
+      wkz = wsz;
     }
-    if (p->f64) {
-      double *acc = accv;
-      p->plane64(p, (const double *)P, (const double *)Wo, wci, wky, acc);
-      SCATTER(double);
-    } else {
-      float *acc = accv;
-      p->plane32(p, (const float *)P, (const float *)Wo, wci, wky, acc);
-      SCATTER(float);
+    for (int64_t oz = 0; oz < p->OZ; oz++) {
+      /* planes of depth oz * sd + kz * rd, summed over kz in order */
+      for (int64_t kz = 0; kz < p->KZ; kz++) {
+        int64_t zo = (oz * p->sd + kz * p->rd) * p->zplane;
+        if (p->f64) {
+          double *acc = (double *)accv, *sum = acc + nacc;
+          p->plane64(p, (const double *)P + zo, (const double *)Wo + kz * wkz, wci, wky, acc);
+          if (p->KZ > 1)
+            for (int64_t t = 0; t < nacc; t++) sum[t] = kz ? sum[t] + acc[t] : acc[t];
+        } else {
+          float *acc = (float *)accv, *sum = acc + nacc;
+          p->plane32(p, (const float *)P + zo, (const float *)Wo + kz * wkz, wci, wky, acc);
+          if (p->KZ > 1)
+            for (int64_t t = 0; t < nacc; t++) sum[t] = kz ? sum[t] + acc[t] : acc[t];
+        }
+      }
+      if (p->f64) {
+        const double *acc = (const double *)accv + (p->KZ > 1 ? nacc : 0);
+        SCATTER(double);
+      } else {
+        const float *acc = (const float *)accv + (p->KZ > 1 ? nacc : 0);
+        SCATTER(float);
+      }
     }
   }
   hlo_free(j->alloc, Wb);
@@ -359,7 +418,7 @@ DECL_KERN(hlo_fast_gconv) {
               p->half ? (const char *)hk : args[1]->data, p->half ? (char *)hy : o->data,
               r->alloc, 0};
   int64_t items = p->OB * p->NG;
-  int64_t work = items * p->Cog * p->Cig * p->OY * p->OX * KW;
+  int64_t work = items * p->Cog * p->Cig * p->OZ * p->KZ * p->OY * p->OX * KW;
   hlo_fast_parallel(work >= (1 << 18) ? p->pool : NULL, items, gc_item, &j);
   if (p->half && !j.failed) {
     uint16_t *h = o->data;

@@ -415,15 +415,15 @@ static void test_scatter(void) {
     for (int c = 0; c < 3; c++) {
       const char *it = its[(i + c) % 4];
       bool fl = types[i][0] == 'f';
-      scat_one(__LINE__, types[i], it, combs[c], "200,1", "200,7", "10,7", 1, "1", "scatter(rows", fl ? 3 : 0);
-      scat_one(__LINE__, types[i], it, combs[c], "20,10", "20,10,3,4", "10,3,4", 2, "2,3", "scatter(rows", 0);
-      scat_one(__LINE__, types[i], it, combs[c], "300", "300", "10", 1, "", "scatter(rows", fl ? 3 : 0);
+      scat_one(__LINE__, types[i], it, combs[c], "200,1", "200,7", "10,7", 1, "1", "hlo_fast_scatter(", fl ? 3 : 0);
+      scat_one(__LINE__, types[i], it, combs[c], "20,10", "20,10,3,4", "10,3,4", 2, "2,3", "hlo_fast_scatter(", 0);
+      scat_one(__LINE__, types[i], it, combs[c], "300", "300", "10", 1, "", "hlo_fast_scatter(", fl ? 3 : 0);
     }
   /* no rows: every index is out of bounds */
-  scat_one(__LINE__, "f32", "s32", "add", "50,1", "50,7", "0,7", 1, "1", "scatter(rows", 0);
-  /* not covered: f16 add, partial windows */
-  scat_one(__LINE__, "f16", "s32", "add", "50,1", "50,7", "10,7", 1, "1", "hlo_ref_scatter", 0);
-  scat_one(__LINE__, "f32", "s32", "add", "50,1", "50,5", "10,7", 1, "1", "hlo_ref_scatter", 0);
+  scat_one(__LINE__, "f32", "s32", "add", "50,1", "50,7", "0,7", 1, "1", "hlo_fast_scatter(", 0);
+  /* f16 add, partial windows (more in fast_scatter_test.c) */
+  scat_one(__LINE__, "f16", "s32", "add", "50,1", "50,7", "10,7", 1, "1", "hlo_fast_scatter(add)", 0);
+  scat_one(__LINE__, "f32", "s32", "add", "50,1", "50,5", "10,7", 1, "1", "hlo_fast_scatter(add)", 0);
 }
 
 /* ---- batch norm (features shared among threads) ------------------------------ */

@@ -1,0 +1,192 @@
+/* fast_conv_test.c - the im2col/gemm convolution kernel (fast_conv.c) on
+ * f16/bf16 (widened, f32 gemm, rounded once) and on grouped convolutions
+ * with 3 spatial dims, against the reference (double sums, rounded once).
+ * Results are not bit-identical (f32 accumulation); each element must lie
+ * within the bound docs/fast.md states: 2 ulp of the result type plus
+ * K * 2^-23 * sum |x * w| (K = products per output), with the sum of
+ * absolute products computed by the reference on |x| and |w| in f64; with
+ * non-negative operands (no cancellation) within 1 ulp. */
+static const char *dt_name = "fast_conv_test.c";
+#include <math.h>
+
+#include "exec/difftest.h"
+#include "hlo/hlo_fp.h"
+
+static hlo_module *parse(const char *text) {
+  hlo_src src = {"test", text, strlen(text)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+  if (!m) printf("fast_conv_test.c: parse failed: %s\n", d.n ? d.v[0].msg : "");
+  hlo_diags_release(&d);
+  return m;
+}
+
+/* Units in the last place of type t at |v| (the gap above |v|). */
+static double ulp_at(hlo_type t, double v) {
+  if (t == HLO_F64) return fabs(nextafter(fabs(v), INFINITY) - fabs(v));
+  if (t == HLO_F32) return fabs(nextafterf((float)fabs(v), INFINITY) - (float)fabs(v));
+  uint64_t b = hlo_fp_from_double(t, fabs(v));
+  return hlo_fp_to_double(t, b + 1) - hlo_fp_to_double(t, b);
+}
+
+/* One convolution: T operands, attrs, K products per output element. */
+static void conv_case(int line, const char *T, const char *is, const char *ks, const char *os,
+                      const char *attrs, const char *want, int64_t K, bool nonneg) {
+  char text[1024], btext[1536];
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  a = %s[%s] parameter(0)\n  k = %s[%s] parameter(1)\n"
+           "  ROOT c = %s[%s] convolution(a, k), %s\n}\n", T, is, T, ks, T, os, attrs);
+  snprintf(btext, sizeof btext,
+           "HloModule m\nENTRY e {\n  a = %s[%s] parameter(0)\n  k = %s[%s] parameter(1)\n"
+           "  aa = %s[%s] abs(a)\n  ka = %s[%s] abs(k)\n  af = f64[%s] convert(aa)\n"
+           "  kf = f64[%s] convert(ka)\n"
+           "  ROOT c = f64[%s] convolution(af, kf), %s\n}\n",
+           T, is, T, ks, T, is, T, ks, is, ks, os, attrs);
+  hlo_module *m = parse(text), *mb = parse(btext);
+  if (!m || !mb) {
+    t_fail++;
+    hlo_module_free(m);
+    hlo_module_free(mb);
+    return;
+  }
+  hlo_val *args[2];
+  for (int i = 0; i < 2; i++) {
+    args[i] = hlo_val_new(NULL, &m->entry->params[i]->shape);
+    hlo_val_randomize(args[i], 5 + (uint64_t)i + (uint64_t)line * 7);
+    hlo_type t = args[i]->shape->type;
+    if (nonneg)
+      for (int64_t j = 0; j < args[i]->nelems; j++) {
+        if (t == HLO_F32) ((float *)args[i]->data)[j] = fabsf(((float *)args[i]->data)[j]);
+        else if (t == HLO_F64) ((double *)args[i]->data)[j] = fabs(((double *)args[i]->data)[j]);
+        else ((uint16_t *)args[i]->data)[j] &= 0x7fff;
+      }
+  }
+  char kname[128] = "";
+  hlo_val *ref = run_mod(m, false, args, 2, NULL, 0, 0);
+  hlo_val *fast = run_mod(m, true, args, 2, kname, sizeof kname, 0);
+  hlo_val *bnd = run_mod(mb, false, args, 2, NULL, 0, 0);
+  char why[256] = "";
+  bool ok = ref && fast && bnd && strstr(kname, want);
+  if (!ok && ref && fast && bnd) snprintf(why, sizeof why, "expected fast kernel not chosen");
+  hlo_type t = ref ? ref->shape->type : HLO_F32;
+  double unit = t == HLO_F64 ? ldexp(1, -52) : ldexp(1, -23);
+  int64_t worst = -1;
+  double worst_r = 0;
+  for (int64_t i = 0; ok && i < ref->nelems; i++) {
+    double x = hlo_val_get_f64(ref, i), y = hlo_val_get_f64(fast, i);
+    double b = ((const double *)bnd->data)[i];
+    double tol = (nonneg ? 1 : 2) * ulp_at(t, x) + (nonneg ? 0 : (double)K * unit * b);
+    bool same = (isnan(x) && isnan(y)) || x == y;
+    if (!same && !(fabs(x - y) <= tol)) {
+      ok = false;
+      snprintf(why, sizeof why, "element %lld: reference %.9g fast %.9g bound %.3g",
+               (long long)i, x, y, tol);
+    }
+    if (!same && tol > 0 && fabs(x - y) / tol > worst_r) {
+      worst_r = fabs(x - y) / tol;
+      worst = i;
+    }
+  }
+  (void)worst;
+  if (!ok) {
+    t_fail++;
+    printf("fast_conv_test.c:%d: %s (kernel %s)\n", line, why, kname);
+  } else {
+    t_pass++;
+  }
+  hlo_val_release(NULL, ref);
+  hlo_val_release(NULL, fast);
+  hlo_val_release(NULL, bnd);
+  for (int i = 0; i < 2; i++) hlo_val_release(NULL, args[i]);
+  hlo_module_free(m);
+  hlo_module_free(mb);
+}
+
+static void test_half(void) {
+  static const char *types[] = {"f16", "bf16"};
+  for (int i = 0; i < 2; i++)
+    for (int nn = 0; nn < 2; nn++) {
+      const char *T = types[i];
+      /* NHWC 3x3 padded (im2col, output written directly) */
+      conv_case(__LINE__, T, "2,9,9,5", "3,3,5,7", "2,9,9,7",
+                "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
+                "(im2col+gemm)", 45, nn);
+      /* NCHW, stride, rhs dilation (output scattered) */
+      conv_case(__LINE__, T, "2,5,11,10", "7,5,3,2", "2,7,5,4",
+                "window={size=3x2 stride=2x2 pad=0_1x0_0 rhs_dilate=1x2}, dim_labels=bf01_oi01->bf01",
+                "(im2col+gemm)", 30, nn);
+      /* lhs dilation */
+      conv_case(__LINE__, T, "2,6,6,8", "3,3,8,4", "2,11,11,4",
+                "window={size=3x3 pad=1_1x1_1 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f",
+                "(im2col+gemm)", 72, nn);
+      /* 1x1 NCHW gemm in place; full-window weight gradient */
+      conv_case(__LINE__, T, "3,5,6,7", "4,5,1,1", "3,4,6,7",
+                "window={size=1x1}, dim_labels=bf01_oi01->bf01", "(1x1 gemm)", 5, nn);
+      conv_case(__LINE__, T, "6,4,5,7", "6,3,5,7", "1,1,4,3",
+                "window={size=5x7}, dim_labels=fb01_io01->01bf", "(full-window gemm)", 210, nn);
+      /* 3 spatial dims; a long sum (K = 3*3*3*40) */
+      conv_case(__LINE__, T, "2,5,6,7,40", "3,3,3,40,6", "2,5,6,7,6",
+                "window={size=3x3x3 pad=1_1x1_1x1_1}, dim_labels=b012f_012io->b012f",
+                "(im2col+gemm)", 1080, nn);
+      /* NCHW image layer with few input features: the direct kernel */
+      conv_case(__LINE__, T, "2,3,12,13", "5,3,3,3", "2,5,6,7",
+                "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01",
+                "hlo_fast_gconv", 27, nn);
+    }
+  /* values that overflow f16 in the sum (65504-scale products) stay inf */
+}
+
+static void test_grouped3d(void) {
+  static const char *types[] = {"f32", "f64", "f16", "bf16"};
+  for (int i = 0; i < 4; i++) {
+    const char *T = types[i];
+    /* direct kernel (fast_gconv.c) with a depth dim: depthwise NCDHW */
+    conv_case(__LINE__, T, "2,6,5,6,7", "6,1,3,3,3", "2,6,5,6,7",
+              "window={size=3x3x3 pad=1_1x1_1x1_1}, dim_labels=bf012_oi012->bf012, "
+              "feature_group_count=6", "hlo_fast_gconv", 27, false);
+    /* two groups, channel multiplier 3, NDHWC, strides and dilation */
+    conv_case(__LINE__, T, "1,7,8,9,4", "3,2,2,2,6", "1,3,4,8,6",
+              "window={size=3x2x2 stride=2x2x1 pad=0_1x0_1x0_0 rhs_dilate=1x2x1}, "
+              "dim_labels=b012f_012io->b012f, feature_group_count=2", "hlo_fast_gconv", 24, false);
+    /* depth: stride 2, rhs dilation 2, negative and uneven padding, reversal */
+    conv_case(__LINE__, T, "2,3,11,5,6", "3,1,3,2,3", "2,3,4,5,6",
+              "window={size=3x2x3 stride=2x1x1 pad=-1_1x0_1x1_1 rhs_dilate=2x1x1 "
+              "rhs_reversal=1x0x1}, dim_labels=bf012_oi012->bf012, feature_group_count=3",
+              "hlo_fast_gconv", 18, false);
+    /* depth lhs dilation (an input gradient) */
+    conv_case(__LINE__, T, "1,4,4,5,5", "4,1,3,3,3", "1,4,7,5,5",
+              "window={size=3x3x3 pad=1_1x1_1x1_1 lhs_dilate=2x1x1}, "
+              "dim_labels=bf012_oi012->bf012, feature_group_count=4", "hlo_fast_gconv", 27, false);
+    /* batch groups (a depthwise weight gradient), lhs dilation, window
+     * wider than the output */
+    conv_case(__LINE__, T, "4,3,4,5,6", "4,3,3,3,3", "1,3,2,3,9",
+              "window={size=3x3x3 pad=0_0x0_0x0_0 lhs_dilate=1x1x2}, "
+              "dim_labels=fb012_io012->bf012, batch_group_count=3", "hlo_fast_gconv", 108, false);
+    conv_case(__LINE__, T, "3,2,5,6,7", "3,2,5,6,7", "1,1,1,1,2",
+              "window={size=5x6x7}, dim_labels=fb012_io012->012bf, batch_group_count=2",
+              "hlo_fast_gconv", 630, false);
+    /* ungrouped 3-D, taken by the direct kernel: an NCDHW layer with 3
+     * input features (stride 2), and a weight gradient whose window is
+     * wider than the output */
+    conv_case(__LINE__, T, "2,3,8,10,10", "4,3,3,3,3", "2,4,4,5,5",
+              "window={size=3x3x3 stride=2x2x2 pad=1_1x1_1x1_1}, dim_labels=bf012_oi012->bf012",
+              "hlo_fast_gconv", 81, false);
+    conv_case(__LINE__, T, "4,2,6,7,8", "4,3,5,6,7", "4,4,4,2,3",
+              "window={size=5x6x7 pad=1_1x1_1x1_1}, dim_labels=fb012_io012->012bf",
+              "hlo_fast_gconv", 840, false);
+    /* 3-D groups of 32 input features: one im2col + gemm per group */
+    conv_case(__LINE__, T, "1,4,5,6,64", "3,3,3,32,8", "1,2,3,4,8",
+              "window={size=3x3x3}, dim_labels=b012f_012io->b012f, feature_group_count=2",
+              "(grouped im2col+gemm)", 864, false);
+    conv_case(__LINE__, T, "2,32,4,5,6", "6,32,2,2,2", "1,6,3,4,5",
+              "window={size=2x2x2}, dim_labels=bf012_oi012->bf012, batch_group_count=2",
+              "(grouped im2col+gemm)", 256, false);
+  }
+}
+
+int main(void) {
+  test_half();
+  test_grouped3d();
+  TEST_MAIN_END("fast_conv");
+}
