@@ -153,7 +153,8 @@ bool hlo_fv_unary_ok(hlo_opcode op) {
 bool hlo_fv_binary_ok(hlo_opcode op) {
   switch ((int)op) {
   case HLO_OP_ADD: case HLO_OP_SUBTRACT: case HLO_OP_MULTIPLY: case HLO_OP_DIVIDE:
-  case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM: case HLO_OP_POWER: case HLO_OP_ATAN2:
+  case HLO_OP_REMAINDER: case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM: case HLO_OP_POWER:
+  case HLO_OP_ATAN2:
     return true;
   default:
     return false;
