@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "exec/fast.h"
-#include "hlo/hlo_fp.h"
 
 enum { LN_LEAF, LN_UN, LN_BIN, LN_CMP, LN_SELECT, LN_NOT, LN_LOGIC, LN_IUN, LN_IBIN, LN_CVT };
 
@@ -500,8 +499,11 @@ int64_t hlo_lp_cost(const hlo_lp *p) {
   int64_t c = 1; /* the store */
   for (int i = 0; i <= p->root; i++) {
     const lp_node *n = &p->nodes[i];
-    if (n->kind == LN_LEAF || n->buf >= 0 || i == p->root)
-      c += (n->kind == LN_UN || n->kind == LN_BIN) && is_transcendental(n->op) ? 8 : 1;
+    /* transcendentals, fmod and integer division (not vectorized): 8 */
+    bool slow = ((n->kind == LN_UN || n->kind == LN_BIN) && is_transcendental(n->op)) ||
+                (n->kind == LN_BIN && n->op == HLO_OP_REMAINDER) ||
+                (n->kind == LN_IBIN && (n->op == HLO_OP_DIVIDE || n->op == HLO_OP_REMAINDER));
+    if (n->kind == LN_LEAF || n->buf >= 0 || i == p->root) c += slow ? 8 : 1;
   }
   return c;
 }
@@ -703,18 +705,6 @@ static void iota_gather(const lp_leaf *L, hlo_type t, int64_t f0, int64_t n, voi
     }                                                                       \
   } while (0)
 
-/* f64 -> f16/bf16: one rounding from the double (as the reference stores),
- * kept as the widened f32 value of the result */
-static void cvt_f64_narrow(const hlo_fv_isa *isa, hlo_type t, int64_t n, const double *x,
-                           float *z) {
-  uint16_t tmp[256];
-  for (int64_t k = 0; k < n; k += 256) {
-    int64_t c = n - k < 256 ? n - k : 256;
-    for (int64_t j = 0; j < c; j++) tmp[j] = (uint16_t)hlo_fp_from_double(t, x[k + j]);
-    isa->widen16(t, c, tmp, z + k);
-  }
-}
-
 void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, void *scratch,
                  int64_t f0, int64_t n, void *dst) {
   char *sb = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
@@ -822,12 +812,8 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
       }
       break;
     case LN_CVT:
-      if (nd->itype == HLO_F64 && is_narrow(nd->type)) {
-        cvt_f64_narrow(isa, nd->type, n, pa, out);
-      } else {
-        isa->cvt(nd->itype, nd->type, n, pa, out);
-        if (is_narrow(nd->type)) isa->round16(nd->type, n, out);
-      }
+      isa->cvt(nd->itype, nd->type, n, pa, out);
+      if (is_narrow(nd->type)) isa->round16(nd->type, n, out);
       break;
     case LN_NOT: {
       const unsigned char *x = pa;

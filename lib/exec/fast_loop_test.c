@@ -222,6 +222,63 @@ static void test_converts(void) {
         "hlo_fast_loop");
 }
 
+/* The cvt kernel of every ISA the CPU has against hlo_ref_convert +
+ * hlo_sc_store, on the chunk representations (f16/bf16 as f32 values, the
+ * narrow result rounded by round16 as the loop program does). */
+static void test_cvt_isas(void) {
+  static const char *names[] = {"avx512", "avx2", "sse2"};
+  enum { NC = 5000 };
+  static unsigned char src[NC * 8], chunk[NC * 8], out[NC * 8], want[NC * 8];
+  for (int q = 0; q < 3; q++) {
+    const hlo_fv_isa *isa = hlo_fv_named(names[q]);
+    if (!isa) continue;
+    for (int i = 0; i < NALL; i++) {
+      hlo_type A = ALL[i];
+      hlo_shape sh;
+      memset(&sh, 0, sizeof sh);
+      sh.type = A;
+      int64_t dim = NC;
+      sh.rank = 1;
+      sh.dims = &dim;
+      hlo_val *v = hlo_val_new(NULL, &sh);
+      fill(v, 1, 7 + (uint64_t)i); /* `which` 1: every edge in the first E */
+      memcpy(src, v->data, (size_t)v->nbytes);
+      bool nA = A == HLO_F16 || A == HLO_BF16;
+      if (nA) isa->widen16(A, NC, (const uint16_t *)src, (float *)chunk);
+      else memcpy(chunk, src, (size_t)v->nbytes);
+      for (int j = 0; j < NALL; j++) {
+        hlo_type B = ALL[j];
+        if (A == B) continue;
+        bool nB = B == HLO_F16 || B == HLO_BF16;
+        isa->cvt(A, B, NC, chunk, out);
+        if (nB) {
+          isa->round16(B, NC, (float *)out);
+          isa->narrow16(B, NC, (const float *)out, (uint16_t *)out);
+        }
+        for (int64_t k = 0; k < NC; k++)
+          hlo_sc_store(B, want, k, hlo_ref_convert(A, B, hlo_sc_load(A, src, k)));
+        int es = hlo_type_bytes(B);
+        int64_t bad = -1;
+        for (int64_t k = 0; k < NC && bad < 0; k++)
+          if (memcmp(out + k * es, want + k * es, (size_t)es)) bad = k;
+        if (bad < 0) {
+          t_pass++;
+        } else {
+          uint64_t x = 0, w = 0, in = 0;
+          memcpy(&x, out + bad * es, (size_t)es);
+          memcpy(&w, want + bad * es, (size_t)es);
+          memcpy(&in, src + bad * hlo_type_bytes(A), (size_t)hlo_type_bytes(A));
+          t_fail++;
+          printf("fast_loop_test.c: %s cvt %s -> %s element %lld (%#llx): %#llx, want %#llx\n",
+                 names[q], hlo_type_name(A), hlo_type_name(B), (long long)bad,
+                 (unsigned long long)in, (unsigned long long)x, (unsigned long long)w);
+        }
+      }
+      hlo_val_release(NULL, v);
+    }
+  }
+}
+
 /* ---- integer ops on every integer type --------------------------------------- */
 static void test_int_ops(void) {
   static const char *bin[] = {"divide", "remainder", "shift-left", "shift-right-logical",
@@ -422,6 +479,7 @@ static void test_known(void) {
 }
 
 int main(void) {
+  test_cvt_isas();
   test_converts();
   test_int_ops();
   test_float_rem();

@@ -315,7 +315,8 @@ static FV_TGT void FV(round16)(hlo_type t, int64_t n, float *z) {
 /* ---- convert between the chunk representations ------------------------------
  * x holds n elements of type `from`, z receives them as `to` (f16/bf16 are
  * f32 values on both sides: the caller rounds a narrow result with round16;
- * f64 -> f16/bf16 must not come here, it needs one direct rounding).  As
+ * f64 -> f16/bf16 gives the f64 rounded to odd in f32, which round16 then
+ * rounds correctly: f32 has more than p + 2 bits of either type).  As
  * hlo_ref_convert: integers wrap to the target width; float -> integer
  * truncates, saturates to the target range, NaN -> 0; anything -> pred is
  * "!= 0" (NaN -> 1); integer -> f32 rounds once (as the C conversion).
@@ -332,6 +333,17 @@ static FV_TGT void FV(round16)(hlo_type t, int64_t n, float *z) {
   ((d) >= 0x1p63 ? INT64_MAX                                                   \
                  : (int64_t)((d) != (d) ? 0.0 : (d) < -0x1p63 ? -0x1p63 : (d)))
 #define FV_U64(d) ((d) >= 0x1p64 ? UINT64_MAX : (uint64_t)((d) > 0 ? (d) : 0.0))
+/* d rounded to odd in f32: truncated toward zero, lowest bit set if inexact
+ * (NaN and infinities pass as the C conversion gives them) */
+static inline float fv_odd32(double d) {
+  float f = (float)d;
+  double back = (double)f;
+  uint32_t b, inexact = d == d && back != d, away = fabs(back) > fabs(d);
+  memcpy(&b, &f, 4);
+  b = (b - (inexact & away)) | inexact;
+  memcpy(&f, &b, 4);
+  return f;
+}
 #define FV_CV(ST, DT, E)                                                       \
   do {                                                                         \
     const ST *x_ = (const ST *)xv;                                             \
@@ -386,7 +398,9 @@ static FV_TGT FV_NOTRAP void FV(cvt)(hlo_type from, hlo_type to, int64_t n, cons
   case HLO_U32: FV_CV_INT(uint32_t, a)
   case HLO_S64: FV_CV_INT(int64_t, a)
   case HLO_U64: FV_CV_INT(uint64_t, a)
-  case HLO_F64: FV_CV_FLT(double)
+  case HLO_F64:
+    if (to == HLO_F16 || to == HLO_BF16) { FV_CV(double, float, fv_odd32(a)); }
+    FV_CV_FLT(double)
   case HLO_F16: case HLO_BF16:
     /* the reference decodes a 16-bit NaN to the quiet NaN of its sign */
     if (to == HLO_F32) { FV_CV(float, float, a != a ? copysignf(NAN, a) : a); }
