@@ -235,6 +235,20 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
     n.itype = x->operands[0]->shape.type;
     if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
     return add_node(c, n);
+  case HLO_OP_BITCAST_CONVERT: {
+    /* same-width reinterpretation where the chunk buffers hold the raw bits
+     * (not f16/bf16, which they hold widened; not pred): a copy */
+    hlo_type ot = x->operands[0]->shape.type;
+    if (t == ot) return build(c, x->operands[0], m);
+    if (!lp_type_ok(t) || !lp_type_ok(ot) || is_narrow(t) || is_narrow(ot) || t == HLO_PRED ||
+        ot == HLO_PRED || hlo_type_bytes(t) != hlo_type_bytes(ot) ||
+        !same_dims(&x->shape, &x->operands[0]->shape))
+      return -1;
+    n.kind = LN_UN;
+    n.op = HLO_OP_COPY;
+    if ((n.a = build(c, x->operands[0], m)) < 0) return -1;
+    return add_node(c, n);
+  }
   case HLO_OP_IOTA: {
     /* float iotas only while every index is exact in f32 */
     int64_t d = hlo_instr_int(x, HLO_A_IOTA_DIMENSION, -1);

@@ -413,6 +413,32 @@ static void test_mixed(void) {
         "ENTRY e {\n  a = f32[64,65] parameter(0)\n"
         "  ROOT r = f16[64,65] fusion(a), kind=kLoop, calls=f\n}\n",
         FUSED);
+  /* uniform random floats from bits (as JAX lowers them): shift, or,
+   * bitcast-convert u32 -> f32, subtract 1; f32 -> s32 bits and back */
+  check(__LINE__,
+        "HloModule m\nf {\n  p0 = u32[3000] parameter(0)\n  p1 = f32[3000] parameter(1)\n"
+        "  n = u32[] constant(9)\n  nb = u32[3000] broadcast(n), dimensions={}\n"
+        "  s = u32[3000] shift-right-logical(p0, nb)\n  o = u32[] constant(1065353216)\n"
+        "  ob = u32[3000] broadcast(o), dimensions={}\n  w = u32[3000] or(s, ob)\n"
+        "  f = f32[3000] bitcast-convert(w)\n  one = f32[] constant(1)\n"
+        "  oneb = f32[3000] broadcast(one), dimensions={}\n  u = f32[3000] subtract(f, oneb)\n"
+        "  i = s32[3000] bitcast-convert(p1)\n  j = s32[3000] xor(i, i)\n"
+        "  k = f32[3000] bitcast-convert(j)\n  ROOT r = f32[3000] add(u, k)\n}\n"
+        "ENTRY e {\n  a = u32[3000] parameter(0)\n  b = f32[3000] parameter(1)\n"
+        "  ROOT r = f32[3000] fusion(a, b), kind=kLoop, calls=f\n}\n",
+        FUSED);
+  static const char *bc[][2] = {{"f32", "s32"}, {"f32", "u32"}, {"s64", "f64"},
+                                {"f64", "u64"}, {"s8", "u8"}, {"u16", "s16"}};
+  for (int i = 0; i < 6; i++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "HloModule m\nf {\n  p = %s[5000] parameter(0)\n"
+             "  ROOT c = %s[5000] bitcast-convert(p)\n}\n"
+             "ENTRY e {\n  a = %s[5000] parameter(0)\n"
+             "  ROOT r = %s[5000] fusion(a), kind=kLoop, calls=f\n}\n",
+             bc[i][0], bc[i][1], bc[i][0], bc[i][1]);
+    check(__LINE__, text, FUSED);
+  }
   /* select of u16 by an f64 compare; a pred root */
   check(__LINE__,
         "HloModule m\nf {\n  p0 = f64[1500] parameter(0)\n  p1 = u16[1500] parameter(1)\n"
@@ -424,6 +450,36 @@ static void test_mixed(void) {
         "ENTRY e {\n  a = f64[1500] parameter(0)\n  b = u16[1500] parameter(1)\n"
         "  ROOT r = pred[1500] fusion(a, b), kind=kLoop, calls=f\n}\n",
         FUSED);
+}
+
+/* Producers fused into a reduction (the loop program makes the reduce's
+ * operand) and standalone pred/narrow-int ops. */
+static void test_consumers(void) {
+  static const char *src[] = {"bf16", "s32", "u8", "f64"};
+  for (int i = 0; i < 4; i++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "HloModule m\nmx {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+             "  ROOT m = f32[] maximum(a, b)\n}\n"
+             "f {\n  p = %s[50,300] parameter(0)\n  c = f32[50,300] convert(p)\n"
+             "  z = f32[] constant(-inf)\n"
+             "  ROOT r = f32[50] reduce(c, z), dimensions={1}, to_apply=mx\n}\n"
+             "ENTRY e {\n  a = %s[50,300] parameter(0)\n"
+             "  ROOT r = f32[50] fusion(a), kind=kInput, calls=f\n}\n",
+             src[i], src[i]);
+    check(__LINE__, text, "hlo_fast_reduce(fusion)");
+  }
+  check(__LINE__,
+        "HloModule m\nENTRY e {\n  a = pred[3000] parameter(0)\n  b = pred[3000] parameter(1)\n"
+        "  ROOT s = pred[3000] and(a, b)\n}\n",
+        "hlo_fast_loop");
+  check(__LINE__,
+        "HloModule m\nENTRY e {\n  a = s16[3000] parameter(0)\n  ROOT s = s16[3000] not(a)\n}\n",
+        "hlo_fast_loop");
+  check(__LINE__,
+        "HloModule m\nENTRY e {\n  a = u64[3000] parameter(0)\n"
+        "  ROOT s = u64[3000] count-leading-zeros(a)\n}\n",
+        "hlo_fast_loop");
 }
 
 /* ---- hand-checked values (independent of the reference) ----------------------- */
@@ -485,6 +541,7 @@ int main(void) {
   test_float_rem();
   test_iota();
   test_mixed();
+  test_consumers();
   test_known();
   TEST_MAIN_END("fast_loop");
 }
