@@ -13,7 +13,10 @@
 
 #include "exec/fast.h"
 
-enum { LN_LEAF, LN_UN, LN_BIN, LN_CMP, LN_SELECT, LN_NOT, LN_LOGIC, LN_IUN, LN_IBIN, LN_CVT };
+enum {
+  LN_LEAF, LN_UN, LN_BIN, LN_CMP, LN_SELECT, LN_NOT, LN_LOGIC, LN_IUN, LN_IBIN, LN_CVT,
+  LN_ISFIN
+};
 
 typedef struct lp_leaf {
   int arg;                  /* kernel argument, or -1: constant data / iota */
@@ -29,7 +32,7 @@ typedef struct lp_node {
   int kind;
   hlo_opcode op;
   hlo_type type;            /* result element type */
-  hlo_type itype;           /* compare, convert: operand type */
+  hlo_type itype;           /* compare, convert, is-finite: operand type */
   int a, b, c;              /* operand nodes */
   int leaf;
   int dir;                  /* compare direction */
@@ -232,6 +235,12 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
     if (t == x->operands[0]->shape.type) return build(c, x->operands[0], m);
     if (!lp_type_ok(t) || !lp_type_ok(x->operands[0]->shape.type)) return -1;
     n.kind = LN_CVT;
+    n.itype = x->operands[0]->shape.type;
+    if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
+    return add_node(c, n);
+  case HLO_OP_IS_FINITE:
+    if (t != HLO_PRED || !is_float_t(x->operands[0]->shape.type)) return -1;
+    n.kind = LN_ISFIN;
     n.itype = x->operands[0]->shape.type;
     if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
     return add_node(c, n);
@@ -825,6 +834,19 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
       default: INT_OP(uint64_t, uint64_t, int64_t, 0); break;
       }
       break;
+    case LN_ISFIN: {
+      /* exponent not all ones (f16/bf16 widened: the same answer) */
+      unsigned char *z = out;
+      if (nd->itype == HLO_F64) {
+        const uint64_t *x = pa;
+        for (int64_t k = 0; k < n; k++)
+          z[k] = (x[k] & 0x7ff0000000000000ull) != 0x7ff0000000000000ull;
+      } else {
+        const uint32_t *x = pa;
+        for (int64_t k = 0; k < n; k++) z[k] = (x[k] & 0x7f800000u) != 0x7f800000u;
+      }
+      break;
+    }
     case LN_CVT:
       isa->cvt(nd->itype, nd->type, n, pa, out);
       if (is_narrow(nd->type)) isa->round16(nd->type, n, out);

@@ -343,6 +343,21 @@ static void test_float_rem(void) {
   for (int i = 0; i < 4; i++) {
     const char *T = types[i];
     char text[1024];
+    /* round-nearest-afz (x.5 edges, NaN payloads); is-finite */
+    snprintf(text, sizeof text,
+             "HloModule m\nf {\n  x = %s[5000] parameter(0)\n"
+             "  ROOT r = %s[5000] round-nearest-afz(x)\n}\n"
+             "ENTRY e {\n  a = %s[5000] parameter(0)\n"
+             "  ROOT r = %s[5000] fusion(a), kind=kLoop, calls=f\n}\n",
+             T, T, T, T);
+    check(__LINE__, text, FUSED);
+    snprintf(text, sizeof text,
+             "HloModule m\nf {\n  x = %s[5000] parameter(0)\n"
+             "  g = pred[5000] is-finite(x)\n  ROOT c = s8[5000] convert(g)\n}\n"
+             "ENTRY e {\n  a = %s[5000] parameter(0)\n"
+             "  ROOT r = s8[5000] fusion(a), kind=kLoop, calls=f\n}\n",
+             T, T);
+    check(__LINE__, text, FUSED);
     int N = NFE * NFE + 100;
     snprintf(text, sizeof text,
              "HloModule m\nf {\n  x = %s[%d] parameter(0)\n  y = %s[%d] parameter(1)\n"

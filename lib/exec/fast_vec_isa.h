@@ -102,6 +102,7 @@ static FV_TGT bool FV(un32)(hlo_opcode op, int64_t n, const float *x, float *z) 
   case HLO_OP_FLOOR: FV_LOOP1(floorf(a)); return true;
   case HLO_OP_CEIL: FV_LOOP1(ceilf(a)); return true;
   case HLO_OP_ROUND_NEAREST_EVEN: FV_LOOP1(nearbyintf(a)); return true;
+  case HLO_OP_ROUND_NEAREST_AFZ: FV_LOOP1(roundf(a)); return true;
   case HLO_OP_SIGN: FV_LOOP1(a != a ? a : a > 0 ? 1.0f : a < 0 ? -1.0f : a); return true;
   case HLO_OP_EXP: FV_T1(float, LF, VF, LDF, STF, SLF(exp)); return true;
   case HLO_OP_EXPM1: FV_T1(float, LF, VF, LDF, STF, SLF(expm1)); return true;
@@ -163,6 +164,7 @@ static FV_TGT bool FV(un64)(hlo_opcode op, int64_t n, const double *x, double *z
   case HLO_OP_FLOOR: FV_LOOP1(floor(a)); return true;
   case HLO_OP_CEIL: FV_LOOP1(ceil(a)); return true;
   case HLO_OP_ROUND_NEAREST_EVEN: FV_LOOP1(nearbyint(a)); return true;
+  case HLO_OP_ROUND_NEAREST_AFZ: FV_LOOP1(round(a)); return true;
   case HLO_OP_SIGN: FV_LOOP1(a != a ? a : a > 0 ? 1.0 : a < 0 ? -1.0 : a); return true;
   case HLO_OP_EXP: FV_T1(double, LD, VD, LDD, STD, SLD(exp)); return true;
   case HLO_OP_EXPM1: FV_T1(double, LD, VD, LDD, STD, SLD(expm1)); return true;
