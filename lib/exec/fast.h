@@ -41,6 +41,10 @@ typedef struct hlo_fv_isa {
   void (*widen16)(hlo_type t, int64_t n, const uint16_t *x, float *z);
   void (*narrow16)(hlo_type t, int64_t n, const float *x, uint16_t *z);
   void (*round16)(hlo_type t, int64_t n, float *z);
+  /* convert n elements between loop-program chunk types (pred, 8..64-bit
+   * ints, f32/f64; f16/bf16 as f32 values: the caller rounds a narrow
+   * result with round16), as hlo_ref_convert */
+  void (*cvt)(hlo_type from, hlo_type to, int64_t n, const void *x, void *z);
 } hlo_fv_isa;
 
 const hlo_fv_isa *hlo_fv_pick(void);

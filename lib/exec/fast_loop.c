@@ -3,8 +3,9 @@
  * per-leaf index maps) compiled once, then evaluated over the output in
  * chunks of HLO_LP_CHUNK elements.  Each node is one vector kernel over the
  * chunk; intermediates live in a few chunk buffers reused by liveness, so
- * nothing but the output is written to memory.  Element types: f32, f64,
- * f16/bf16 (computed in f32, rounded per instruction) and 32/64-bit ints. */
+ * nothing but the output is written to memory.  Each node has its own
+ * element type (type-changing converts join them): pred, 8..64-bit ints,
+ * f32, f64, f16/bf16 (computed in f32, rounded per instruction). */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3") /* the per-chunk select/compare/gather loops */
 #endif
@@ -12,11 +13,15 @@
 
 #include "exec/fast.h"
 
-enum { LN_LEAF, LN_UN, LN_BIN, LN_CMP, LN_SELECT, LN_NOT, LN_LOGIC, LN_IUN, LN_IBIN };
+enum {
+  LN_LEAF, LN_UN, LN_BIN, LN_CMP, LN_SELECT, LN_NOT, LN_LOGIC, LN_IUN, LN_IBIN, LN_CVT,
+  LN_ISFIN
+};
 
 typedef struct lp_leaf {
-  int arg;                  /* kernel argument, or -1: constant data */
+  int arg;                  /* kernel argument, or -1: constant data / iota */
   const void *cdata;
+  bool iota;                /* the value is the offset itself (no data) */
   bool flat;                /* element offset == output flat index */
   int rank;                 /* iteration space (collapsed) */
   int64_t dims[MAXR], coef[MAXR], base;
@@ -27,7 +32,7 @@ typedef struct lp_node {
   int kind;
   hlo_opcode op;
   hlo_type type;            /* result element type */
-  hlo_type itype;           /* compare: operand type */
+  hlo_type itype;           /* compare, convert, is-finite: operand type */
   int a, b, c;              /* operand nodes */
   int leaf;
   int dir;                  /* compare direction */
@@ -59,7 +64,6 @@ typedef struct lp_ctx {
   hlo_lp *p;
   const hlo_instruction *root;
   int (*leaf_arg)(const hlo_instruction *, const hlo_instruction *);
-  hlo_type T;
   int *memo;                /* flat-mode node per instruction id, -1 none */
   int nmemo;
   int depth;
@@ -68,15 +72,25 @@ typedef struct lp_ctx {
 static bool is_float_t(hlo_type t) {
   return t == HLO_F32 || t == HLO_F64 || t == HLO_F16 || t == HLO_BF16;
 }
-/* 32/64-bit integer programs: wrapping add/subtract/multiply/negate,
- * maximum/minimum, bitwise and/or/xor/not, compare, select, clamp. */
+/* 8..64-bit integer nodes: wrapping add/subtract/multiply/negate, divide and
+ * remainder (XLA's rules for 0 and INT_MIN / -1), shifts, abs, sign,
+ * popcnt, count-leading-zeros, maximum/minimum, bitwise and/or/xor/not,
+ * compare, select, clamp. */
 static bool is_int_t(hlo_type t) {
-  return t == HLO_S32 || t == HLO_U32 || t == HLO_S64 || t == HLO_U64;
+  return t == HLO_S8 || t == HLO_U8 || t == HLO_S16 || t == HLO_U16 || t == HLO_S32 ||
+         t == HLO_U32 || t == HLO_S64 || t == HLO_U64;
 }
+static bool lp_type_ok(hlo_type t) { return t == HLO_PRED || is_int_t(t) || is_float_t(t); }
 static bool int_binary_ok(hlo_opcode op) {
   return op == HLO_OP_ADD || op == HLO_OP_SUBTRACT || op == HLO_OP_MULTIPLY ||
          op == HLO_OP_MAXIMUM || op == HLO_OP_MINIMUM || op == HLO_OP_AND || op == HLO_OP_OR ||
-         op == HLO_OP_XOR;
+         op == HLO_OP_XOR || op == HLO_OP_DIVIDE || op == HLO_OP_REMAINDER ||
+         op == HLO_OP_SHIFT_LEFT || op == HLO_OP_SHIFT_RIGHT_LOGICAL ||
+         op == HLO_OP_SHIFT_RIGHT_ARITHMETIC;
+}
+static bool int_unary_ok(hlo_opcode op) {
+  return op == HLO_OP_NEGATE || op == HLO_OP_ABS || op == HLO_OP_SIGN || op == HLO_OP_NOT ||
+         op == HLO_OP_POPCNT || op == HLO_OP_CLZ;
 }
 /* f16/bf16 values are computed in f32 chunk buffers: leaves are widened,
  * every arithmetic result is rounded to the type once (as the reference
@@ -98,20 +112,25 @@ static void strides_of(const hlo_shape *s, int64_t *st) {
   for (int d = s->rank - 1; d >= 0; d--) { st[d] = acc; acc *= s->dims[d]; }
 }
 
-/* A leaf reading data laid out row-major with shape s under map m. */
-static int add_leaf(lp_ctx *c, const hlo_shape *s, const lp_map *m, int arg, const void *cdata) {
+/* A leaf reading data laid out row-major with shape s under map m; iota_dim
+ * >= 0 makes it an iota along that dimension (value = index, no data). */
+static int add_leaf_ex(lp_ctx *c, const hlo_shape *s, const lp_map *m, int arg,
+                       const void *cdata, int iota_dim) {
   if (c->p->nleaves >= LP_MAX_NODES) return -1;
-  if (s->type != c->T && s->type != HLO_PRED) return -1;
+  if (!lp_type_ok(s->type)) return -1;
   lp_leaf L;
   memset(&L, 0, sizeof L);
   L.arg = arg;
   L.cdata = cdata;
+  L.iota = iota_dim >= 0;
   L.esize = hlo_type_bytes(s->type);
   if (m->flat) {
     L.flat = true;
   } else {
     int64_t st[MAXR];
     strides_of(s, st);
+    if (L.iota)
+      for (int k = 0; k < s->rank; k++) st[k] = k == iota_dim;
     if (m->rx != s->rank) return -1;
     int64_t coef[MAXR], base = 0;
     for (int j = 0; j < m->rd; j++) {
@@ -143,6 +162,10 @@ static int add_leaf(lp_ctx *c, const hlo_shape *s, const lp_map *m, int arg, con
   n.type = s->type;
   n.leaf = li;
   return add_node(c, n);
+}
+
+static int add_leaf(lp_ctx *c, const hlo_shape *s, const lp_map *m, int arg, const void *cdata) {
+  return add_leaf_ex(c, s, m, arg, cdata, -1);
 }
 
 static void map_from_flat(const hlo_shape *s, lp_map *m) {
@@ -209,7 +232,43 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
   case HLO_OP_COPY:
     return t == x->operands[0]->shape.type ? build(c, x->operands[0], m) : -1;
   case HLO_OP_CONVERT:
-    return t == x->operands[0]->shape.type ? build(c, x->operands[0], m) : -1;
+    if (t == x->operands[0]->shape.type) return build(c, x->operands[0], m);
+    if (!lp_type_ok(t) || !lp_type_ok(x->operands[0]->shape.type)) return -1;
+    n.kind = LN_CVT;
+    n.itype = x->operands[0]->shape.type;
+    if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
+    return add_node(c, n);
+  case HLO_OP_IS_FINITE:
+    if (t != HLO_PRED || !is_float_t(x->operands[0]->shape.type)) return -1;
+    n.kind = LN_ISFIN;
+    n.itype = x->operands[0]->shape.type;
+    if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
+    return add_node(c, n);
+  case HLO_OP_BITCAST_CONVERT: {
+    /* same-width reinterpretation where the chunk buffers hold the raw bits
+     * (not f16/bf16, which they hold widened; not pred): a copy */
+    hlo_type ot = x->operands[0]->shape.type;
+    if (t == ot) return build(c, x->operands[0], m);
+    if (!lp_type_ok(t) || !lp_type_ok(ot) || is_narrow(t) || is_narrow(ot) || t == HLO_PRED ||
+        ot == HLO_PRED || hlo_type_bytes(t) != hlo_type_bytes(ot) ||
+        !same_dims(&x->shape, &x->operands[0]->shape))
+      return -1;
+    n.kind = LN_UN;
+    n.op = HLO_OP_COPY;
+    if ((n.a = build(c, x->operands[0], m)) < 0) return -1;
+    return add_node(c, n);
+  }
+  case HLO_OP_IOTA: {
+    /* float iotas only while every index is exact in f32 */
+    int64_t d = hlo_instr_int(x, HLO_A_IOTA_DIMENSION, -1);
+    if (d < 0 || d >= x->shape.rank || !lp_type_ok(t) || t == HLO_PRED ||
+        (is_float_t(t) && x->shape.dims[d] > ((int64_t)1 << 24)))
+      return -1;
+    lp_map base;
+    if (m->flat) map_from_flat(&x->shape, &base);
+    else base = *m;
+    return add_leaf_ex(c, &x->shape, &base, -1, NULL, (int)d);
+  }
   case HLO_OP_RESHAPE: {
     const hlo_instruction *o = x->operands[0];
     if (m->flat) return build(c, o, m);
@@ -274,7 +333,9 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
   }
   case HLO_OP_COMPARE: {
     hlo_type it = x->operands[0]->shape.type;
-    if (t != HLO_PRED || it != c->T || cmp_dir(x, &n.dir)) return -1;
+    if (t != HLO_PRED || !lp_type_ok(it) || x->operands[1]->shape.type != it ||
+        cmp_dir(x, &n.dir))
+      return -1;
     {
       /* the comparison type must be the operands' natural one */
       int dd, ct;
@@ -282,7 +343,7 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
       hlo_diags_init(&d, NULL);
       int rc = hlo_cmp_attrs(x, &dd, &ct, &d);
       hlo_diags_release(&d);
-      bool uns = it == HLO_U32 || it == HLO_U64;
+      bool uns = it == HLO_U8 || it == HLO_U16 || it == HLO_U32 || it == HLO_U64;
       if (rc || (ct == CMPT_FLOAT && !is_float_t(it)) ||
           (ct == CMPT_SIGNED && (!is_int_t(it) || uns)) ||
           (ct == CMPT_UNSIGNED && (!is_int_t(it) || !uns)))
@@ -295,7 +356,9 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
     return add_node(c, n);
   }
   case HLO_OP_SELECT:
-    if (t != c->T || x->operands[0]->shape.type != HLO_PRED) return -1;
+    if (!lp_type_ok(t) || x->operands[0]->shape.type != HLO_PRED ||
+        x->operands[1]->shape.type != t || x->operands[2]->shape.type != t)
+      return -1;
     n.kind = LN_SELECT;
     if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
     if ((n.b = build_elem_operand(c, x, 1, m)) < 0) return -1;
@@ -303,7 +366,9 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
     return add_node(c, n);
   case HLO_OP_CLAMP: {
     /* min(max(lo, x), hi) */
-    if (t != c->T) return -1;
+    if (!is_int_t(t) && !is_float_t(t)) return -1;
+    for (int k = 0; k < 3; k++)
+      if (x->operands[k]->shape.type != t) return -1;
     int lo = build_elem_operand(c, x, 0, m), v = build_elem_operand(c, x, 1, m);
     int hi = build_elem_operand(c, x, 2, m);
     if (lo < 0 || v < 0 || hi < 0) return -1;
@@ -319,19 +384,15 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
     return add_node(c, n);
   }
   case HLO_OP_NOT:
-    if (is_int_t(t) && t == c->T) {
-      n.kind = LN_IUN;
-      n.op = HLO_OP_NOT;
-      if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
-      return add_node(c, n);
-    }
-    if (t != HLO_PRED) return -1;
+    if (is_int_t(t)) break; /* integer bitwise not: below */
+    if (t != HLO_PRED || x->operands[0]->shape.type != t) return -1;
     n.kind = LN_NOT;
     if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
     return add_node(c, n);
   case HLO_OP_AND: case HLO_OP_OR: case HLO_OP_XOR:
     if (is_int_t(t)) break; /* integer bitwise ops: below */
-    if (t != HLO_PRED) return -1;
+    if (t != HLO_PRED || x->operands[0]->shape.type != t || x->operands[1]->shape.type != t)
+      return -1;
     n.kind = LN_LOGIC;
     n.op = x->op;
     if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
@@ -340,11 +401,11 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
   default:
     break;
   }
-  if (t != c->T) return -1;
+  /* elementwise ops on one type */
   for (int k = 0; k < x->noperands; k++)
-    if (x->operands[k]->shape.type != c->T) return -1;
+    if (x->operands[k]->shape.type != t) return -1;
   if (is_int_t(t)) {
-    if (x->noperands == 1 && x->op == HLO_OP_NEGATE) {
+    if (x->noperands == 1 && int_unary_ok(x->op)) {
       n.kind = LN_IUN;
       n.op = x->op;
       if ((n.a = build_elem_operand(c, x, 0, m)) < 0) return -1;
@@ -359,6 +420,7 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
     }
     return -1;
   }
+  if (!is_float_t(t)) return -1;
   if (x->noperands == 1 && hlo_fv_unary_ok(x->op)) {
     n.kind = LN_UN;
     n.op = x->op;
@@ -388,8 +450,7 @@ static int build(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
 
 hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shape *space,
                        int (*leaf_arg)(const hlo_instruction *, const hlo_instruction *)) {
-  if (!hlo_shape_is_array(space) || !(is_float_t(space->type) || is_int_t(space->type)) ||
-      !root->parent)
+  if (!hlo_shape_is_array(space) || !lp_type_ok(space->type) || !root->parent)
     return NULL;
   hlo_lp *p = hlo_arena_alloc(A, sizeof *p);
   int nm = root->parent->ninstrs;
@@ -397,7 +458,7 @@ hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shap
   if (!p || !memo) return NULL;
   memset(p, 0, sizeof *p);
   for (int i = 0; i < nm; i++) memo[i] = -1;
-  lp_ctx c = {p, root, leaf_arg, space->type, memo, nm, 0};
+  lp_ctx c = {p, root, leaf_arg, memo, nm, 0};
   lp_map m;
   memset(&m, 0, sizeof m);
   m.flat = true;
@@ -432,7 +493,9 @@ hlo_lp *hlo_lp_compile(hlo_arena *A, const hlo_instruction *root, const hlo_shap
   for (int i = 0; i < p->nnodes; i++) {
     lp_node *n = &p->nodes[i];
     if (i == p->root && !is_narrow(p->type)) continue;
-    if (n->kind == LN_LEAF && p->leaves[n->leaf].flat && !is_narrow(n->type)) continue;
+    if (n->kind == LN_LEAF && p->leaves[n->leaf].flat && !p->leaves[n->leaf].iota &&
+        !is_narrow(n->type))
+      continue;
     if (last[i] < 0 && i != p->root) continue; /* dead */
     /* free buffers whose holder's last use is before i */
     int b = -1;
@@ -459,8 +522,11 @@ int64_t hlo_lp_cost(const hlo_lp *p) {
   int64_t c = 1; /* the store */
   for (int i = 0; i <= p->root; i++) {
     const lp_node *n = &p->nodes[i];
-    if (n->kind == LN_LEAF || n->buf >= 0 || i == p->root)
-      c += (n->kind == LN_UN || n->kind == LN_BIN) && is_transcendental(n->op) ? 8 : 1;
+    /* transcendentals, fmod and integer division (not vectorized): 8 */
+    bool slow = ((n->kind == LN_UN || n->kind == LN_BIN) && is_transcendental(n->op)) ||
+                (n->kind == LN_BIN && n->op == HLO_OP_REMAINDER) ||
+                (n->kind == LN_IBIN && (n->op == HLO_OP_DIVIDE || n->op == HLO_OP_REMAINDER));
+    if (n->kind == LN_LEAF || n->buf >= 0 || i == p->root) c += slow ? 8 : 1;
   }
   return c;
 }
@@ -539,6 +605,55 @@ static void gather(const hlo_fv_isa *isa, const lp_leaf *L, const char *data, in
   }
 }
 
+/* Iota leaf: the offsets themselves as values of type t (f16/bf16 as f32,
+ * exact: the compiler admits float iotas of at most 2^24 indices). */
+#define IOTA_RUN(T)                                                         \
+  do {                                                                      \
+    T *z = (T *)dst + k;                                                    \
+    for (int64_t j = 0; j < run; j++) z[j] = (T)(off + j * c);              \
+  } while (0)
+
+static void iota_gather(const lp_leaf *L, hlo_type t, int64_t f0, int64_t n, void *dst) {
+  int r = L->rank;
+  int64_t idx[MAXR], q = f0, off = L->base, k = 0;
+  for (int d = r - 1; d >= 0; d--) {
+    idx[d] = q % L->dims[d];
+    q /= L->dims[d];
+    off += idx[d] * L->coef[d];
+  }
+  /* rank 0 (every dimension of size 1): one run of the constant base */
+  int64_t c = r ? L->coef[r - 1] : 0, dl = r ? L->dims[r - 1] : n;
+  if (!r) idx[0] = 0;
+  int last = r ? r - 1 : 0;
+  while (k < n) {
+    int64_t run = dl - idx[last];
+    if (run > n - k) run = n - k;
+    switch ((int)t) {
+    case HLO_S8: case HLO_U8: IOTA_RUN(uint8_t); break;
+    case HLO_S16: case HLO_U16: IOTA_RUN(uint16_t); break;
+    case HLO_S32: case HLO_U32: IOTA_RUN(uint32_t); break;
+    case HLO_S64: case HLO_U64: IOTA_RUN(uint64_t); break;
+    case HLO_F64: IOTA_RUN(double); break;
+    default: IOTA_RUN(float); break;
+    }
+    k += run;
+    if (k >= n) break;
+    off += c * run;
+    idx[last] += run;
+    if (idx[last] == dl) {
+      idx[last] = 0;
+      off -= c * dl;
+      for (int d = r - 2; d >= 0; d--) {
+        idx[d]++;
+        off += L->coef[d];
+        if (idx[d] < L->dims[d]) break;
+        idx[d] = 0;
+        off -= L->coef[d] * L->dims[d];
+      }
+    }
+  }
+}
+
 #define CMP_LOOP(T)                                                         \
   do {                                                                      \
     const T *x = (const T *)pa, *y = (const T *)pb;                         \
@@ -553,22 +668,63 @@ static void gather(const hlo_fv_isa *isa, const lp_leaf *L, const char *data, in
   } while (0)
 
 /* Integer ops of type T (unsigned twin U for the wrapping arithmetic, as
- * the reference computes in uint64 and truncates). */
-#define INT_OP(T, U)                                                        \
+ * the reference computes in uint64 and truncates; signed twin S for the
+ * arithmetic shift; SGN whether T is signed), as hlo_ref_unary/_binary:
+ * x / 0 = -1, x % 0 = x, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0; a shift
+ * count is read as unsigned, and counts >= the width give 0 (the sign fill
+ * for the arithmetic shift). */
+#define INT_OP(T, U, S, SGN)                                                \
   do {                                                                      \
     const T *x = (const T *)pa, *y = (const T *)pb;                         \
     T *z = out;                                                             \
+    const unsigned W = (unsigned)sizeof(T) * 8;                             \
     switch ((int)nd->op) {                                                  \
     case HLO_OP_NOT: for (int64_t k = 0; k < n; k++) z[k] = (T)~x[k]; break; \
     case HLO_OP_NEGATE: for (int64_t k = 0; k < n; k++) z[k] = (T)(0 - (U)x[k]); break; \
+    case HLO_OP_ABS:                                                        \
+      for (int64_t k = 0; k < n; k++) z[k] = SGN && (S)x[k] < 0 ? (T)(0 - (U)x[k]) : x[k]; \
+      break;                                                                \
+    case HLO_OP_SIGN:                                                       \
+      for (int64_t k = 0; k < n; k++)                                       \
+        z[k] = SGN ? (T)(((S)x[k] > 0) - ((S)x[k] < 0)) : (T)(x[k] != 0);   \
+      break;                                                                \
+    case HLO_OP_POPCNT:                                                     \
+      for (int64_t k = 0; k < n; k++) z[k] = (T)__builtin_popcountll((U)x[k]); \
+      break;                                                                \
+    case HLO_OP_CLZ:                                                        \
+      for (int64_t k = 0; k < n; k++)                                       \
+        z[k] = (U)x[k] == 0 ? (T)W : (T)(__builtin_clzll((U)x[k]) - (64 - (int)W)); \
+      break;                                                                \
     case HLO_OP_ADD: for (int64_t k = 0; k < n; k++) z[k] = (T)((U)x[k] + (U)y[k]); break; \
     case HLO_OP_SUBTRACT: for (int64_t k = 0; k < n; k++) z[k] = (T)((U)x[k] - (U)y[k]); break; \
     case HLO_OP_MULTIPLY: for (int64_t k = 0; k < n; k++) z[k] = (T)((U)x[k] * (U)y[k]); break; \
+    case HLO_OP_DIVIDE:                                                     \
+      for (int64_t k = 0; k < n; k++)                                       \
+        z[k] = y[k] == 0 ? (T)-1                                            \
+               : SGN && y[k] == (T)-1 ? (T)(0 - (U)x[k]) : (T)(x[k] / y[k]); \
+      break;                                                                \
+    case HLO_OP_REMAINDER:                                                  \
+      for (int64_t k = 0; k < n; k++)                                       \
+        z[k] = y[k] == 0 ? x[k] : SGN && y[k] == (T)-1 ? (T)0 : (T)(x[k] % y[k]); \
+      break;                                                                \
+    case HLO_OP_SHIFT_LEFT:                                                 \
+      for (int64_t k = 0; k < n; k++)                                       \
+        z[k] = (U)y[k] >= W ? (T)0 : (T)((U)x[k] << (U)y[k]);               \
+      break;                                                                \
+    case HLO_OP_SHIFT_RIGHT_LOGICAL:                                        \
+      for (int64_t k = 0; k < n; k++)                                       \
+        z[k] = (U)y[k] >= W ? (T)0 : (T)((U)x[k] >> (U)y[k]);               \
+      break;                                                                \
+    case HLO_OP_SHIFT_RIGHT_ARITHMETIC:                                     \
+      for (int64_t k = 0; k < n; k++)                                       \
+        z[k] = (U)y[k] >= W ? (T)((S)x[k] < 0 ? -1 : 0) : (T)((S)x[k] >> (U)y[k]); \
+      break;                                                                \
     case HLO_OP_MAXIMUM: for (int64_t k = 0; k < n; k++) z[k] = x[k] > y[k] ? x[k] : y[k]; break; \
     case HLO_OP_MINIMUM: for (int64_t k = 0; k < n; k++) z[k] = x[k] < y[k] ? x[k] : y[k]; break; \
     case HLO_OP_AND: for (int64_t k = 0; k < n; k++) z[k] = x[k] & y[k]; break; \
     case HLO_OP_OR: for (int64_t k = 0; k < n; k++) z[k] = x[k] | y[k]; break; \
-    default: for (int64_t k = 0; k < n; k++) z[k] = x[k] ^ y[k]; break;     \
+    case HLO_OP_XOR: for (int64_t k = 0; k < n; k++) z[k] = x[k] ^ y[k]; break; \
+    default: break;                                                         \
     }                                                                       \
   } while (0)
 
@@ -584,6 +740,13 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
       const lp_leaf *L = &p->leaves[nd->leaf];
       const char *data = L->arg >= 0 ? (const char *)args[L->arg]->data : L->cdata;
       bool nw = is_narrow(nd->type);
+      if (L->iota) {
+        ptr[i] = out;
+        if (!out) continue;
+        iota_gather(L, nd->type, f0, n, out);
+        if (nw) isa->round16(nd->type, n, out);
+        continue;
+      }
       if (L->flat && !nw) { ptr[i] = (void *)(data + f0 * L->esize); continue; }
       if (!out) { ptr[i] = NULL; continue; }
       if (nw) {
@@ -624,6 +787,10 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
       unsigned char *z = out;
       switch ((int)nd->itype) {
       case HLO_F64: CMP_LOOP(double); break;
+      case HLO_PRED: case HLO_U8: CMP_LOOP(uint8_t); break;
+      case HLO_S8: CMP_LOOP(int8_t); break;
+      case HLO_S16: CMP_LOOP(int16_t); break;
+      case HLO_U16: CMP_LOOP(uint16_t); break;
       case HLO_S32: CMP_LOOP(int32_t); break;
       case HLO_U32: CMP_LOOP(uint32_t); break;
       case HLO_S64: CMP_LOOP(int64_t); break;
@@ -635,7 +802,16 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
     case LN_SELECT: {
       /* bit copies by element size */
       const unsigned char *c = pa;
-      if (cbytes(nd->type) == 4) {
+      int es = cbytes(nd->type);
+      if (es == 1) {
+        const uint8_t *x = pb, *y = ptr[nd->c];
+        uint8_t *z = out;
+        for (int64_t k = 0; k < n; k++) z[k] = c[k] ? x[k] : y[k];
+      } else if (es == 2) {
+        const uint16_t *x = pb, *y = ptr[nd->c];
+        uint16_t *z = out;
+        for (int64_t k = 0; k < n; k++) z[k] = c[k] ? x[k] : y[k];
+      } else if (es == 4) {
         const uint32_t *x = pb, *y = ptr[nd->c];
         uint32_t *z = out;
         for (int64_t k = 0; k < n; k++) z[k] = c[k] ? x[k] : y[k];
@@ -648,11 +824,32 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
     }
     case LN_IUN: case LN_IBIN:
       switch ((int)nd->type) {
-      case HLO_S32: INT_OP(int32_t, uint32_t); break;
-      case HLO_U32: INT_OP(uint32_t, uint32_t); break;
-      case HLO_S64: INT_OP(int64_t, uint64_t); break;
-      default: INT_OP(uint64_t, uint64_t); break;
+      case HLO_S8: INT_OP(int8_t, uint8_t, int8_t, 1); break;
+      case HLO_U8: INT_OP(uint8_t, uint8_t, int8_t, 0); break;
+      case HLO_S16: INT_OP(int16_t, uint16_t, int16_t, 1); break;
+      case HLO_U16: INT_OP(uint16_t, uint16_t, int16_t, 0); break;
+      case HLO_S32: INT_OP(int32_t, uint32_t, int32_t, 1); break;
+      case HLO_U32: INT_OP(uint32_t, uint32_t, int32_t, 0); break;
+      case HLO_S64: INT_OP(int64_t, uint64_t, int64_t, 1); break;
+      default: INT_OP(uint64_t, uint64_t, int64_t, 0); break;
       }
+      break;
+    case LN_ISFIN: {
+      /* exponent not all ones (f16/bf16 widened: the same answer) */
+      unsigned char *z = out;
+      if (nd->itype == HLO_F64) {
+        const uint64_t *x = pa;
+        for (int64_t k = 0; k < n; k++)
+          z[k] = (x[k] & 0x7ff0000000000000ull) != 0x7ff0000000000000ull;
+      } else {
+        const uint32_t *x = pa;
+        for (int64_t k = 0; k < n; k++) z[k] = (x[k] & 0x7f800000u) != 0x7f800000u;
+      }
+      break;
+    }
+    case LN_CVT:
+      isa->cvt(nd->itype, nd->type, n, pa, out);
+      if (is_narrow(nd->type)) isa->round16(nd->type, n, out);
       break;
     case LN_NOT: {
       const unsigned char *x = pa;

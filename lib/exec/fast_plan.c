@@ -42,7 +42,10 @@ static bool broadcast_type(hlo_type t) {
 
 static bool is_elementwise_op(hlo_opcode op) {
   return hlo_fv_unary_ok(op) || hlo_fv_binary_ok(op) || op == HLO_OP_SELECT ||
-         op == HLO_OP_CLAMP || op == HLO_OP_COMPARE;
+         op == HLO_OP_CLAMP || op == HLO_OP_COMPARE || op == HLO_OP_CONVERT ||
+         op == HLO_OP_NOT || op == HLO_OP_AND || op == HLO_OP_OR || op == HLO_OP_XOR ||
+         op == HLO_OP_SHIFT_LEFT || op == HLO_OP_SHIFT_RIGHT_LOGICAL ||
+         op == HLO_OP_SHIFT_RIGHT_ARITHMETIC || op == HLO_OP_POPCNT || op == HLO_OP_CLZ;
 }
 
 bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s) {

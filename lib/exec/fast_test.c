@@ -78,7 +78,8 @@ typedef struct opb { hlo_opcode op; int b32, b64; double scale; } opb;
 static const opb UNARY[] = {
     {HLO_OP_NEGATE, 0, 0, 10}, {HLO_OP_ABS, 0, 0, 10}, {HLO_OP_SQRT, 0, 0, 100},
     {HLO_OP_RSQRT, 0, 0, 100}, {HLO_OP_FLOOR, 0, 0, 10}, {HLO_OP_CEIL, 0, 0, 10},
-    {HLO_OP_ROUND_NEAREST_EVEN, 0, 0, 10}, {HLO_OP_SIGN, 0, 0, 10},
+    {HLO_OP_ROUND_NEAREST_EVEN, 0, 0, 10}, {HLO_OP_ROUND_NEAREST_AFZ, 0, 0, 10},
+    {HLO_OP_SIGN, 0, 0, 10},
     {HLO_OP_EXP, 1, 1, 90}, {HLO_OP_EXPM1, 1, 1, 10}, {HLO_OP_LOG, 1, 1, 1000},
     {HLO_OP_LOG1P, 1, 1, 10}, {HLO_OP_TANH, 3, 4, 10}, {HLO_OP_SIN, 1, 1, 100},
     {HLO_OP_COS, 1, 1, 100}, {HLO_OP_TAN, 1, 1, 10}, {HLO_OP_ERF, 1, 1, 5},

@@ -141,6 +141,7 @@ bool hlo_fv_unary_ok(hlo_opcode op) {
   switch ((int)op) {
   case HLO_OP_NEGATE: case HLO_OP_ABS: case HLO_OP_SQRT: case HLO_OP_RSQRT:
   case HLO_OP_FLOOR: case HLO_OP_CEIL: case HLO_OP_ROUND_NEAREST_EVEN: case HLO_OP_SIGN:
+  case HLO_OP_ROUND_NEAREST_AFZ:
   case HLO_OP_EXP: case HLO_OP_EXPM1: case HLO_OP_LOG: case HLO_OP_LOG1P: case HLO_OP_TANH:
   case HLO_OP_SIN: case HLO_OP_COS: case HLO_OP_TAN: case HLO_OP_ERF: case HLO_OP_CBRT:
   case HLO_OP_LOGISTIC:
@@ -153,7 +154,8 @@ bool hlo_fv_unary_ok(hlo_opcode op) {
 bool hlo_fv_binary_ok(hlo_opcode op) {
   switch ((int)op) {
   case HLO_OP_ADD: case HLO_OP_SUBTRACT: case HLO_OP_MULTIPLY: case HLO_OP_DIVIDE:
-  case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM: case HLO_OP_POWER: case HLO_OP_ATAN2:
+  case HLO_OP_REMAINDER: case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM: case HLO_OP_POWER:
+  case HLO_OP_ATAN2:
     return true;
   default:
     return false;

@@ -102,6 +102,7 @@ static FV_TGT bool FV(un32)(hlo_opcode op, int64_t n, const float *x, float *z) 
   case HLO_OP_FLOOR: FV_LOOP1(floorf(a)); return true;
   case HLO_OP_CEIL: FV_LOOP1(ceilf(a)); return true;
   case HLO_OP_ROUND_NEAREST_EVEN: FV_LOOP1(nearbyintf(a)); return true;
+  case HLO_OP_ROUND_NEAREST_AFZ: FV_LOOP1(roundf(a)); return true;
   case HLO_OP_SIGN: FV_LOOP1(a != a ? a : a > 0 ? 1.0f : a < 0 ? -1.0f : a); return true;
   case HLO_OP_EXP: FV_T1(float, LF, VF, LDF, STF, SLF(exp)); return true;
   case HLO_OP_EXPM1: FV_T1(float, LF, VF, LDF, STF, SLF(expm1)); return true;
@@ -134,6 +135,7 @@ static FV_TGT bool FV(bin32)(hlo_opcode op, int64_t n, const float *x, const flo
   case HLO_OP_SUBTRACT: FV_LOOP2(a - b); return true;
   case HLO_OP_MULTIPLY: FV_LOOP2(a * b); return true;
   case HLO_OP_DIVIDE: FV_LOOP2(a / b); return true;
+  case HLO_OP_REMAINDER: FV_LOOP2((float)fmod((double)a, (double)b)); return true; /* exact */
   case HLO_OP_MAXIMUM: FV_LOOP2(FV_MAX(a, b)); return true;
   case HLO_OP_MINIMUM: FV_LOOP2(FV_MIN(a, b)); return true;
   case HLO_OP_POWER: FV_T2(float, LF, VF, LDF, STF, SLF(pow)); return true;
@@ -162,6 +164,7 @@ static FV_TGT bool FV(un64)(hlo_opcode op, int64_t n, const double *x, double *z
   case HLO_OP_FLOOR: FV_LOOP1(floor(a)); return true;
   case HLO_OP_CEIL: FV_LOOP1(ceil(a)); return true;
   case HLO_OP_ROUND_NEAREST_EVEN: FV_LOOP1(nearbyint(a)); return true;
+  case HLO_OP_ROUND_NEAREST_AFZ: FV_LOOP1(round(a)); return true;
   case HLO_OP_SIGN: FV_LOOP1(a != a ? a : a > 0 ? 1.0 : a < 0 ? -1.0 : a); return true;
   case HLO_OP_EXP: FV_T1(double, LD, VD, LDD, STD, SLD(exp)); return true;
   case HLO_OP_EXPM1: FV_T1(double, LD, VD, LDD, STD, SLD(expm1)); return true;
@@ -193,6 +196,7 @@ static FV_TGT bool FV(bin64)(hlo_opcode op, int64_t n, const double *x, const do
   case HLO_OP_SUBTRACT: FV_LOOP2(a - b); return true;
   case HLO_OP_MULTIPLY: FV_LOOP2(a * b); return true;
   case HLO_OP_DIVIDE: FV_LOOP2(a / b); return true;
+  case HLO_OP_REMAINDER: FV_LOOP2(fmod(a, b)); return true;
   case HLO_OP_MAXIMUM: FV_LOOP2(FV_MAX(a, b)); return true;
   case HLO_OP_MINIMUM: FV_LOOP2(FV_MIN(a, b)); return true;
   case HLO_OP_POWER: FV_T2(double, LD, VD, LDD, STD, SLD(pow)); return true;
@@ -310,11 +314,109 @@ static FV_TGT void FV(round16)(hlo_type t, int64_t n, float *z) {
   }
 }
 
+/* ---- convert between the chunk representations ------------------------------
+ * x holds n elements of type `from`, z receives them as `to` (f16/bf16 are
+ * f32 values on both sides: the caller rounds a narrow result with round16;
+ * f64 -> f16/bf16 gives the f64 rounded to odd in f32, which round16 then
+ * rounds correctly: f32 has more than p + 2 bits of either type).  As
+ * hlo_ref_convert: integers wrap to the target width; float -> integer
+ * truncates, saturates to the target range, NaN -> 0; anything -> pred is
+ * "!= 0" (NaN -> 1); integer -> f32 rounds once (as the C conversion).
+ * Every float source is widened to double (exact) so one set of limits
+ * serves f32 and f64; the clamps come before the conversion, so no C
+ * conversion ever sees an out-of-range value.  f16/bf16 -> f32/f64 drops NaN
+ * payloads, as the reference's decoding does. */
+#ifndef FV_CVT_DEFINED
+#define FV_CVT_DEFINED
+/* clamp to [LO, HI] with NaN -> 0 (for targets of at most 32 bits) */
+#define FV_SI(d, LO, HI) ((d) != (d) ? 0.0 : (d) < (LO) ? (LO) : (d) > (HI) ? (HI) : (d))
+#define FV_UI(d, HI) ((d) > 0 ? ((d) > (HI) ? (HI) : (d)) : 0.0)
+#define FV_S64(d)                                                              \
+  ((d) >= 0x1p63 ? INT64_MAX                                                   \
+                 : (int64_t)((d) != (d) ? 0.0 : (d) < -0x1p63 ? -0x1p63 : (d)))
+#define FV_U64(d) ((d) >= 0x1p64 ? UINT64_MAX : (uint64_t)((d) > 0 ? (d) : 0.0))
+/* d rounded to odd in f32: truncated toward zero, lowest bit set if inexact
+ * (NaN and infinities pass as the C conversion gives them) */
+static inline float fv_odd32(double d) {
+  float f = (float)d;
+  double back = (double)f;
+  uint32_t b, inexact = d == d && back != d, away = fabs(back) > fabs(d);
+  memcpy(&b, &f, 4);
+  b = (b - (inexact & away)) | inexact;
+  memcpy(&f, &b, 4);
+  return f;
+}
+#define FV_CV(ST, DT, E)                                                       \
+  do {                                                                         \
+    const ST *x_ = (const ST *)xv;                                             \
+    DT *z_ = (DT *)zv;                                                         \
+    for (int64_t k = 0; k < n; k++) {                                          \
+      ST a = x_[k];                                                            \
+      z_[k] = (DT)(E);                                                         \
+    }                                                                          \
+  } while (0);                                                                 \
+  return
+/* from an integer (or pred) type ST whose value is A */
+#define FV_CV_INT(ST, A)                                                       \
+  switch ((int)to) {                                                           \
+  case HLO_PRED: FV_CV(ST, uint8_t, (A) != 0);                                 \
+  case HLO_S8: FV_CV(ST, int8_t, A);                                           \
+  case HLO_U8: FV_CV(ST, uint8_t, A);                                          \
+  case HLO_S16: FV_CV(ST, int16_t, A);                                         \
+  case HLO_U16: FV_CV(ST, uint16_t, A);                                        \
+  case HLO_S32: FV_CV(ST, int32_t, A);                                         \
+  case HLO_U32: FV_CV(ST, uint32_t, A);                                        \
+  case HLO_S64: FV_CV(ST, int64_t, A);                                         \
+  case HLO_U64: FV_CV(ST, uint64_t, A);                                        \
+  case HLO_F64: FV_CV(ST, double, A);                                          \
+  default: FV_CV(ST, float, A);                                                \
+  }
+/* from a float type ST (f32 for f16/bf16 too) */
+#define FV_CV_FLT(ST)                                                          \
+  switch ((int)to) {                                                           \
+  case HLO_PRED: FV_CV(ST, uint8_t, a != 0);                                   \
+  case HLO_S8: FV_CV(ST, int8_t, FV_SI((double)a, -128.0, 127.0));             \
+  case HLO_U8: FV_CV(ST, uint8_t, FV_UI((double)a, 255.0));                    \
+  case HLO_S16: FV_CV(ST, int16_t, FV_SI((double)a, -32768.0, 32767.0));       \
+  case HLO_U16: FV_CV(ST, uint16_t, FV_UI((double)a, 65535.0));                \
+  case HLO_S32: FV_CV(ST, int32_t, FV_SI((double)a, -2147483648.0, 2147483647.0)); \
+  case HLO_U32: FV_CV(ST, uint32_t, FV_UI((double)a, 4294967295.0));           \
+  case HLO_S64: FV_CV(ST, int64_t, FV_S64((double)a));                         \
+  case HLO_U64: FV_CV(ST, uint64_t, FV_U64((double)a));                        \
+  case HLO_F64: FV_CV(ST, double, a);                                          \
+  default: FV_CV(ST, float, a);                                                \
+  }
+#endif
+
+static FV_TGT FV_NOTRAP void FV(cvt)(hlo_type from, hlo_type to, int64_t n, const void *xv,
+                                     void *zv) {
+  switch ((int)from) {
+  case HLO_PRED: FV_CV_INT(uint8_t, a != 0)
+  case HLO_S8: FV_CV_INT(int8_t, a)
+  case HLO_U8: FV_CV_INT(uint8_t, a)
+  case HLO_S16: FV_CV_INT(int16_t, a)
+  case HLO_U16: FV_CV_INT(uint16_t, a)
+  case HLO_S32: FV_CV_INT(int32_t, a)
+  case HLO_U32: FV_CV_INT(uint32_t, a)
+  case HLO_S64: FV_CV_INT(int64_t, a)
+  case HLO_U64: FV_CV_INT(uint64_t, a)
+  case HLO_F64:
+    if (to == HLO_F16 || to == HLO_BF16) { FV_CV(double, float, fv_odd32(a)); }
+    FV_CV_FLT(double)
+  case HLO_F16: case HLO_BF16:
+    /* the reference decodes a 16-bit NaN to the quiet NaN of its sign */
+    if (to == HLO_F32) { FV_CV(float, float, a != a ? copysignf(NAN, a) : a); }
+    if (to == HLO_F64) { FV_CV(float, double, a != a ? copysign(NAN, (double)a) : (double)a); }
+    FV_CV_FLT(float)
+  default: FV_CV_FLT(float)
+  }
+}
+
 static const hlo_fv_isa FV(table) = {
     FV_NAME, FV(un32), FV(bin32), FV(un64), FV(bin64),
     FV(sum32), FV(sum64), FV(acc32), FV(acc64),
     FV(max32), FV(min32), FV(max64), FV(min64), FV(fill32), FV(fill64),
-    FV(widen16), FV(narrow16), FV(round16),
+    FV(widen16), FV(narrow16), FV(round16), FV(cvt),
 };
 
 #undef FV_T1
