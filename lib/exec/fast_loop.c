@@ -728,6 +728,16 @@ static void iota_gather(const lp_leaf *L, hlo_type t, int64_t f0, int64_t n, voi
     }                                                                       \
   } while (0)
 
+#define SELECT_LOOP(U)                                                      \
+  do {                                                                      \
+    const U *x = pb, *y = ptr[nd->c];                                       \
+    U *z = out;                                                             \
+    for (int64_t k = 0; k < n; k++) {                                       \
+      U m = (U)((U)0 - (U)(c[k] != 0));                                     \
+      z[k] = (U)((x[k] & m) | (y[k] & (U)~m));                              \
+    }                                                                       \
+  } while (0)
+
 void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, void *scratch,
                  int64_t f0, int64_t n, void *dst) {
   char *sb = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
@@ -800,26 +810,15 @@ void hlo_lp_eval(const hlo_lp *p, const hlo_fv_isa *isa, hlo_val *const *args, v
       break;
     }
     case LN_SELECT: {
-      /* bit copies by element size */
+      /* bit copies by element size, branch-free (a mask from the predicate)
+       * so they vectorize: a branch per element mispredicts on mixed
+       * predicates (5.7 ns per element on f32[96,96,112,112]) */
       const unsigned char *c = pa;
       int es = cbytes(nd->type);
-      if (es == 1) {
-        const uint8_t *x = pb, *y = ptr[nd->c];
-        uint8_t *z = out;
-        for (int64_t k = 0; k < n; k++) z[k] = c[k] ? x[k] : y[k];
-      } else if (es == 2) {
-        const uint16_t *x = pb, *y = ptr[nd->c];
-        uint16_t *z = out;
-        for (int64_t k = 0; k < n; k++) z[k] = c[k] ? x[k] : y[k];
-      } else if (es == 4) {
-        const uint32_t *x = pb, *y = ptr[nd->c];
-        uint32_t *z = out;
-        for (int64_t k = 0; k < n; k++) z[k] = c[k] ? x[k] : y[k];
-      } else {
-        const uint64_t *x = pb, *y = ptr[nd->c];
-        uint64_t *z = out;
-        for (int64_t k = 0; k < n; k++) z[k] = c[k] ? x[k] : y[k];
-      }
+      if (es == 1) SELECT_LOOP(uint8_t);
+      else if (es == 2) SELECT_LOOP(uint16_t);
+      else if (es == 4) SELECT_LOOP(uint32_t);
+      else SELECT_LOOP(uint64_t);
       break;
     }
     case LN_IUN: case LN_IBIN:
