@@ -71,12 +71,23 @@ typedef struct mem_limit {
 
 static mem_limit MEM;
 
+/* Kernels allocate scratch on their worker threads: the counters are
+ * atomic, and one lock guards the big-block cache (small blocks go to
+ * malloc without it: a scalar while loop allocates per instruction). */
+static uint64_t live_now(void) { return __atomic_load_n(&MEM.live, __ATOMIC_RELAXED); }
+static void live_sub(uint64_t n) { __atomic_sub_fetch(&MEM.live, n, __ATOMIC_RELAXED); }
+
 static bool mem_take(uint64_t n) {
-  if (MEM.limit && (n > MEM.limit || MEM.live > MEM.limit - n)) {
-    if (!MEM.refused) MEM.refused = n ? n : 1;
-    return false;
-  }
-  MEM.live += n;
+  uint64_t cur = live_now();
+  do {
+    if (MEM.limit && (n > MEM.limit || cur > MEM.limit - n)) {
+      uint64_t none = 0;
+      __atomic_compare_exchange_n(&MEM.refused, &none, n ? n : 1, false, __ATOMIC_RELAXED,
+                                  __ATOMIC_RELAXED);
+      return false;
+    }
+  } while (!__atomic_compare_exchange_n(&MEM.live, &cur, cur + n, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED));
   return true;
 }
 
@@ -127,32 +138,54 @@ static void big_unmap(char *data) {
   munmap((void *)(uintptr_t)h[-4], h[-3]);
 }
 
-static void *mem_alloc_u(void *ud, size_t n) {
+static pthread_mutex_t BIG_LOCK = PTHREAD_MUTEX_INITIALIZER;
+
+/* A block of n >= BIG_MIN bytes (n already counted as live). */
+static char *big_take(size_t n) {
+  pthread_mutex_lock(&BIG_LOCK);
+  int best = -1;
+  for (int i = 0; i < NBIG; i++)
+    if (BIG[i].cap >= n && BIG[i].cap - n <= n && (best < 0 || BIG[i].cap < BIG[best].cap))
+      best = i;
+  char *d;
+  if (best >= 0) {
+    d = BIG[best].data;
+    BIG_BYTES -= BIG[best].cap;
+    BIG[best] = BIG[--NBIG];
+  } else {
+    while (NBIG > 0 && live_now() + BIG_BYTES > cache_limit()) { /* evict the largest */
+      int big = 0;
+      for (int i = 1; i < NBIG; i++)
+        if (BIG[i].cap > BIG[big].cap) big = i;
+      BIG_BYTES -= BIG[big].cap;
+      big_unmap(BIG[big].data);
+      BIG[big] = BIG[--NBIG];
+    }
+    d = big_new(n);
+  }
+  pthread_mutex_unlock(&BIG_LOCK);
+  return d;
+}
+
+/* Keep a freed big block (no longer counted as live) or unmap it. */
+static void big_give(char *q, size_t cap) {
+  pthread_mutex_lock(&BIG_LOCK);
+  if (NBIG < BIG_CACHE && live_now() + BIG_BYTES + cap <= cache_limit()) {
+    BIG[NBIG++] = (struct big_block){q, cap};
+    BIG_BYTES += cap;
+    q = NULL;
+  }
+  pthread_mutex_unlock(&BIG_LOCK);
+  if (q) big_unmap(q);
+}
+
+static void *mem_alloc(void *ud, size_t n) {
   (void)ud;
   if (n > SIZE_MAX - 16 || !mem_take(n)) return NULL;
   if (n >= BIG_MIN) {
-    int best = -1;
-    for (int i = 0; i < NBIG; i++)
-      if (BIG[i].cap >= n && BIG[i].cap - n <= n && (best < 0 || BIG[i].cap < BIG[best].cap))
-        best = i;
-    char *d;
-    if (best >= 0) {
-      d = BIG[best].data;
-      BIG_BYTES -= BIG[best].cap;
-      BIG[best] = BIG[--NBIG];
-    } else {
-      while (NBIG > 0 && MEM.live + BIG_BYTES > cache_limit()) { /* evict the largest */
-        int big = 0;
-        for (int i = 1; i < NBIG; i++)
-          if (BIG[i].cap > BIG[big].cap) big = i;
-        BIG_BYTES -= BIG[big].cap;
-        big_unmap(BIG[big].data);
-        BIG[big] = BIG[--NBIG];
-      }
-      d = big_new(n);
-    }
+    char *d = big_take(n);
     if (!d) {
-      MEM.live -= n;
+      live_sub(n);
       return NULL;
     }
     ((size_t *)d)[-2] = n;
@@ -160,78 +193,47 @@ static void *mem_alloc_u(void *ud, size_t n) {
   }
   size_t *p = malloc(n + 16);
   if (!p) {
-    MEM.live -= n;
+    live_sub(n);
     return NULL;
   }
   p[0] = n;
   return (char *)p + 16;
 }
 
-static void mem_free_u(void *ud, void *q) {
+static void mem_free(void *ud, void *q) {
   (void)ud;
   if (!q) return;
   size_t *p = (size_t *)((char *)q - 16);
-  MEM.live -= p[0];
-  if (p[0] >= BIG_MIN) {
-    if (NBIG < BIG_CACHE && MEM.live + BIG_BYTES + p[1] <= cache_limit()) {
-      BIG[NBIG++] = (struct big_block){q, p[1]};
-      BIG_BYTES += p[1];
-    } else {
-      big_unmap(q);
-    }
-    return;
-  }
-  free(p);
+  live_sub(p[0]);
+  if (p[0] >= BIG_MIN) big_give(q, p[1]);
+  else free(p);
 }
 
-static void *mem_realloc_u(void *ud, void *q, size_t n) {
-  if (!q) return mem_alloc_u(ud, n);
+static void *mem_realloc(void *ud, void *q, size_t n) {
+  if (!q) return mem_alloc(ud, n);
   size_t *p = (size_t *)((char *)q - 16);
   size_t old = p[0];
   if (old >= BIG_MIN || n >= BIG_MIN) { /* through a fresh block */
-    void *r = mem_alloc_u(ud, n);
+    void *r = mem_alloc(ud, n);
     if (!r) return NULL;
     memcpy(r, q, old < n ? old : n);
-    mem_free_u(ud, q);
+    mem_free(ud, q);
     return r;
   }
   if (n > SIZE_MAX - 16) return NULL;
-  MEM.live -= old;
+  live_sub(old);
   if (!mem_take(n)) {
-    MEM.live += old;
+    __atomic_add_fetch(&MEM.live, old, __ATOMIC_RELAXED);
     return NULL;
   }
   size_t *np = realloc(p, n + 16);
   if (!np) {
-    MEM.live = MEM.live - n + old;
+    live_sub(n);
+    __atomic_add_fetch(&MEM.live, old, __ATOMIC_RELAXED);
     return NULL;
   }
   np[0] = n;
   return (char *)np + 16;
-}
-
-/* Kernels allocate scratch on their worker threads: one lock guards the
- * counters and the cache. */
-static pthread_mutex_t MEM_LOCK = PTHREAD_MUTEX_INITIALIZER;
-
-static void *mem_alloc(void *ud, size_t n) {
-  pthread_mutex_lock(&MEM_LOCK);
-  void *r = mem_alloc_u(ud, n);
-  pthread_mutex_unlock(&MEM_LOCK);
-  return r;
-}
-
-static void mem_free(void *ud, void *q) {
-  pthread_mutex_lock(&MEM_LOCK);
-  mem_free_u(ud, q);
-  pthread_mutex_unlock(&MEM_LOCK);
-}
-
-static void *mem_realloc(void *ud, void *q, size_t n) {
-  pthread_mutex_lock(&MEM_LOCK);
-  void *r = mem_realloc_u(ud, q, n);
-  pthread_mutex_unlock(&MEM_LOCK);
-  return r;
 }
 
 static const hlo_allocator RUN_ALLOC = {mem_alloc, mem_realloc, mem_free, NULL};
