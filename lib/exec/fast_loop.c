@@ -543,6 +543,27 @@ void hlo_lp_scratch_free(const hlo_lp *p, const hlo_allocator *alloc, void *scra
   hlo_free(alloc, scratch);
 }
 
+/* Step a leaf's index odometer (idx, offset off) past a run of run elements
+ * along its innermost dimension (number last, coefficient c); returns the
+ * new offset. */
+static int64_t leaf_advance(const lp_leaf *L, int64_t *idx, int last, int64_t off, int64_t c,
+                            int64_t run) {
+  int64_t dl = L->rank ? L->dims[last] : 0;
+  off += c * run;
+  idx[last] += run;
+  if (idx[last] != dl) return off;
+  idx[last] = 0;
+  off -= c * dl;
+  for (int d = L->rank - 2; d >= 0; d--) {
+    idx[d]++;
+    off += L->coef[d];
+    if (idx[d] < L->dims[d]) break;
+    idx[d] = 0;
+    off -= L->coef[d] * L->dims[d];
+  }
+  return off;
+}
+
 static void gather(const hlo_fv_isa *isa, const lp_leaf *L, const char *data, int64_t f0,
                    int64_t n, char *dst) {
   int es = L->esize;
@@ -589,19 +610,7 @@ static void gather(const hlo_fv_isa *isa, const lp_leaf *L, const char *data, in
       for (int64_t j = 0; j < run; j++) dst[k + j] = data[off + j * c];
     }
     k += run;
-    off += c * run;
-    idx[r - 1] += run;
-    if (idx[r - 1] == dl) {
-      idx[r - 1] = 0;
-      off -= c * dl;
-      for (int d = r - 2; d >= 0; d--) {
-        idx[d]++;
-        off += L->coef[d];
-        if (idx[d] < L->dims[d]) break;
-        idx[d] = 0;
-        off -= L->coef[d] * L->dims[d];
-      }
-    }
+    off = leaf_advance(L, idx, r - 1, off, c, run);
   }
 }
 
@@ -638,19 +647,7 @@ static void iota_gather(const lp_leaf *L, hlo_type t, int64_t f0, int64_t n, voi
     }
     k += run;
     if (k >= n) break;
-    off += c * run;
-    idx[last] += run;
-    if (idx[last] == dl) {
-      idx[last] = 0;
-      off -= c * dl;
-      for (int d = r - 2; d >= 0; d--) {
-        idx[d]++;
-        off += L->coef[d];
-        if (idx[d] < L->dims[d]) break;
-        idx[d] = 0;
-        off -= L->coef[d] * L->dims[d];
-      }
-    }
+    off = leaf_advance(L, idx, last, off, c, run);
   }
 }
 
