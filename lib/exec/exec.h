@@ -258,6 +258,21 @@ typedef struct hlo_dot_lists {
   int nb, nc; /* batch and contracting counts, the same on both sides */
 } hlo_dot_lists;
 bool hlo_dot_lists_of(const hlo_instruction *in, hlo_dot_lists *d);
+
+/* Whether x is one of v[0..n). */
+static inline bool hlo_ints_has(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+/* An integer-list attribute of in, or NULL with *n = 0 when it is absent. */
+static inline const int64_t *hlo_instr_ints_or_none(const hlo_instruction *in, hlo_attr_key k,
+                                                    int *n) {
+  const int64_t *v = hlo_instr_ints(in, k, n);
+  if (!v) *n = 0;
+  return v;
+}
 DECL_KERN(hlo_kern_convolution);
 DECL_KERN(hlo_kern_iota);
 DECL_KERN(hlo_kern_dynamic_update_slice);

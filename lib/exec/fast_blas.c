@@ -36,12 +36,6 @@ typedef struct dot_plan {
   dot_op a, b;              /* a: [B, M, K], b: [B, K, N] */
 } dot_plan;
 
-static bool has(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 /* Set up operand op: batch dims bd, then P dims pd, then Q dims qd.  Direct
  * when the physical order is batch, P, Q (trans=false) or batch, Q, P. */
 static void setup_op(dot_op *o, const hlo_shape *s, int nb, const int64_t *bd, int np,
@@ -113,9 +107,9 @@ bool hlo_fast_plan_dot(hlo_exec *e, plan_step *s) {
     p->K *= ls->dims[lc[i]];
   }
   for (int d = 0; d < ls->rank; d++)
-    if (!has(lb, nlb, d) && !has(lc, nlc, d)) { lf[nlf++] = d; p->M *= ls->dims[d]; }
+    if (!hlo_ints_has(lb, nlb, d) && !hlo_ints_has(lc, nlc, d)) { lf[nlf++] = d; p->M *= ls->dims[d]; }
   for (int d = 0; d < rs->rank; d++)
-    if (!has(rb, nrb, d) && !has(rc, nrc, d)) { rf[nrf++] = d; p->N *= rs->dims[d]; }
+    if (!hlo_ints_has(rb, nrb, d) && !hlo_ints_has(rc, nrc, d)) { rf[nrf++] = d; p->N *= rs->dims[d]; }
   if (nlb + nlf + nlc != ls->rank || nrb + nrf + nrc != rs->rank) return false;
   if (p->M > INT_MAX || p->N > INT_MAX || p->K > INT_MAX) return false;
   if (p->B * p->M * p->N != hlo_fast_elems(&in->shape)) return false;

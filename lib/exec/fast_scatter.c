@@ -41,18 +41,6 @@ typedef struct scat_plan {
   int64_t tA, tD, tB;
 } scat_plan;
 
-static bool has(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
-static const int64_t *ints(const hlo_instruction *in, hlo_attr_key k, int *n) {
-  const int64_t *v = hlo_instr_ints(in, k, n);
-  if (!v) *n = 0;
-  return v;
-}
-
 /* The typed combiner of expression x over parameters a (current) and b
  * (update), or -1. */
 static int comb_op(const hlo_instruction *x, const hlo_instruction *a, const hlo_instruction *b,
@@ -147,11 +135,11 @@ bool hlo_fast_plan_scatter(hlo_exec *e, plan_step *s) {
   }
   /* dimension numbers, checked as the reference checks them */
   int nuw, niw, nsd, nib, nsb;
-  const int64_t *uwd = ints(in, HLO_A_UPDATE_WINDOW_DIMS, &nuw);
-  const int64_t *iwd = ints(in, HLO_A_INSERTED_WINDOW_DIMS, &niw);
-  const int64_t *sdo = ints(in, HLO_A_SCATTER_DIMS_TO_OPERAND_DIMS, &nsd);
-  const int64_t *ibd = ints(in, HLO_A_INPUT_BATCHING_DIMS, &nib);
-  const int64_t *sbd = ints(in, HLO_A_SCATTER_INDICES_BATCHING_DIMS, &nsb);
+  const int64_t *uwd = hlo_instr_ints_or_none(in, HLO_A_UPDATE_WINDOW_DIMS, &nuw);
+  const int64_t *iwd = hlo_instr_ints_or_none(in, HLO_A_INSERTED_WINDOW_DIMS, &niw);
+  const int64_t *sdo = hlo_instr_ints_or_none(in, HLO_A_SCATTER_DIMS_TO_OPERAND_DIMS, &nsd);
+  const int64_t *ibd = hlo_instr_ints_or_none(in, HLO_A_INPUT_BATCHING_DIMS, &nib);
+  const int64_t *sbd = hlo_instr_ints_or_none(in, HLO_A_SCATTER_INDICES_BATCHING_DIMS, &nsb);
   int64_t ivd = hlo_instr_int(in, HLO_A_INDEX_VECTOR_DIM, is->rank);
   if (ivd < 0 || ivd > is->rank || nib != nsb || nib > MAXR) return false;
   p.nidx = ivd == is->rank ? 1 : (int)is->dims[ivd];
@@ -165,7 +153,7 @@ bool hlo_fast_plan_scatter(hlo_exec *e, plan_step *s) {
   int64_t winmap[MAXR];
   int nm = 0;
   for (int d = 0; d < os->rank; d++)
-    if (!has(iwd, niw, d) && !has(ibd, nib, d)) winmap[nm++] = d;
+    if (!hlo_ints_has(iwd, niw, d) && !hlo_ints_has(ibd, nib, d)) winmap[nm++] = d;
   if (nm != nuw) return false;
   p.orank = os->rank;
   hlo_strides(os, p.ost);

@@ -10,12 +10,6 @@
 
 #define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
 
-static bool has(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 bool hlo_kern_dot_ok(const hlo_instruction *in) {
   hlo_type t = in->shape.type;
   return (t == HLO_F32 || t == HLO_F64) && in->noperands == 2 &&
@@ -78,9 +72,9 @@ DECL_KERN(hlo_kern_dot) {
   int64_t lf[MAXR], rf[MAXR], B = 1, M = 1, N = 1, K = 1;
   int nlf = 0, nrf = 0;
   for (int d = 0; d < ls->rank; d++)
-    if (!has(lb, nlb, d) && !has(lc, nlc, d)) { lf[nlf++] = d; M *= ls->dims[d]; }
+    if (!hlo_ints_has(lb, nlb, d) && !hlo_ints_has(lc, nlc, d)) { lf[nlf++] = d; M *= ls->dims[d]; }
   for (int d = 0; d < rs->rank; d++)
-    if (!has(rb, nrb, d) && !has(rc, nrc, d)) { rf[nrf++] = d; N *= rs->dims[d]; }
+    if (!hlo_ints_has(rb, nrb, d) && !hlo_ints_has(rc, nrc, d)) { rf[nrf++] = d; N *= rs->dims[d]; }
   for (int i = 0; i < nlb; i++) B *= ls->dims[lb[i]];
   for (int i = 0; i < nlc; i++) {
     if (lc[i] < 0 || lc[i] >= ls->rank || rc[i] < 0 || rc[i] >= rs->rank ||

@@ -9,12 +9,6 @@
 
 #define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
 
-static bool has(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 /* Dimension numbers of a dot-like instruction, validated against the shapes. */
 typedef struct dnums {
   int nlb, nlc, nlf, nrf;
@@ -35,9 +29,9 @@ static int read_dnums(hlo_run *r, const hlo_instruction *in, const hlo_shape *ls
   int nrb = dl.nb, nrc = dl.nc;
   d->nlf = d->nrf = 0;
   for (int k = 0; k < ls->rank; k++)
-    if (!has(d->lb, d->nlb, k) && !has(d->lc, d->nlc, k)) d->lfree[d->nlf++] = k;
+    if (!hlo_ints_has(d->lb, d->nlb, k) && !hlo_ints_has(d->lc, d->nlc, k)) d->lfree[d->nlf++] = k;
   for (int k = 0; k < rs->rank; k++)
-    if (k != rskip && !has(d->rb, nrb, k) && !has(d->rc, nrc, k)) d->rfree[d->nrf++] = k;
+    if (k != rskip && !hlo_ints_has(d->rb, nrb, k) && !hlo_ints_has(d->rc, nrc, k)) d->rfree[d->nrf++] = k;
   for (int i = 0; i < d->nlc; i++) {
     if (d->lc[i] < 0 || d->lc[i] >= ls->rank || d->rc[i] < 0 || d->rc[i] >= rs->rank ||
         ls->dims[d->lc[i]] != rs->dims[d->rc[i]])
@@ -86,8 +80,8 @@ DECL_KERN(hlo_ref_ragged_dot) {
   int nlb0, nlc0;
   const int64_t *lb0 = hlo_instr_ints(in, HLO_A_LHS_BATCH_DIMS, &nlb0);
   const int64_t *lc0 = hlo_instr_ints(in, HLO_A_LHS_CONTRACTING_DIMS, &nlc0);
-  int mode = lc0 && has(lc0, nlc0, rag[0]) ? RAGGED_CONTRACTING
-             : lb0 && has(lb0, nlb0, rag[0]) ? RAGGED_BATCH : RAGGED_NONCONTRACTING;
+  int mode = lc0 && hlo_ints_has(lc0, nlc0, rag[0]) ? RAGGED_CONTRACTING
+             : lb0 && hlo_ints_has(lb0, nlb0, rag[0]) ? RAGGED_BATCH : RAGGED_NONCONTRACTING;
   int64_t rskip = -1;
   if (mode == RAGGED_NONCONTRACTING) {
     if (!grp || ng != 1 || grp[0] < 0 || grp[0] >= rs->rank || rs->dims[grp[0]] != G)

@@ -8,18 +8,6 @@
 
 #define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
 
-static bool has(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
-static const int64_t *ints(const hlo_instruction *in, hlo_attr_key k, int *n) {
-  const int64_t *v = hlo_instr_ints(in, k, n);
-  if (!v) *n = 0;
-  return v;
-}
-
 /* Read the index vector for batch position G (coordinates of the index
  * array's dims other than ivd, in order) into S (nidx components). */
 static void read_index(const hlo_val *idx, int ivd, const int64_t *G, int64_t *S, int nidx) {
@@ -38,12 +26,12 @@ DECL_KERN(hlo_ref_gather) {
   const hlo_instruction *in = s->in;
   const hlo_shape *os = &in->shape, *ops = args[0]->shape, *is = args[1]->shape;
   int noff, ncol, nsim, nob, nsb, nss;
-  const int64_t *offd = ints(in, HLO_A_OFFSET_DIMS, &noff);
-  const int64_t *col = ints(in, HLO_A_COLLAPSED_SLICE_DIMS, &ncol);
-  const int64_t *sim = ints(in, HLO_A_START_INDEX_MAP, &nsim);
-  const int64_t *obd = ints(in, HLO_A_OPERAND_BATCHING_DIMS, &nob);
-  const int64_t *sbd = ints(in, HLO_A_START_INDICES_BATCHING_DIMS, &nsb);
-  const int64_t *ss = ints(in, HLO_A_SLICE_SIZES, &nss);
+  const int64_t *offd = hlo_instr_ints_or_none(in, HLO_A_OFFSET_DIMS, &noff);
+  const int64_t *col = hlo_instr_ints_or_none(in, HLO_A_COLLAPSED_SLICE_DIMS, &ncol);
+  const int64_t *sim = hlo_instr_ints_or_none(in, HLO_A_START_INDEX_MAP, &nsim);
+  const int64_t *obd = hlo_instr_ints_or_none(in, HLO_A_OPERAND_BATCHING_DIMS, &nob);
+  const int64_t *sbd = hlo_instr_ints_or_none(in, HLO_A_START_INDICES_BATCHING_DIMS, &nsb);
+  const int64_t *ss = hlo_instr_ints_or_none(in, HLO_A_SLICE_SIZES, &nss);
   int64_t ivd = hlo_instr_int(in, HLO_A_INDEX_VECTOR_DIM, is->rank);
   if (nss != ops->rank || ivd < 0 || ivd > is->rank || nob != nsb)
     return hlo_run_errorf(r, in, "bad gather dimension numbers");
@@ -55,7 +43,7 @@ DECL_KERN(hlo_ref_gather) {
   int64_t offmap[MAXR];
   int nm = 0;
   for (int d = 0; d < ops->rank; d++)
-    if (!has(col, ncol, d) && !has(obd, nob, d)) offmap[nm++] = d;
+    if (!hlo_ints_has(col, ncol, d) && !hlo_ints_has(obd, nob, d)) offmap[nm++] = d;
   if (nm != noff) return hlo_run_errorf(r, in, "offset_dims size mismatch");
   /* index-array dims other than ivd, in order (they pair with batch dims) */
   int64_t sdims[MAXR];
@@ -70,7 +58,7 @@ DECL_KERN(hlo_ref_gather) {
   for (int64_t k = 0; k < o->nelems; k++) {
     int g = 0;
     for (int d = 0; d < os->rank; d++)
-      if (!has(offd, noff, d)) G[g++] = oi[d];
+      if (!hlo_ints_has(offd, noff, d)) G[g++] = oi[d];
     if (g != nsd) { hlo_run_release(r, o); return hlo_run_errorf(r, in, "batch dims mismatch"); }
     read_index(args[1], (int)ivd, G, S, nidx);
     for (int d = 0; d < ops->rank; d++) In[d] = 0;
@@ -100,11 +88,11 @@ DECL_KERN(hlo_ref_scatter) {
   hlo_val **opv = args, *idx = args[N], **upd = args + N + 1;
   const hlo_shape *ops = opv[0]->shape, *is = idx->shape, *us = upd[0]->shape;
   int nuw, niw, nsd2o, nib, nsb;
-  const int64_t *uwd = ints(in, HLO_A_UPDATE_WINDOW_DIMS, &nuw);
-  const int64_t *iwd = ints(in, HLO_A_INSERTED_WINDOW_DIMS, &niw);
-  const int64_t *sdo = ints(in, HLO_A_SCATTER_DIMS_TO_OPERAND_DIMS, &nsd2o);
-  const int64_t *ibd = ints(in, HLO_A_INPUT_BATCHING_DIMS, &nib);
-  const int64_t *sbd = ints(in, HLO_A_SCATTER_INDICES_BATCHING_DIMS, &nsb);
+  const int64_t *uwd = hlo_instr_ints_or_none(in, HLO_A_UPDATE_WINDOW_DIMS, &nuw);
+  const int64_t *iwd = hlo_instr_ints_or_none(in, HLO_A_INSERTED_WINDOW_DIMS, &niw);
+  const int64_t *sdo = hlo_instr_ints_or_none(in, HLO_A_SCATTER_DIMS_TO_OPERAND_DIMS, &nsd2o);
+  const int64_t *ibd = hlo_instr_ints_or_none(in, HLO_A_INPUT_BATCHING_DIMS, &nib);
+  const int64_t *sbd = hlo_instr_ints_or_none(in, HLO_A_SCATTER_INDICES_BATCHING_DIMS, &nsb);
   int64_t ivd = hlo_instr_int(in, HLO_A_INDEX_VECTOR_DIM, is->rank);
   if (ivd < 0 || ivd > is->rank || nib != nsb) return hlo_run_errorf(r, in, "bad scatter dims");
   int nidx = ivd == is->rank ? 1 : (int)is->dims[ivd];
@@ -114,7 +102,7 @@ DECL_KERN(hlo_ref_scatter) {
   int64_t winmap[MAXR];
   int nm = 0;
   for (int d = 0; d < ops->rank; d++)
-    if (!has(iwd, niw, d) && !has(ibd, nib, d)) winmap[nm++] = d;
+    if (!hlo_ints_has(iwd, niw, d) && !hlo_ints_has(ibd, nib, d)) winmap[nm++] = d;
   if (nm != nuw) return hlo_run_errorf(r, in, "update_window_dims size mismatch");
   int64_t sdims[MAXR];
   int nsd = 0;
@@ -138,7 +126,7 @@ DECL_KERN(hlo_ref_scatter) {
   for (int64_t k = 0; k < upd[0]->nelems; k++) {
     int g = 0;
     for (int d = 0; d < us->rank; d++)
-      if (!has(uwd, nuw, d)) G[g++] = ui[d];
+      if (!hlo_ints_has(uwd, nuw, d)) G[g++] = ui[d];
     read_index(idx, (int)ivd, G, S, nidx);
     for (int d = 0; d < ops->rank; d++) In[d] = 0;
     for (int c = 0; c < nsd2o; c++) In[sdo[c]] = S[c];

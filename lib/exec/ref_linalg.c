@@ -9,12 +9,6 @@
 
 #define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
 
-static bool has(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 DECL_KERN(hlo_ref_dot) {
   const hlo_instruction *in = s->in;
   const hlo_shape *ls = args[0]->shape, *rs = args[1]->shape, *os = &in->shape;
@@ -28,9 +22,9 @@ DECL_KERN(hlo_ref_dot) {
   int64_t lfree[MAXR], rfree[MAXR];
   int nlf = 0, nrf = 0;
   for (int d = 0; d < ls->rank; d++)
-    if (!has(lb, nlb, d) && !has(lc, nlc, d)) lfree[nlf++] = d;
+    if (!hlo_ints_has(lb, nlb, d) && !hlo_ints_has(lc, nlc, d)) lfree[nlf++] = d;
   for (int d = 0; d < rs->rank; d++)
-    if (!has(rb, nrb, d) && !has(rc, nrc, d)) rfree[nrf++] = d;
+    if (!hlo_ints_has(rb, nrb, d) && !hlo_ints_has(rc, nrc, d)) rfree[nrf++] = d;
   if (nlb + nlf + nrf != os->rank) return hlo_run_errorf(r, in, "result rank mismatch");
   int64_t cdims[MAXR];
   for (int i = 0; i < nlc; i++) {
