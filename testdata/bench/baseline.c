@@ -58,11 +58,14 @@ static double memcpy_rate(size_t bytes, int reps) {
   return 2.0 * (double)bytes / best / 1e9;
 }
 
+/* baseline [REPS [WHICH]]: WHICH is sgemm1024, sgemm2048 or memcpy (default: all). */
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 5;
+  const char *which = argc > 2 ? argv[2] : "";
   if (reps < 1) reps = 1;
-  printf("sgemm 1024 %.3f\n", sgemm_rate(1024, reps));
-  printf("sgemm 2048 %.3f\n", sgemm_rate(2048, reps > 3 ? 3 : reps));
-  printf("memcpy %.3f\n", memcpy_rate((size_t)64 << 20, reps * 2));
+  if (!*which || !strcmp(which, "sgemm1024")) printf("sgemm 1024 %.3f\n", sgemm_rate(1024, reps));
+  if (!*which || !strcmp(which, "sgemm2048"))
+    printf("sgemm 2048 %.3f\n", sgemm_rate(2048, reps > 3 ? 3 : reps));
+  if (!*which || !strcmp(which, "memcpy")) printf("memcpy %.3f\n", memcpy_rate((size_t)64 << 20, reps * 2));
   return 0;
 }
