@@ -277,7 +277,7 @@ def interp_bench():
     print("\ninterpreter benchmark: best of %d rounds of %d runs after a warm-up, numpy and ours alternating; machine: %d cores, load average %.1f %.1f %.1f; "
           "hlo-run threads: %s" % (ROUNDS, REPS, os.cpu_count(), *load, os.environ.get("BENCH_THREADS", "all cores")))
     print("limits at the start: OpenBLAS sgemm 1024^2 %.1f GFLOP/s, 2048^2 %.1f GFLOP/s; memcpy %.1f GB/s (read+write); "
-          "measured again before each round of a workload: % of limit is the best round's against that "
+          "measured again before each round of a workload: %% of limit is the best round's against that "
           "(in brackets: against the best limit of the run so far)"
           % (lim["sgemm 1024"], lim["sgemm 2048"], lim["memcpy"]))
     print("times are the best of the runs; cpu = process CPU time (all threads), which a loaded machine distorts less")
