@@ -171,4 +171,19 @@ static inline void check(int line, const char *text, const char *want, int nan) 
   check_th(line, text, want, nan, 0);
 }
 
+/* Copy tmpl to out with every "%s" replaced by t. */
+static inline void subst(char *out, size_t n, const char *tmpl, const char *t) {
+  size_t k = 0, tl = strlen(t);
+  for (const char *p = tmpl; *p && k + tl + 1 < n; p++) {
+    if (p[0] == '%' && p[1] == 's') {
+      memcpy(out + k, t, tl);
+      k += tl;
+      p++;
+    } else {
+      out[k++] = *p;
+    }
+  }
+  out[k] = 0;
+}
+
 #endif

@@ -163,21 +163,6 @@ static void test_transpose(void) {
   tr_one(__LINE__, "f32", (int64_t[]){0, 5}, (int[]){1, 0}, 2, "tiled");
 }
 
-/* Copy tmpl to out with every "%s" replaced by t. */
-static void subst(char *out, size_t n, const char *tmpl, const char *t) {
-  size_t k = 0, tl = strlen(t);
-  for (const char *p = tmpl; *p && k + tl + 1 < n; p++) {
-    if (p[0] == '%' && p[1] == 's') {
-      memcpy(out + k, t, tl);
-      k += tl;
-      p++;
-    } else {
-      out[k++] = *p;
-    }
-  }
-  out[k] = 0;
-}
-
 /* ---- contiguous movement ---------------------------------------------------------- */
 static void test_contiguous(void) {
   static const char *types[] = {"f32", "s8", "f64", "c128", "bf16"};

@@ -34,20 +34,6 @@ static const struct {
 };
 enum { NCOMB = sizeof COMBS / sizeof COMBS[0] };
 
-static void subst(char *out, size_t n, const char *tmpl, const char *t) {
-  size_t k = 0, tl = strlen(t);
-  for (const char *p = tmpl; *p && k + tl + 1 < n; p++) {
-    if (p[0] == '%' && p[1] == 's') {
-      memcpy(out + k, t, tl);
-      k += tl;
-      p++;
-    } else {
-      out[k++] = *p;
-    }
-  }
-  out[k] = 0;
-}
-
 static int comb_id(const char *name) {
   for (int i = 0; i < NCOMB; i++)
     if (strcmp(COMBS[i].name, name) == 0) return i;
