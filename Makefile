@@ -3,18 +3,27 @@
 #   lib/<stage>/*_test.c -> one unit-test program each
 #   cmd/hlo-*.c          -> one tool each, linked with cmd/common/*.c
 # SAN=1 builds everything with ASan+UBSan into build-san/.
+# ISA=generic builds the portable C kernels alone (no intrinsics, no target
+# attributes) into build-generic/ (build-san-generic/ with SAN=1).
 
 CC      ?= cc
 PREFIX  ?= /usr/local
 PYTHON  ?= /usr/bin/python3
 PKGS    := yaml-0.1 libcjson libcgraph libgvc zlib sleef openblas
 
+ifeq ($(ISA),generic)
+ISA_SUFFIX := -generic
+ISA_CFLAGS := -DHLO_ISA_GENERIC
+else ifneq ($(ISA),)
+$(error ISA must be generic or unset)
+endif
+
 ifeq ($(SAN),1)
-BUILD   ?= build-san
+BUILD   ?= build-san$(ISA_SUFFIX)
 OPT     ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDSAN   := -fsanitize=address,undefined
 else
-BUILD   ?= build
+BUILD   ?= build$(ISA_SUFFIX)
 OPT     ?= -O2 -g
 LDSAN   :=
 endif
@@ -22,7 +31,7 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wswitch
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fPIC -Iinclude -Ilib $(PKG_CFLAGS)
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(ISA_CFLAGS) $(OPT) $(WARN) -fPIC -Iinclude -Ilib $(PKG_CFLAGS)
 LDLIBS  += $(PKG_LIBS) -lm
 
 LIB_SRCS  := $(filter-out %_test.c,$(wildcard lib/*/*.c))
@@ -127,4 +136,4 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hlo.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hlo.pc
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-generic build-san-generic

@@ -24,7 +24,8 @@
 #include "hlo/hlo_verify.h"
 
 enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
-       OPT_RNG_SEED, OPT_MAX_ITERS, OPT_MAX_MEMORY, OPT_THREADS, OPT_BENCHMARK, OPT_PROFILE };
+       OPT_RNG_SEED, OPT_MAX_ITERS, OPT_MAX_MEMORY, OPT_THREADS, OPT_BENCHMARK, OPT_PROFILE,
+       OPT_ISA, OPT_LIST_ISAS };
 
 static const cli_opt OPTS[] = {
     [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
@@ -40,6 +41,8 @@ static const cli_opt OPTS[] = {
     [OPT_THREADS] = {"threads", 0, 1, "N", "use N threads for large kernels (default: all cores)"},
     [OPT_BENCHMARK] = {"benchmark", 0, 1, "N", "after a warm-up run, time N runs; print median, min and max"},
     [OPT_PROFILE] = {"profile", 0, 0, NULL, "print time, share, bytes and FLOPs per instruction on standard error"},
+    [OPT_ISA] = {"isa", 0, 1, "LEVEL", "use vector kernels of at most LEVEL: baseline, avx2 or avx512 (default: $HLO_ISA, else the best this CPU has)"},
+    [OPT_LIST_ISAS] = {"list-isas", 0, 0, NULL, "print each ISA level, whether it can run here and which one a run uses, then exit"},
     {0},
 };
 
@@ -58,7 +61,8 @@ typedef struct run_args {
   long long iterations, max_iters;
   uint64_t max_memory; /* 0 = no limit */
   long long threads, benchmark;
-  bool profile;
+  bool profile, list_isas;
+  hlo_isa isa;
 } run_args;
 
 /* ---- memory limit: every value and plan allocation goes through this -------
@@ -238,6 +242,25 @@ static void *mem_realloc(void *ud, void *q, size_t n) {
 
 static const hlo_allocator RUN_ALLOC = {mem_alloc, mem_realloc, mem_free, NULL};
 
+/* --list-isas: one line per level, "LEVEL  available" or "LEVEL  unavailable:
+ * REASON", then "selected: LEVEL" (the level a run with these options uses);
+ * exit 1 when HLO_ISA holds no level name. */
+static int list_isas(hlo_isa cap) {
+  for (int l = HLO_ISA_BASELINE; l <= HLO_ISA_MAX; l++) {
+    const char *why = NULL;
+    if (hlo_isa_available((hlo_isa)l, &why)) printf("%-9s available\n", hlo_isa_name((hlo_isa)l));
+    else printf("%-9s unavailable: %s\n", hlo_isa_name((hlo_isa)l), why);
+  }
+  hlo_isa sel;
+  const char *why = NULL;
+  if (hlo_isa_effective(cap, &sel, &why) != HLO_OK) {
+    cli_errorf(&TOOL, "%s", why);
+    return CLI_INVALID;
+  }
+  printf("selected: %s\n", hlo_isa_name(sel));
+  return CLI_OK;
+}
+
 static uint64_t default_max_memory(void) {
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || psize <= 0) return (uint64_t)4 << 30;
@@ -310,6 +333,11 @@ static int on_opt(int idx, const char *arg, void *ud) {
     if (a->benchmark < 1 || a->benchmark > 1000000) cli_usage_error(&TOOL, "--benchmark needs 1 <= N <= 1000000");
     break;
   case OPT_PROFILE: a->profile = true; break;
+  case OPT_ISA:
+    if (hlo_isa_parse(arg, &a->isa) != HLO_OK)
+      cli_usage_error(&TOOL, "--isa needs baseline, avx2 or avx512");
+    break;
+  case OPT_LIST_ISAS: a->list_isas = true; break;
   }
   return 0;
 }
@@ -648,6 +676,12 @@ int main(int argc, char **argv) {
   a.max_memory = default_max_memory();
   int npos = 0;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
+  if (a.list_isas) return list_isas(a.isa);
+  {
+    hlo_isa sel;
+    const char *why = NULL;
+    if (hlo_isa_effective(a.isa, &sel, &why) != HLO_OK) cli_usage_error(&TOOL, "%s", why);
+  }
   run_spec spec;
   memset(&spec, 0, sizeof spec);
   const char *file = NULL;
@@ -708,6 +742,7 @@ int main(int argc, char **argv) {
   eo.rng_seed = a.rng_seed;
   eo.max_while_iters = a.max_iters;
   eo.threads = (int)a.threads;
+  eo.isa = a.isa;
   eo.profile = a.profile || a.time;
   if (a.threads > 0) openblas_set_num_threads((int)a.threads);
   e = hlo_exec_new(m, &eo, &RUN_ALLOC, &d);
@@ -785,9 +820,10 @@ int main(int argc, char **argv) {
     c_run += cpu_ms() - c1;
   }
   if (a.time)
-    fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (cpu %.3f ms; %lld iteration%s, %s path)\n",
+    fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (cpu %.3f ms; %lld iteration%s, %s path%s%s)\n",
             file, t_plan, t_run / (double)a.iterations, c_run / (double)a.iterations, a.iterations,
-            a.iterations == 1 ? "" : "s", a.reference ? "reference" : "fast");
+            a.iterations == 1 ? "" : "s", a.reference ? "reference" : "fast",
+            a.reference ? "" : ", ", a.reference ? "" : hlo_isa_name(hlo_exec_isa(e)));
   if (a.profile) print_profile(e, nprofiled + a.iterations);
   if (a.time) { /* the five opcodes that took longest, from the per-instruction profile */
     int np = 0;

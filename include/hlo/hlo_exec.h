@@ -30,8 +30,34 @@ struct hlo_val {
   size_t cap;              /* bytes allocated for data (buffer reuse) */
 };
 
+/* Instruction-set levels of the dispatched fast kernels, lowest first.
+ * baseline is x86-64's SSE2 (or the portable C of a `make ISA=generic`
+ * build); avx2 needs AVX2 and FMA; avx512 needs AVX-512 F and DQ. */
+typedef enum hlo_isa {
+  HLO_ISA_AUTO = 0,        /* HLO_ISA from the environment, else the best the CPU has */
+  HLO_ISA_BASELINE,
+  HLO_ISA_AVX2,
+  HLO_ISA_AVX512,
+} hlo_isa;
+#define HLO_ISA_MAX HLO_ISA_AVX512
+
+/* "baseline", "avx2", "avx512" ("auto" for HLO_ISA_AUTO). */
+const char *hlo_isa_name(hlo_isa level);
+/* Parse a level name as above; HLO_ERR if s is not one of them. */
+int hlo_isa_parse(const char *s, hlo_isa *level);
+/* Whether level can run here: compiled into this build and supported by the
+ * running CPU.  When it cannot and why_not is given, *why_not points at a
+ * static sentence saying why. */
+bool hlo_isa_available(hlo_isa level, const char **why_not);
+/* The level the kernels use under cap: the highest available level not above
+ * cap.  HLO_ISA_AUTO takes the cap from the environment variable HLO_ISA
+ * (unset or empty: no cap); HLO_ERR with a message in *why when that
+ * variable holds no level name. */
+int hlo_isa_effective(hlo_isa cap, hlo_isa *level, const char **why);
+
 typedef struct hlo_exec_options {
   bool reference;          /* run every op through the scalar reference code */
+  hlo_isa isa;             /* highest ISA level of the fast kernels (see hlo_isa) */
   uint64_t rng_seed;       /* seed of `rng` (rng-bit-generator takes its state) */
   int64_t max_while_iters; /* 0 = unlimited */
   int threads;             /* fast path worker threads; 0 = all online cores */
@@ -74,6 +100,9 @@ int hlo_exec_run(hlo_exec *e, hlo_val **args, int nargs, hlo_val **result);
 const hlo_exec_prof *hlo_exec_profile(const hlo_exec *e, int *n);
 /* Zero the accumulated profile (e.g. after a warm-up run). */
 void hlo_exec_profile_reset(hlo_exec *e);
+
+/* The ISA level e's fast kernels use (hlo_isa_effective of opts.isa). */
+hlo_isa hlo_exec_isa(const hlo_exec *e);
 
 /* Number of entry parameters and the shape of parameter i. */
 int hlo_exec_nparams(const hlo_exec *e);

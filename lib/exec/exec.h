@@ -115,6 +115,8 @@ struct hlo_exec {
   hlo_exec_prof *prof;      /* profile entries (opts.profile) */
   int nprof;
   hlo_fast_pool *pool;      /* fast-path threads (NULL: one thread) */
+  hlo_isa isa_level;        /* effective ISA level of the fast kernels */
+  const struct hlo_fv_isa *isa; /* its vector chunk kernels (fast.h) */
 };
 
 /* Set up profile entries for every planned step (profile.c). */

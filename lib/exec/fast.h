@@ -13,13 +13,28 @@ static inline int64_t hlo_fast_elems(const hlo_shape *s) {
   return hlo_shape_elements(s, &n) ? n : -1;
 }
 
+/* ---- instruction sets ------------------------------------------------------
+ * HLO_FAST_X86: the kernels may use x86-64 intrinsics (SSE2 is the baseline);
+ * a `make ISA=generic` build defines HLO_ISA_GENERIC and compiles portable C
+ * only.  HLO_FAST_WIDE: the AVX2 and AVX-512 variants are compiled too (GCC;
+ * clang, used for the libFuzzer build, has no `#pragma GCC target` for
+ * SLEEF's declarations, so it builds the baseline alone). */
+#if defined(__x86_64__) && !defined(HLO_ISA_GENERIC)
+#define HLO_FAST_X86 1
+#if !defined(__clang__)
+#define HLO_FAST_WIDE 1
+#endif
+#endif
+
 /* ---- vector chunk kernels ---------------------------------------------------
- * One table per instruction set (AVX-512, AVX2, SSE2 baseline); hlo_fv_pick()
- * returns the best one the running CPU supports.  Each un/bin function
+ * One table per instruction set (AVX-512, AVX2, SSE2 baseline, or portable C
+ * in a generic build); hlo_fv_table() gives the table of a level, and an
+ * hlo_exec uses the one of hlo_isa_effective(opts.isa).  Each un/bin function
  * returns false when it has no kernel for op (nothing written).  Inputs and
  * output may alias exactly (z == x). */
 typedef struct hlo_fv_isa {
   const char *name;
+  hlo_isa level;
   bool (*un32)(hlo_opcode op, int64_t n, const float *x, float *z);
   bool (*bin32)(hlo_opcode op, int64_t n, const float *x, const float *y, float *z);
   bool (*un64)(hlo_opcode op, int64_t n, const double *x, double *z);
@@ -47,10 +62,14 @@ typedef struct hlo_fv_isa {
   void (*cvt)(hlo_type from, hlo_type to, int64_t n, const void *x, void *z);
 } hlo_fv_isa;
 
-const hlo_fv_isa *hlo_fv_pick(void);
-/* The table of one ISA by name ("avx512", "avx2", "sse2"); NULL if the CPU
- * lacks it (tests run every supported table). */
-const hlo_fv_isa *hlo_fv_named(const char *name);
+/* The table compiled for level (HLO_ISA_BASELINE .. HLO_ISA_MAX), NULL when
+ * this build has none; it says nothing of the CPU (hlo_isa_available does). */
+const hlo_fv_isa *hlo_fv_table(hlo_isa level);
+/* The table the kernels of e use (its effective level). */
+static inline const hlo_fv_isa *hlo_fv_of(const hlo_exec *e) { return e->isa; }
+/* The table of the level the environment selects (HLO_ISA, else the best
+ * available): what a test program exercises on each run. */
+const hlo_fv_isa *hlo_fv_from_env(void);
 /* Whether the chunk kernels cover op for float element types. */
 bool hlo_fv_unary_ok(hlo_opcode op);
 bool hlo_fv_binary_ok(hlo_opcode op);

@@ -338,7 +338,7 @@ DECL_KERN(hlo_fast_conv) {
     rc = conv_run(p, r, args[0]->data, args[1]->data, o->data, o->nbytes);
   } else {
     /* exact widening, the f32 convolution, one rounding per element */
-    const hlo_fv_isa *isa = hlo_fv_pick();
+    const hlo_fv_isa *isa = hlo_fv_of(r->e);
     float *X = widen(r, isa, args[0]), *K = widen(r, isa, args[1]);
     float *Y = hlo_malloc(r->alloc, (size_t)o->nelems * sizeof *Y + 1);
     rc = X && K && Y ? conv_run(p, r, (const char *)X, (const char *)K, (char *)Y,

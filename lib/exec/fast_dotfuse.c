@@ -97,7 +97,7 @@ bool hlo_fast_plan_dotfuse(hlo_exec *e, plan_step *s) {
   p->pb = (int)dot->operands[1]->param_number;
   p->es = hlo_type_bytes(t);
   p->rows = hlo_fast_dot_tile_rows(p->dot);
-  p->isa = hlo_fv_pick();
+  p->isa = hlo_fv_of(e);
   p->pool = e->pool;
   s->p = p;
   s->fn = hlo_fast_dotfuse;

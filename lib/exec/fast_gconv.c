@@ -46,7 +46,7 @@ typedef struct gc_plan {
 /* name##GS##suffix of the current ISA and type */
 #define GC(name) CATS(CATS(name, GS), GC_SUF)
 
-#ifndef __clang__
+#ifdef HLO_FAST_WIDE
 #define GC_TGT __attribute__((target("avx512f,avx512dq")))
 #define GC_SUF _avx512
 #define GT float
@@ -79,7 +79,7 @@ typedef struct gc_plan {
 #endif
 
 #define GC_TGT
-#define GC_SUF _sse2
+#define GC_SUF _base
 #define GT float
 #define GS 32
 #include "exec/fast_gconv_isa.h"
@@ -93,18 +93,21 @@ typedef struct gc_plan {
 #undef GC_TGT
 #undef GC_SUF
 
-static void pick_isa(gc_plan *p) {
-  p->plane32 = plane32_sse2;
-  p->plane64 = plane64_sse2;
-#ifndef __clang__
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
+/* The plane kernels of e's ISA level (every level at or below it is
+ * compiled and runs on this CPU, isa.c). */
+static void pick_isa(const hlo_exec *e, gc_plan *p) {
+  p->plane32 = plane32_base;
+  p->plane64 = plane64_base;
+#ifdef HLO_FAST_WIDE
+  if (e->isa_level >= HLO_ISA_AVX512) {
     p->plane32 = plane32_avx512;
     p->plane64 = plane64_avx512;
-  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+  } else if (e->isa_level >= HLO_ISA_AVX2) {
     p->plane32 = plane32_avx2;
     p->plane64 = plane64_avx2;
   }
+#else
+  (void)e;
 #endif
 }
 
@@ -231,7 +234,7 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   p->zplane = p->PH * p->RP;
   p->plane = p->PD * p->zplane;
   p->pool = e->pool;
-  pick_isa(p);
+  pick_isa(e, p);
   s->p = p;
   s->fn = hlo_fast_gconv;
   s->kname = "hlo_fast_gconv(direct)";

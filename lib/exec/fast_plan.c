@@ -1,10 +1,12 @@
 /* fast_plan.c - plan-time choice of the fast-path kernels (hlo_fast_plan)
  * and the kernel that runs a fused loop program over the output in chunks,
  * split across threads in fixed blocks, streaming large outputs. */
-#include <emmintrin.h>
 #include <string.h>
 
 #include "exec/fast.h"
+#ifdef HLO_FAST_X86
+#include <emmintrin.h>
+#endif
 
 /* Output elements per thread work item (a multiple of the chunk). */
 #define LOOP_BLOCK (HLO_LP_CHUNK * 64)
@@ -74,7 +76,7 @@ bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s) {
   loop_plan *p = hlo_arena_alloc(&e->arena, sizeof *p);
   if (!p) return false;
   p->lp = lp;
-  p->isa = hlo_fv_pick();
+  p->isa = hlo_fv_of(e);
   p->pool = e->pool;
   s->p = p;
   s->fn = hlo_fast_loop;
@@ -99,6 +101,7 @@ typedef struct loop_job {
  * with non-temporal stores; a tail under 16 bytes is stored normally. */
 static void stream_copy(char *dst, const char *src, size_t n) {
   size_t k = 0;
+#ifdef HLO_FAST_X86
   for (; k + 64 <= n; k += 64) {
     __m128i a = _mm_loadu_si128((const __m128i *)(src + k));
     __m128i b = _mm_loadu_si128((const __m128i *)(src + k + 16));
@@ -111,6 +114,7 @@ static void stream_copy(char *dst, const char *src, size_t n) {
   }
   for (; k + 16 <= n; k += 16)
     _mm_stream_si128((__m128i *)(dst + k), _mm_loadu_si128((const __m128i *)(src + k)));
+#endif
   memcpy(dst + k, src + k, n - k);
 }
 
@@ -139,7 +143,9 @@ static void loop_block(void *ctx, int64_t b) {
       hlo_lp_eval(j->p->lp, j->p->isa, j->args, scratch, f, c, o);
     }
   }
+#ifdef HLO_FAST_X86
   if (st) _mm_sfence(); /* the streamed stores are visible before the join */
+#endif
   hlo_free(j->alloc, stage);
   hlo_lp_scratch_free(j->p->lp, j->alloc, scratch);
 }

@@ -84,7 +84,7 @@ bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s) {
   memset(p, 0, sizeof *p);
   p->op = op;
   p->t = t;
-  p->isa = hlo_fv_pick();
+  p->isa = hlo_fv_of(e);
   p->pool = e->pool;
   if (!split_dims(red, p)) return false;
   p->src_arg = p->init_arg = -1;

@@ -7,11 +7,11 @@
  * elements), repeated over the other dims, split across threads by tile
  * columns. */
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "exec/fast.h"
+#ifdef HLO_FAST_X86
+#include <emmintrin.h>
+#endif
 
 #define TILE 64
 #define PAR_BYTES ((int64_t)1 << 20) /* smaller results run on one thread */
@@ -95,7 +95,7 @@ TILE_SCALAR(uint32_t)
 TILE_SCALAR(uint64_t)
 
 static void tile4(uint32_t *dst, int64_t dld, const uint32_t *src, int64_t sld, int R, int C) {
-#ifdef __SSE2__
+#ifdef HLO_FAST_X86
   int r4 = R & ~3, c4 = C & ~3;
   for (int r = 0; r < r4; r += 4)
     for (int c = 0; c < c4; c += 4) {
@@ -117,7 +117,7 @@ static void tile4(uint32_t *dst, int64_t dld, const uint32_t *src, int64_t sld, 
 }
 
 static void tile8(uint64_t *dst, int64_t dld, const uint64_t *src, int64_t sld, int R, int C) {
-#ifdef __SSE2__
+#ifdef HLO_FAST_X86
   int r2 = R & ~1, c2 = C & ~1;
   for (int r = 0; r < r2; r += 2)
     for (int c = 0; c < c2; c += 2) {

@@ -1,40 +1,43 @@
 /* fast_vec.c - vector chunk kernels of the fast path, compiled three times
- * (AVX-512, AVX2+FMA, SSE2 baseline) from fast_vec_isa.h and picked at run
- * time from the CPU's features, so one binary runs on any x86-64.  Plain
+ * (AVX-512, AVX2+FMA, SSE2 baseline) from fast_vec_isa.h, one table per
+ * level; an hlo_exec picks the table of its effective level (isa.c), so one
+ * binary runs on any x86-64.  A `make ISA=generic` build compiles the same
+ * body once as portable C (one lane, SLEEF's scalar functions).  Plain
  * arithmetic is vectorized by the compiler; transcendentals call SLEEF's
- * vector functions of the same ISA (1-ulp variants; tanh uses the 3.5-ulp
- * ones, docs/fast.md). */
+ * functions of the same ISA (1-ulp variants; tanh uses the 3.5-ulp ones,
+ * docs/fast.md). */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
 #endif
 #include <math.h>
 #include <string.h>
 
+#include "exec/fast.h"
+
 /* sleef.h declares the AVX and AVX-512 variants only when those ISAs are
- * enabled; enable them for the declarations alone.  Clang has no such
- * pragma, so a clang build (the libFuzzer one) compiles the SSE2 baseline
- * only and reports the wider ISAs as unavailable. */
+ * enabled; enable them for the declarations alone. */
+#if defined(HLO_FAST_WIDE)
 #include <x86intrin.h>
-#if defined(__clang__)
-#define FV_BASELINE_ONLY 1
-#include <sleef.h>
-#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,avx512f,avx512dq")
 #include <sleef.h>
 #pragma GCC pop_options
+#elif defined(HLO_FAST_X86)
+#include <x86intrin.h>
+#include <sleef.h>
+#else
+#include <sleef.h>
 #endif
-
-#include "exec/fast.h"
 
 #define XCAT3(a, b, c) a##b##c
 #define CAT3(a, b, c) XCAT3(a, b, c)
 
-#ifndef FV_BASELINE_ONLY
+#ifdef HLO_FAST_WIDE
 /* ---- AVX-512 ---- */
 #define FV_TGT __attribute__((target("avx512f,avx512dq")))
 #define FV(name) name##_avx512
 #define FV_NAME "avx512"
+#define FV_LEVEL HLO_ISA_AVX512
 #define SLF(fn) CAT3(Sleef_, fn, f16_u10avx512f)
 #define SLD(fn) CAT3(Sleef_, fn, d8_u10avx512f)
 #define SLF35(fn) CAT3(Sleef_, fn, f16_u35avx512f)
@@ -51,6 +54,7 @@
 #undef FV_TGT
 #undef FV
 #undef FV_NAME
+#undef FV_LEVEL
 #undef SLF
 #undef SLD
 #undef SLF35
@@ -68,6 +72,7 @@
 #define FV_TGT __attribute__((target("avx2,fma")))
 #define FV(name) name##_avx2
 #define FV_NAME "avx2"
+#define FV_LEVEL HLO_ISA_AVX2
 #define SLF(fn) CAT3(Sleef_, fn, f8_u10avx2)
 #define SLD(fn) CAT3(Sleef_, fn, d4_u10avx2)
 #define SLF35(fn) CAT3(Sleef_, fn, f8_u35avx2)
@@ -84,6 +89,7 @@
 #undef FV_TGT
 #undef FV
 #undef FV_NAME
+#undef FV_LEVEL
 #undef SLF
 #undef SLD
 #undef SLF35
@@ -97,12 +103,14 @@
 #undef LDD
 #undef STD
 
-#endif /* FV_BASELINE_ONLY */
+#endif /* HLO_FAST_WIDE */
 
+#ifdef HLO_FAST_X86
 /* ---- SSE2 baseline ---- */
 #define FV_TGT
 #define FV(name) name##_sse2
 #define FV_NAME "sse2"
+#define FV_LEVEL HLO_ISA_BASELINE
 #define SLF(fn) CAT3(Sleef_, fn, f4_u10sse2)
 #define SLD(fn) CAT3(Sleef_, fn, d2_u10sse2)
 #define SLF35(fn) CAT3(Sleef_, fn, f4_u35sse2)
@@ -116,25 +124,48 @@
 #define LDD _mm_loadu_pd
 #define STD _mm_storeu_pd
 #include "exec/fast_vec_isa.h"
-
-const hlo_fv_isa *hlo_fv_named(const char *name) {
-  __builtin_cpu_init();
-#ifndef FV_BASELINE_ONLY
-  if (strcmp(name, "avx512") == 0)
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
-               ? &table_avx512 : NULL;
-  if (strcmp(name, "avx2") == 0)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? &table_avx2
-                                                                           : NULL;
+#define FV_BASELINE table_sse2
+#else
+/* ---- portable C: one lane, SLEEF's scalar functions ---- */
+#define FV_TGT
+#define FV(name) name##_generic
+#define FV_NAME "generic"
+#define FV_LEVEL HLO_ISA_BASELINE
+#define SLF(fn) CAT3(Sleef_, fn, f_u10)
+#define SLD(fn) CAT3(Sleef_, fn, _u10)
+#define SLF35(fn) CAT3(Sleef_, fn, f_u35)
+#define SLD35(fn) CAT3(Sleef_, fn, _u35)
+#define VF float
+#define VD double
+#define LF 1
+#define LD 1
+#define LDF(p) (*(p))
+#define STF(p, v) (*(p) = (v))
+#define LDD(p) (*(p))
+#define STD(p, v) (*(p) = (v))
+#include "exec/fast_vec_isa.h"
+#define FV_BASELINE table_generic
 #endif
-  if (strcmp(name, "sse2") == 0) return &table_sse2;
+
+const hlo_fv_isa *hlo_fv_table(hlo_isa level) {
+  switch (level) {
+  case HLO_ISA_BASELINE: return &FV_BASELINE;
+#ifdef HLO_FAST_WIDE
+  case HLO_ISA_AVX2: return &table_avx2;
+  case HLO_ISA_AVX512: return &table_avx512;
+#else
+  case HLO_ISA_AVX2: case HLO_ISA_AVX512: return NULL;
+#endif
+  case HLO_ISA_AUTO: return NULL;
+  }
   return NULL;
 }
 
-const hlo_fv_isa *hlo_fv_pick(void) {
-  const hlo_fv_isa *t = hlo_fv_named("avx512");
-  if (!t) t = hlo_fv_named("avx2");
-  return t ? t : &table_sse2;
+const hlo_fv_isa *hlo_fv_from_env(void) {
+  hlo_isa l;
+  const char *why;
+  if (hlo_isa_effective(HLO_ISA_AUTO, &l, &why) != HLO_OK) l = HLO_ISA_BASELINE;
+  return hlo_fv_table(l);
 }
 
 bool hlo_fv_unary_ok(hlo_opcode op) {

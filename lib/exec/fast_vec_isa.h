@@ -413,7 +413,7 @@ static FV_TGT FV_NOTRAP void FV(cvt)(hlo_type from, hlo_type to, int64_t n, cons
 }
 
 static const hlo_fv_isa FV(table) = {
-    FV_NAME, FV(un32), FV(bin32), FV(un64), FV(bin64),
+    FV_NAME, FV_LEVEL, FV(un32), FV(bin32), FV(un64), FV(bin64),
     FV(sum32), FV(sum64), FV(acc32), FV(acc64),
     FV(max32), FV(min32), FV(max64), FV(min64), FV(fill32), FV(fill64),
     FV(widen16), FV(narrow16), FV(round16), FV(cvt),

@@ -401,6 +401,13 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
   e->alloc = alloc;
   e->diags = d;
   hlo_arena_init(&e->arena, alloc);
+  const char *why = NULL;
+  if (hlo_isa_effective(e->opts.isa, &e->isa_level, &why) != HLO_OK) {
+    hlo_errorf(d, NULL, 0, "%s", why);
+    hlo_exec_free(e);
+    return NULL;
+  }
+  e->isa = hlo_fv_table(e->isa_level);
   e->rng_state = e->opts.rng_seed;
   e->rng_gs[0] = 0x7012395u; /* XLA's initial rng-get-and-update-state value */
   if (!e->opts.reference) e->pool = hlo_fast_pool_new(e->opts.threads, alloc);
@@ -436,6 +443,8 @@ void hlo_exec_free(hlo_exec *e) {
   hlo_arena_release(&e->arena);
   hlo_free(e->alloc, e);
 }
+
+hlo_isa hlo_exec_isa(const hlo_exec *e) { return e->isa_level; }
 
 int hlo_exec_nparams(const hlo_exec *e) { return e->m->entry->nparams; }
 
