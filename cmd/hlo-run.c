@@ -25,7 +25,7 @@
 
 enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
        OPT_RNG_SEED, OPT_MAX_ITERS, OPT_MAX_MEMORY, OPT_THREADS, OPT_BENCHMARK, OPT_PROFILE,
-       OPT_ISA, OPT_LIST_ISAS };
+       OPT_ISA, OPT_LIST_ISAS, OPT_CHECK_FAST };
 
 static const cli_opt OPTS[] = {
     [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
@@ -43,6 +43,7 @@ static const cli_opt OPTS[] = {
     [OPT_PROFILE] = {"profile", 0, 0, NULL, "print time, share, bytes and FLOPs per instruction on standard error"},
     [OPT_ISA] = {"isa", 0, 1, "LEVEL", "use vector kernels of at most LEVEL: baseline, avx2 or avx512 (default: $HLO_ISA, else the best this CPU has)"},
     [OPT_LIST_ISAS] = {"list-isas", 0, 0, NULL, "print each ISA level, whether it can run here and which one a run uses, then exit"},
+    [OPT_CHECK_FAST] = {"check-fast", 0, 0, NULL, "run the reference kernel beside every fast kernel and fail where they differ by more than the op's tolerance in ulps"},
     {0},
 };
 
@@ -61,7 +62,7 @@ typedef struct run_args {
   long long iterations, max_iters;
   uint64_t max_memory; /* 0 = no limit */
   long long threads, benchmark;
-  bool profile, list_isas;
+  bool profile, list_isas, check_fast;
   hlo_isa isa;
 } run_args;
 
@@ -338,6 +339,7 @@ static int on_opt(int idx, const char *arg, void *ud) {
       cli_usage_error(&TOOL, "--isa needs baseline, avx2 or avx512");
     break;
   case OPT_LIST_ISAS: a->list_isas = true; break;
+  case OPT_CHECK_FAST: a->check_fast = true; break;
   }
   return 0;
 }
@@ -743,6 +745,7 @@ int main(int argc, char **argv) {
   eo.max_while_iters = a.max_iters;
   eo.threads = (int)a.threads;
   eo.isa = a.isa;
+  eo.check_fast = a.check_fast;
   eo.profile = a.profile || a.time;
   if (a.threads > 0) openblas_set_num_threads((int)a.threads);
   e = hlo_exec_new(m, &eo, &RUN_ALLOC, &d);

@@ -62,6 +62,10 @@ typedef struct hlo_exec_options {
   int64_t max_while_iters; /* 0 = unlimited */
   int threads;             /* fast path worker threads; 0 = all online cores */
   bool profile;            /* time every instruction (see hlo_exec_profile) */
+  /* Run the reference kernel beside every fast kernel, on the same operands,
+   * and fail naming the instruction when their results differ by more than
+   * the op's tolerance in ulps (docs/fast.md); slow, for tests. */
+  bool check_fast;
 } hlo_exec_options;
 
 /* Per-instruction profile, accumulated over runs when opts.profile is set.

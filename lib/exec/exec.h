@@ -74,6 +74,11 @@ typedef int (*hlo_kern_fn)(hlo_run *r, const plan_step *s, hlo_val **args, hlo_v
 
 struct plan_step {
   const hlo_instruction *in;
+  /* check mode (opts.check_fast): the kernel the reference path would run,
+   * with its parameters; NULL otherwise */
+  hlo_kern_fn ref_fn;
+  const char *ref_kname;
+  void *ref_p;
   int slot;                 /* result slot (= instruction id) */
   int nargs;
   int *args;                /* operand slots */
@@ -119,6 +124,26 @@ struct hlo_exec {
   const struct hlo_fv_isa *isa; /* its vector chunk kernels (fast.h) */
 };
 
+/* Tolerance of a fast kernel's result against the reference kernel's on the
+ * same operands (tolerance.c): |fast - ref| <= ulps ulps of the result type
+ * + terms * unit * M, where M is the sum of the absolute terms (the result on
+ * absolute operands) when terms > 0.  All zero: the same bits (any NaN
+ * matching any NaN). */
+typedef struct hlo_tol {
+  int ulps;
+  double terms, unit;
+} hlo_tol;
+hlo_tol hlo_tol_of(const hlo_instruction *in, hlo_type out);
+/* Whether fast agrees with ref (same shapes) within hlo_tol_of(in, leaf type)
+ * for every leaf; mag holds sum |terms| per element where the tolerance has
+ * terms (else NULL).  HLO_ERR with the first element out of tolerance, both
+ * values and the tolerance described in why. */
+int hlo_tol_check(const hlo_instruction *in, const hlo_val *fast, const hlo_val *ref,
+                  const hlo_val *mag, char *why, size_t cap);
+/* Run step s: its kernel, and in check mode also the reference kernel on the
+ * same operands, comparing the two (check.c). */
+int hlo_check_call(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out);
+
 /* Set up profile entries for every planned step (profile.c). */
 int hlo_prof_setup(hlo_exec *e);
 /* Run step s's kernel, timing it into s->prof. */
@@ -130,6 +155,7 @@ int hlo_prof_call(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out)
 #define POOL_BYTES_MAX ((size_t)1 << 30) /* dead storage kept for reuse */
 struct hlo_run {
   hlo_exec *e;
+  bool ref_only;            /* check mode: steps run their reference kernels */
   const hlo_allocator *alloc;
   hlo_diags *d;
   int depth;

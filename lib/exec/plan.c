@@ -50,11 +50,9 @@ static int unsupported(hlo_exec *e, const hlo_instruction *in, const char *why) 
               "op", hlo_opcode_name(in->op), why ? ": " : "", why ? why : "");
 }
 
-/* Pick the kernel of one step.  Fast kernels are used unless the options ask
- * for the reference path or the fast kernel does not cover the case. */
-int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
+/* Pick the kernel of one step for the fast or the reference path. */
+static int choose_kernel(hlo_exec *e, plan_step *s, bool fast) {
   const hlo_instruction *in = s->in;
-  bool fast = !e->opts.reference;
   hlo_kern_fn f = NULL;
 #define K(fn) (f = (fn), s->kname = #fn)
   switch (in->op) {
@@ -215,6 +213,20 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
   /* fast path (lib/exec/fast_*.c): fused loops, reductions, BLAS dot */
   if (fast) hlo_fast_plan(e, s);
   return HLO_OK;
+}
+
+/* Fast kernels are used unless the options ask for the reference path or the
+ * fast kernel does not cover the case; check mode also keeps the reference
+ * kernel of the step. */
+int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
+  if (e->opts.check_fast && !e->opts.reference) {
+    if (choose_kernel(e, s, false)) return HLO_ERR;
+    s->ref_fn = s->fn;
+    s->ref_kname = s->kname;
+    s->ref_p = s->p;
+    s->p = NULL;
+  }
+  return choose_kernel(e, s, !e->opts.reference);
 }
 
 /* Post-order DFS from the root over operands and control predecessors,

@@ -53,7 +53,9 @@ int hlo_run_comp(hlo_run *r, const plan_comp *pc, hlo_val **args, int nargs, hlo
     }
     for (int i = 0; i < s->nargs; i++) a[i] = slots[s->args[i]];
     hlo_val *res = NULL;
-    if (s->prof) {
+    if (s->ref_fn) {
+      rc = hlo_check_call(r, s, a, &res);
+    } else if (s->prof) {
       rc = hlo_prof_call(r, s, a, &res);
     } else {
       rc = s->fn(r, s, a, &res);

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""Runs every module of the shared corpus with hlo-run --random on the fast
-path and on the reference path and checks that both finish and agree
-(floats to 1e-4 relative, since dot/convolution add in a different order;
-everything else exactly).  Modules listed in EXPECT are handled as stated
-there (an expected error, the fast path only, or skipped as too large), and
-every other corpus module must run both ways.  Prints one line per module
-and "corpus_run: N modules, M failed"."""
+"""Runs every module of the shared corpus with hlo-run --random --check-fast:
+every instruction that a fast kernel computes is computed again by its
+reference kernel on the same operands, and the two must agree within the
+op's tolerance in ulps of the result type (docs/fast.md, "Agreement with the
+reference"; exact where the kernels promise the same bits).  Comparing per
+instruction keeps one op's rounding from being amplified by later ones (a
+one-ulp f16 difference before a cancellation is many ulps after it), which
+no tolerance on the module's outputs could state.  The ISA level is the one
+HLO_ISA selects (the test runner runs this file once per level).  Modules
+listed in EXPECT are handled as stated there (an expected error, the fast
+path only, or skipped as too large).  Prints one line per module and
+"corpus_run: N modules, M failed"."""
 import os
 import subprocess
 import sys
@@ -15,7 +20,7 @@ import numpy as np
 
 HLO_RUN = os.environ.get("HLO_RUN", "hlo-run")
 
-# name fragment -> ("error", substring) | ("fast", reason) | ("skip", reason)
+# name fragment -> ("error", substring) | ("fast", reason: no --check-fast) | ("skip", reason)
 EXPECT = {
     # hlo-run verifies before planning: invalid modules fail with the verifier's message
     "print_indexing_test": ("error", "Shape mismatch between parameter number 1 and its operand"),
@@ -34,8 +39,8 @@ def expectation(name):
     return ("both", "")
 
 
-def run(path, out, ref):
-    cmd = [HLO_RUN, "--random=1", path, "-o", out] + (["--reference"] if ref else [])
+def run(path, out, check):
+    cmd = [HLO_RUN, "--random=1", path, "-o", out] + (["--check-fast"] if check else [])
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
 
@@ -50,7 +55,7 @@ def main():
             if kind == "skip":
                 print("SKIP %s: %s" % (f, arg))
                 continue
-            fast = run(path, os.path.join(d, "fast.npz"), False)
+            fast = run(path, os.path.join(d, "fast.npz"), kind != "fast")
             if kind == "error":
                 ok = fast.returncode == 1 and arg in fast.stderr
                 print("%s %s: expected error" % ("PASS" if ok else "FAIL", f))
@@ -59,32 +64,14 @@ def main():
                     failed += 1
                 continue
             if fast.returncode != 0:
-                print("FAIL %s: fast path exit %d: %s" % (f, fast.returncode, fast.stderr.strip()[:300]))
+                print("FAIL %s: exit %d: %s" % (f, fast.returncode, fast.stderr.strip()[:600]))
                 failed += 1
                 continue
+            outs = np.load(os.path.join(d, "fast.npz")).files
             if kind == "fast":
                 print("PASS %s: fast path only (%s)" % (f, arg))
-                continue
-            ref = run(path, os.path.join(d, "ref.npz"), True)
-            if ref.returncode != 0:
-                print("FAIL %s: reference path exit %d: %s" % (f, ref.returncode, ref.stderr.strip()[:300]))
-                failed += 1
-                continue
-            a, b = np.load(os.path.join(d, "fast.npz")), np.load(os.path.join(d, "ref.npz"))
-            bad = []
-            for k in a.files:
-                x, y = a[k], b[k]
-                if x.dtype.kind in "fc":
-                    same = x.shape == y.shape and np.allclose(x, y, rtol=1e-4, atol=1e-5, equal_nan=True)
-                else:
-                    same = x.shape == y.shape and x.tobytes() == y.tobytes()
-                if not same:
-                    bad.append(k)
-            if bad or a.files != b.files:
-                print("FAIL %s: fast and reference results differ in %s" % (f, ", ".join(bad) or "members"))
-                failed += 1
             else:
-                print("PASS %s: %d output(s) agree" % (f, len(a.files)))
+                print("PASS %s: %d output(s); every fast kernel within tolerance" % (f, len(outs)))
     print("corpus_run: %d modules, %d failed" % (len(files), failed))
     return 1 if failed else 0
 
