@@ -262,14 +262,18 @@ static void check_minmax(const hlo_fv_isa *isa) {
 }
 
 /* ---- whole modules, fast vs reference ---------------------------------------- */
-static hlo_val *run_mod(const char *text, bool fast, hlo_val **args, int nargs, bool *planned,
-                        hlo_module **mout) {
+/* Run text on the fast or the reference path; check: the fast path in check
+ * mode (every fast kernel against its reference kernel within the tolerance
+ * of tolerance.c). */
+static hlo_val *run_mod_x(const char *text, bool fast, bool check, hlo_val **args, int nargs,
+                          bool *planned, hlo_module **mout) {
   hlo_src src = {"test", text, strlen(text)};
   hlo_diags d;
   hlo_diags_init(&d, NULL);
   hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
   hlo_exec_options o = {0};
   o.reference = !fast;
+  o.check_fast = check;
   hlo_exec *e = m ? hlo_exec_new(m, &o, NULL, &d) : NULL;
   hlo_val *res = NULL;
   if (e && fast) {
@@ -291,6 +295,11 @@ static hlo_val *run_mod(const char *text, bool fast, hlo_val **args, int nargs, 
   if (mout) *mout = m;
   else hlo_module_free(m);
   return res;
+}
+
+static hlo_val *run_mod(const char *text, bool fast, hlo_val **args, int nargs, bool *planned,
+                        hlo_module **mout) {
+  return run_mod_x(text, fast, false, args, nargs, planned, mout);
 }
 
 static void put_edges(hlo_val *v) {
@@ -400,6 +409,11 @@ static void check_mod(int line, const char *text, int64_t ulp, double rel, bool 
   } else {
     t_pass++;
   }
+  /* every fast kernel of the module within its op's tolerance (docs/fast.md) */
+  hlo_val *checked = run_mod_x(text, true, true, args, na, &planned, NULL);
+  CHECK(checked != NULL);
+  if (!checked) printf("fast_test.c:%d: check mode failed (above)\n", line);
+  hlo_val_release(NULL, checked);
   hlo_val_release(NULL, ref);
   hlo_val_release(NULL, fast);
   for (int i = 0; i < na; i++) hlo_val_release(NULL, args[i]);

@@ -4,6 +4,7 @@
  * every comparison of the two paths uses: hlo_exec's check mode (check.c),
  * and through it `hlo-run --check-fast`, the corpus and differential tests. */
 #include "exec/exec.h"
+#include "hlo/hlo_fp.h"
 
 /* Transcendentals: ulps of f32, of f64, and of a narrow float computed
  * through f32 (the f32 error can carry a value over one rounding boundary
@@ -86,20 +87,35 @@ static void add_instr(hlo_tol *t, const hlo_instruction *in, hlo_type out, int d
   if (k > t->terms) t->terms = k;
 }
 
+/* Unit roundoff of a float type: half the spacing of its values at 1. */
+static double unit_roundoff(hlo_type t) {
+  if (t == HLO_C64) t = HLO_F32;
+  if (t == HLO_C128) t = HLO_F64;
+  uint64_t one = hlo_fp_from_double(t, 1.0);
+  return (hlo_fp_to_double(t, one + 1) - 1.0) / 2;
+}
+
 hlo_tol hlo_tol_of(const hlo_instruction *in, hlo_type out) {
   hlo_tol t = {0, 0, 0};
   if (hlo_type_kind_of(out) != HLO_KIND_FLOAT && hlo_type_kind_of(out) != HLO_KIND_COMPLEX)
     return t; /* integers and pred: the same bits */
   add_instr(&t, in, out, 0);
   if (t.terms > 0) {
-    /* sums: the reference adds in double and rounds once (half an ulp);
-     * the fast kernels add in double (reductions), or in f32 (BLAS for f32
-     * and the narrow types) or f64: K terms move the sum by at most
-     * K u sum|terms| with the unit roundoff u of the accumulator */
-    bool f32_acc = out != HLO_F64 && out != HLO_C128;
-    bool double_acc = in->op == HLO_OP_REDUCE || in->op == HLO_OP_REDUCE_WINDOW;
-    t.unit = double_acc || !f32_acc ? 0x1p-53 : 0x1p-24;
-    t.ulps += 1;
+    /* sums of K terms move by at most K u sum|terms| with the unit roundoff
+     * u of the accumulator of either side: reductions run the reducer in
+     * the result type on the reference path (one rounding per term);
+     * dot and convolution accumulate in double on the reference path and
+     * in f32 (BLAS for f32 and narrower types, twice 2^-24 for safety) or
+     * f64 on the fast one, then round once to the result type (two ulps of
+     * a narrow type: the f32 sum may round to the other neighbour) */
+    bool narrow = out != HLO_F32 && out != HLO_F64 && out != HLO_C64 && out != HLO_C128;
+    if (in->op == HLO_OP_REDUCE || in->op == HLO_OP_REDUCE_WINDOW) {
+      t.unit = unit_roundoff(out);
+      t.ulps += 1;
+    } else {
+      t.unit = out == HLO_F64 || out == HLO_C128 ? 0x1p-53 : 0x1p-23;
+      t.ulps += narrow ? 2 : 1;
+    }
   }
   return t;
 }
