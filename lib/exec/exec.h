@@ -70,20 +70,20 @@ typedef struct hlo_fast_pool hlo_fast_pool;
 
 /* A kernel computes one instruction: args are the operand values (borrowed),
  * *out receives a new reference.  Returns HLO_OK/HLO_ERR. */
-typedef int (*hlo_kern_fn)(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out);
+typedef int (*hlo_kernel_fn)(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out);
 
 struct plan_step {
   const hlo_instruction *in;
   /* check mode (opts.check_fast): the kernel the reference path would run,
    * with its parameters; NULL otherwise */
-  hlo_kern_fn ref_fn;
+  hlo_kernel_fn ref_fn;
   const char *ref_kname;
   void *ref_p;
   int slot;                 /* result slot (= instruction id) */
   int nargs;
   int *args;                /* operand slots */
   bool *last_use;           /* operand k dies after this step */
-  hlo_kern_fn fn;           /* chosen once at plan time */
+  hlo_kernel_fn fn;           /* chosen once at plan time */
   const char *kname;        /* kernel name, for --time reports */
   int nsub;
   plan_comp **sub;          /* called computations, in hlo order */
@@ -185,9 +185,32 @@ int hlo_run_comp(hlo_run *r, const plan_comp *pc, hlo_val **args, int nargs, hlo
 int hlo_run_scalar(hlo_run *r, const plan_comp *pc, const hlo_sc *in, int nin,
                    hlo_sc *out, int nout);
 
+/* ---- the kernel table (kernels.c) --------------------------------------------
+ * One row per opcode.  ref: the kernel of the reference path (a structural
+ * hlo_ctl_* kernel where both paths share it); prep: an optional plan-time
+ * check (user errors with the instruction's name) that may also choose ref
+ * (custom calls); fast: candidates the fast path offers the step in order,
+ * each accepting (filling s->fn, s->kname, s->p) or declining; why_not: the
+ * op cannot run (its reason, "" for none).  The *_name fields are the
+ * functions' names, for docs/ops.md. */
+#define HLO_FAST_CANDIDATES 4
+typedef bool (*hlo_fast_cand)(hlo_exec *e, plan_step *s);
+typedef struct hlo_kernel_row {
+  hlo_kernel_fn ref;
+  const char *ref_name;
+  int (*prep)(hlo_exec *e, plan_step *s);
+  const char *prep_name;
+  hlo_fast_cand fast[HLO_FAST_CANDIDATES];
+  const char *fast_names[HLO_FAST_CANDIDATES];
+  const char *why_not;
+} hlo_kernel_row;
+extern const hlo_kernel_row hlo_kernels[HLO_OP_COUNT];
+/* Offer step s to the fast candidates of its op; true if one took it. */
+bool hlo_plan_fast(hlo_exec *e, plan_step *s);
+
 /* Compile computation c (memoized). */
 plan_comp *hlo_plan_comp(hlo_exec *e, const hlo_computation *c);
-/* Choose the kernel of step s (exhaustive over opcodes); HLO_ERR if the op
+/* Choose the kernel of step s from the kernel table; HLO_ERR if the op
  * cannot run. */
 int hlo_plan_kernel(hlo_exec *e, plan_step *s);
 /* Try to compile a scalar program for pc (sets pc->sprog or leaves NULL). */
@@ -209,20 +232,20 @@ int hlo_ref_read_starts(hlo_run *r, const plan_step *s, hlo_val **args, int firs
 /* Reference kernels (one per op family) and fast kernels. */
 #define DECL_KERN(name) int name(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out)
 /* structural / control (shared by both paths) */
-DECL_KERN(hlo_kern_parameter_unused);
-DECL_KERN(hlo_kern_constant);
-DECL_KERN(hlo_kern_tuple);
-DECL_KERN(hlo_kern_gte);
-DECL_KERN(hlo_kern_forward0);       /* result = operand 0 (copy-free) */
-DECL_KERN(hlo_kern_token);
-DECL_KERN(hlo_kern_call);           /* call, fusion, async wrappers */
-DECL_KERN(hlo_kern_while);
-DECL_KERN(hlo_kern_conditional);
-DECL_KERN(hlo_kern_replica_id);
-DECL_KERN(hlo_kern_get_dimension_size);
-DECL_KERN(hlo_kern_collective_identity);
-DECL_KERN(hlo_kern_collective_permute);
-DECL_KERN(hlo_kern_async_done);
+DECL_KERN(hlo_ctl_parameter_unused);
+DECL_KERN(hlo_ctl_constant);
+DECL_KERN(hlo_ctl_tuple);
+DECL_KERN(hlo_ctl_gte);
+DECL_KERN(hlo_ctl_forward0);       /* result = operand 0 (copy-free) */
+DECL_KERN(hlo_ctl_token);
+DECL_KERN(hlo_ctl_call);           /* call, fusion, async wrappers */
+DECL_KERN(hlo_ctl_while);
+DECL_KERN(hlo_ctl_conditional);
+DECL_KERN(hlo_ctl_replica_id);
+DECL_KERN(hlo_ctl_get_dimension_size);
+DECL_KERN(hlo_ctl_collective_identity);
+DECL_KERN(hlo_ctl_collective_permute);
+DECL_KERN(hlo_ctl_async_done);
 /* reference kernels */
 DECL_KERN(hlo_ref_elementwise);
 DECL_KERN(hlo_ref_compare_k);
@@ -268,17 +291,17 @@ DECL_KERN(hlo_ref_ragged_all_to_all);
 DECL_KERN(hlo_ref_stochastic_convert);
 DECL_KERN(hlo_ref_rng_get_and_update_state);
 /* fast kernels */
-DECL_KERN(hlo_kern_elementwise);
-DECL_KERN(hlo_kern_broadcast);
-DECL_KERN(hlo_kern_transpose);
-DECL_KERN(hlo_kern_reshape);
-DECL_KERN(hlo_kern_bitcast);
-DECL_KERN(hlo_kern_slice);
-DECL_KERN(hlo_kern_concatenate);
-DECL_KERN(hlo_kern_pad);
-DECL_KERN(hlo_kern_reduce);
-DECL_KERN(hlo_kern_reduce_window);
-DECL_KERN(hlo_kern_dot);
+DECL_KERN(hlo_fast_elementwise);
+DECL_KERN(hlo_fast_broadcast);
+DECL_KERN(hlo_fast_transpose_strided);
+DECL_KERN(hlo_fast_reshape);
+DECL_KERN(hlo_fast_bitcast);
+DECL_KERN(hlo_fast_slice);
+DECL_KERN(hlo_fast_concatenate);
+DECL_KERN(hlo_fast_pad);
+DECL_KERN(hlo_fast_reduce_typed);
+DECL_KERN(hlo_fast_reduce_window_typed);
+DECL_KERN(hlo_fast_dot_loop);
 /* The dimension lists of a dot-like instruction (absent = empty); false when
  * the lhs and rhs lists differ in length (kern_dot.c). */
 typedef struct hlo_dot_lists {
@@ -301,19 +324,19 @@ static inline const int64_t *hlo_instr_ints_or_none(const hlo_instruction *in, h
   if (!v) *n = 0;
   return v;
 }
-DECL_KERN(hlo_kern_convolution);
-DECL_KERN(hlo_kern_iota);
-DECL_KERN(hlo_kern_dynamic_update_slice);
-DECL_KERN(hlo_kern_dynamic_slice);
-DECL_KERN(hlo_kern_batch_norm_training);
-DECL_KERN(hlo_kern_batch_norm_inference);
-DECL_KERN(hlo_kern_batch_norm_grad);
+DECL_KERN(hlo_fast_conv_loop);
+DECL_KERN(hlo_fast_iota);
+DECL_KERN(hlo_fast_dynamic_update_slice);
+DECL_KERN(hlo_fast_dynamic_slice);
+DECL_KERN(hlo_fast_batch_norm_training);
+DECL_KERN(hlo_fast_batch_norm_inference);
+DECL_KERN(hlo_fast_batch_norm_grad);
 /* Whether a fast kernel exists for this instruction (type/attrs). */
-bool hlo_kern_elementwise_ok(const hlo_instruction *in);
-bool hlo_kern_reduce_ok(const hlo_instruction *in);
-bool hlo_kern_dot_ok(const hlo_instruction *in);
-bool hlo_kern_conv_ok(const hlo_instruction *in);
-bool hlo_kern_bn_ok(const hlo_instruction *in);
+bool hlo_fast_elementwise_ok(const hlo_instruction *in);
+bool hlo_fast_reduce_typed_ok(const hlo_instruction *in);
+bool hlo_fast_dot_loop_ok(const hlo_instruction *in);
+bool hlo_fast_conv_loop_ok(const hlo_instruction *in);
+bool hlo_fast_bn_ok(const hlo_instruction *in);
 
 /* Recognize a reducer computation that is a single binary op of its two
  * parameters (add, multiply, maximum, minimum, and, or, xor); returns the

@@ -74,15 +74,11 @@ const hlo_fv_isa *hlo_fv_from_env(void);
 bool hlo_fv_unary_ok(hlo_opcode op);
 bool hlo_fv_binary_ok(hlo_opcode op);
 
-/* ---- plan-time selection ----------------------------------------------------
- * Choose a fast-path kernel for step s when one applies (fusions of
- * elementwise chains, standalone elementwise ops on f32/f64, reductions by
- * add/max/min of f32/f64, dot through BLAS).  Returns true after setting
- * s->fn, s->kname and s->p (arena storage of e); false leaves s unchanged
- * (the caller picks the existing kernel). */
-bool hlo_fast_plan(hlo_exec *e, plan_step *s);
-
-/* The pieces hlo_fast_plan combines (each false when it does not apply). */
+/* ---- fast candidates -----------------------------------------------------------
+ * The kernel table (kernels.c) offers a step to these in the order its row
+ * lists them.  Each returns true after setting s->fn, s->kname and s->p
+ * (arena storage of e), or false, leaving s unchanged, when it does not
+ * cover the instruction. */
 bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_dot(hlo_exec *e, plan_step *s);
@@ -91,7 +87,7 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s);
 /* fusion of an elementwise epilogue over a dot (dot tiles + loop program) */
 bool hlo_fast_plan_dotfuse(hlo_exec *e, plan_step *s);
-bool hlo_fast_plan_move(hlo_exec *e, plan_step *s); /* sort, gather, transpose, scatter */
+bool hlo_fast_plan_gather(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_sort(hlo_exec *e, plan_step *s);
 /* True if integer-list attribute k of in is exactly want[0..n) (absent = empty). */
 bool hlo_fast_ints_are(const hlo_instruction *in, hlo_attr_key k, const int64_t *want, int n);

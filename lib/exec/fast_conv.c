@@ -127,7 +127,7 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
    * (gemms per group are faster there) */
   if (p->NG > 1 && !(ns == 3 && KI >= 32) && hlo_fast_plan_gconv(e, s)) return true;
   /* one input feature per group (depthwise) that the direct kernel did not
-   * take: a gemm per group is too thin; f32/f64 keep hlo_kern_convolution */
+   * take: a gemm per group is too thin; f32/f64 keep hlo_fast_conv_loop */
   if (p->NG > 1 && KI == 1 && !p->half) return false;
   p->B = OB;
   p->Cin = KI;

@@ -17,7 +17,7 @@ bool hlo_fast_ints_are(const hlo_instruction *in, hlo_attr_key k, const int64_t 
   return true;
 }
 
-static bool plan_gather(hlo_exec *e, plan_step *s) {
+bool hlo_fast_plan_gather(hlo_exec *e, plan_step *s) {
   const hlo_instruction *in = s->in;
   if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return false;
   const hlo_shape *os = &in->operands[0]->shape, *is = &in->operands[1]->shape;
@@ -67,10 +67,3 @@ DECL_KERN(hlo_fast_gather_rows) {
   return HLO_OK;
 }
 
-bool hlo_fast_plan_move(hlo_exec *e, plan_step *s) {
-  if (s->in->op == HLO_OP_SORT) return hlo_fast_plan_sort(e, s);
-  if (s->in->op == HLO_OP_GATHER) return plan_gather(e, s);
-  if (s->in->op == HLO_OP_TRANSPOSE) return hlo_fast_plan_transpose(e, s);
-  if (s->in->op == HLO_OP_SCATTER) return hlo_fast_plan_scatter(e, s);
-  return false;
-}

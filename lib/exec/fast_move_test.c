@@ -176,35 +176,35 @@ static void test_contiguous(void) {
   } while (0)
     /* whole rows (merged into one copy), strided, inner ranges */
     CASE("  a = %s[20,7,9] parameter(0)\n  ROOT s = %s[5,7,9] slice(a), slice={[3:8],[0:7],[0:9]}",
-         "hlo_kern_slice");
+         "hlo_fast_slice");
     CASE("  a = %s[20,7,9] parameter(0)\n  ROOT s = %s[6,3,4] slice(a), slice={[1:19:3],[2:5],[1:9:2]}",
-         "hlo_kern_slice");
+         "hlo_fast_slice");
     CASE("  a = %s[4,5,6] parameter(0)\n  b = %s[4,2,6] parameter(1)\n  c = %s[4,1,6] parameter(2)\n"
-         "  ROOT r = %s[4,8,6] concatenate(a, b, c), dimensions={1}", "hlo_kern_concatenate");
+         "  ROOT r = %s[4,8,6] concatenate(a, b, c), dimensions={1}", "hlo_fast_concatenate");
     CASE("  a = %s[3,5] parameter(0)\n  b = %s[3,0] parameter(1)\n  c = %s[3,2] parameter(2)\n"
-         "  ROOT r = %s[3,7] concatenate(a, b, c), dimensions={1}", "hlo_kern_concatenate");
+         "  ROOT r = %s[3,7] concatenate(a, b, c), dimensions={1}", "hlo_fast_concatenate");
     CASE("  a = %s[5,3] parameter(0)\n  b = %s[2,3] parameter(1)\n"
-         "  ROOT r = %s[7,3] concatenate(a, b), dimensions={0}", "hlo_kern_concatenate");
+         "  ROOT r = %s[7,3] concatenate(a, b), dimensions={0}", "hlo_fast_concatenate");
     CASE("  a = %s[5,6,7] parameter(0)\n  z = %s[] parameter(1)\n"
-         "  ROOT p = %s[9,8,16] pad(a, z), padding=2_2x0_2x1_2_1", "hlo_kern_pad");
+         "  ROOT p = %s[9,8,16] pad(a, z), padding=2_2x0_2x1_2_1", "hlo_fast_pad");
     CASE("  a = %s[5,6,7] parameter(0)\n  z = %s[] parameter(1)\n"
-         "  ROOT p = %s[4,8,6] pad(a, z), padding=-1_0x1_1x0_-1", "hlo_kern_pad");
+         "  ROOT p = %s[4,8,6] pad(a, z), padding=-1_0x1_1x0_-1", "hlo_fast_pad");
     CASE("  a = %s[7] parameter(0)\n  ROOT b = %s[3,7,4] broadcast(a), dimensions={1}",
-         "hlo_kern_broadcast");
+         "hlo_fast_broadcast");
     CASE("  a = %s[3,7] parameter(0)\n  ROOT b = %s[3,7,5] broadcast(a), dimensions={0,1}",
-         "hlo_kern_broadcast");
+         "hlo_fast_broadcast");
     CASE("  a = %s[] parameter(0)\n  ROOT b = %s[33,3] broadcast(a), dimensions={}",
-         "hlo_kern_broadcast");
+         "hlo_fast_broadcast");
     CASE("  a = %s[10,6,5] parameter(0)\n  i = s32[] constant(7)\n  j = s32[] constant(-2)\n"
          "  ROOT d = %s[4,6,5] dynamic-slice(a, i, j, j), dynamic_slice_sizes={4,6,5}",
-         "hlo_kern_dynamic_slice");
+         "hlo_fast_dynamic_slice");
     CASE("  a = %s[10,6,5] parameter(0)\n  u = %s[3,2,5] parameter(1)\n  i = s32[] constant(2)\n"
          "  j = s32[] constant(9)\n  k = s32[] constant(0)\n"
-         "  ROOT d = %s[10,6,5] dynamic-update-slice(a, u, i, j, k)", "hlo_kern_dynamic_update_slice");
-    CASE("  a = %s[6,10] parameter(0)\n  ROOT r = %s[3,2,10] reshape(a)", "hlo_kern_reshape");
-    CASE("  a = %s[6,10]{1,0} parameter(0)\n  ROOT r = %s[60]{0} bitcast(a)", "hlo_kern_bitcast");
-    CASE("  a = %s[6,10]{0,1} parameter(0)\n  ROOT r = %s[10,6]{1,0} bitcast(a)", "hlo_kern_bitcast");
-    CASE("  a = %s[6,1,10]{2,0,1} parameter(0)\n  ROOT r = %s[60]{0} bitcast(a)", "hlo_kern_bitcast");
+         "  ROOT d = %s[10,6,5] dynamic-update-slice(a, u, i, j, k)", "hlo_fast_dynamic_update_slice");
+    CASE("  a = %s[6,10] parameter(0)\n  ROOT r = %s[3,2,10] reshape(a)", "hlo_fast_reshape");
+    CASE("  a = %s[6,10]{1,0} parameter(0)\n  ROOT r = %s[60]{0} bitcast(a)", "hlo_fast_bitcast");
+    CASE("  a = %s[6,10]{0,1} parameter(0)\n  ROOT r = %s[10,6]{1,0} bitcast(a)", "hlo_fast_bitcast");
+    CASE("  a = %s[6,1,10]{2,0,1} parameter(0)\n  ROOT r = %s[60]{0} bitcast(a)", "hlo_fast_bitcast");
 #undef CASE
   }
 }

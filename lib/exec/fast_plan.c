@@ -170,15 +170,3 @@ DECL_KERN(hlo_fast_loop) {
   return HLO_OK;
 }
 
-bool hlo_fast_plan(hlo_exec *e, plan_step *s) {
-  if (e->opts.reference) return false;
-  hlo_opcode op = s->in->op;
-  if (op == HLO_OP_DOT) return hlo_fast_plan_dot(e, s);
-  if (op == HLO_OP_CONVOLUTION) return hlo_fast_plan_conv(e, s);
-  if (op == HLO_OP_SORT || op == HLO_OP_GATHER || op == HLO_OP_TRANSPOSE || op == HLO_OP_SCATTER)
-    return hlo_fast_plan_move(e, s);
-  if (op == HLO_OP_REDUCE) return hlo_fast_plan_reduce(e, s);
-  if (op == HLO_OP_FUSION)
-    return hlo_fast_plan_reduce(e, s) || hlo_fast_plan_loop(e, s) || hlo_fast_plan_dotfuse(e, s);
-  return hlo_fast_plan_loop(e, s);
-}

@@ -281,7 +281,7 @@ static hlo_val *run_mod_x(const char *text, bool fast, bool check, hlo_val **arg
     for (int c = 0; c < m->ncomps; c++) {
       plan_comp *pc = e->plans[c];
       for (int k = 0; pc && k < pc->nsteps; k++)
-        if (hlo_fast_plan(e, &pc->steps[k])) *planned = true;
+        if (hlo_plan_fast(e, &pc->steps[k])) *planned = true;
     }
   }
   if (!e || hlo_exec_run(e, args, nargs, &res)) {
@@ -929,7 +929,7 @@ static void dotfuse_case(int line, const char *T, const char *params, const char
     for (int c = 0; c < m->ncomps; c++) {
       plan_comp *pc = e->plans[c];
       for (int k = 0; pc && k < pc->nsteps; k++)
-        if (pc->steps[k].in->op == HLO_OP_FUSION && hlo_fast_plan(e, &pc->steps[k]) &&
+        if (pc->steps[k].in->op == HLO_OP_FUSION && hlo_plan_fast(e, &pc->steps[k]) &&
             pc->steps[k].fn == hlo_fast_dotfuse)
           chosen = true;
     }

@@ -9,7 +9,7 @@
 
 #define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
 
-bool hlo_kern_bn_ok(const hlo_instruction *in) {
+bool hlo_fast_bn_ok(const hlo_instruction *in) {
   hlo_type t = in->operands[0]->shape.type;
   for (int i = 0; i < in->noperands; i++)
     if (in->operands[i]->shape.type != t) return false;
@@ -80,7 +80,7 @@ static void train_feature(void *ctx, int64_t f) {
   else TRAIN(double);
 }
 
-DECL_KERN(hlo_kern_batch_norm_training) {
+DECL_KERN(hlo_fast_batch_norm_training) {
   bn_job j;
   if (geom_of(r, s, args[0]->shape, &j.g, &j.eps)) return HLO_ERR;
   hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
@@ -114,7 +114,7 @@ static void infer_feature(void *ctx, int64_t f) {
   else INFER(double);
 }
 
-DECL_KERN(hlo_kern_batch_norm_inference) {
+DECL_KERN(hlo_fast_batch_norm_inference) {
   bn_job j;
   if (geom_of(r, s, args[0]->shape, &j.g, &j.eps)) return HLO_ERR;
   hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
@@ -152,7 +152,7 @@ static void grad_feature(void *ctx, int64_t f) {
   else GRAD(double);
 }
 
-DECL_KERN(hlo_kern_batch_norm_grad) {
+DECL_KERN(hlo_fast_batch_norm_grad) {
   bn_job j;
   if (geom_of(r, s, args[0]->shape, &j.g, &j.eps)) return HLO_ERR;
   hlo_val *o = hlo_run_new_raw(r, &s->in->shape);

@@ -10,14 +10,14 @@
 
 #define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
 
-bool hlo_kern_dot_ok(const hlo_instruction *in) {
+bool hlo_fast_dot_loop_ok(const hlo_instruction *in) {
   hlo_type t = in->shape.type;
   return (t == HLO_F32 || t == HLO_F64) && in->noperands == 2 &&
          in->operands[0]->shape.type == t && in->operands[1]->shape.type == t;
 }
 
-bool hlo_kern_conv_ok(const hlo_instruction *in) {
-  if (!hlo_kern_dot_ok(in)) return false;
+bool hlo_fast_conv_loop_ok(const hlo_instruction *in) {
+  if (!hlo_fast_dot_loop_ok(in)) return false;
   const hlo_attr *w = hlo_instr_attr(in, HLO_A_WINDOW);
   for (int d = 0; w && d < w->u.window.n; d++)
     if (w->u.window.dims[d].reversal) return false;
@@ -59,7 +59,7 @@ bool hlo_dot_lists_of(const hlo_instruction *in, hlo_dot_lists *d) {
   return nlb == nrb && nlc == nrc;
 }
 
-DECL_KERN(hlo_kern_dot) {
+DECL_KERN(hlo_fast_dot_loop) {
   const hlo_instruction *in = s->in;
   const hlo_shape *ls = args[0]->shape, *rs = args[1]->shape;
   int nlb, nlc, nrb, nrc;
@@ -285,7 +285,7 @@ static inline int64_t in_off(const conv_geom *g, int d, int64_t o, int64_t w) {
     }                                                                      \
   } while (0)
 
-DECL_KERN(hlo_kern_convolution) {
+DECL_KERN(hlo_fast_conv_loop) {
   const hlo_instruction *in = s->in;
   const hlo_shape *ls = args[0]->shape, *ks = args[1]->shape, *os = &in->shape;
   const hlo_conv_dnums *dn = hlo_instr_attr(in, HLO_A_DIM_LABELS)->u.conv;

@@ -1,6 +1,6 @@
 /* kern_elem.c - fast elementwise kernels: typed loops over whole contiguous
  * buffers for the common (op, type) pairs (f32, f64, s32, s64, u32, u8,
- * pred).  hlo_kern_elementwise_ok() says at plan time whether a pair is
+ * pred).  hlo_fast_elementwise_ok() says at plan time whether a pair is
  * covered; everything else runs through the reference kernels.  Results must
  * equal the reference bit for bit (the tests check). */
 #include <math.h>
@@ -25,7 +25,7 @@ static bool same_shapes(const hlo_instruction *in) {
   return hlo_shape_is_array(&in->shape);
 }
 
-bool hlo_kern_elementwise_ok(const hlo_instruction *in) {
+bool hlo_fast_elementwise_ok(const hlo_instruction *in) {
   if (!same_shapes(in) || in->noperands < 1) return false;
   hlo_type t = in->operands[0]->shape.type, ot = in->shape.type;
   bool f = t == HLO_F32 || t == HLO_F64;
@@ -248,7 +248,7 @@ static int compute(const hlo_instruction *in, hlo_val **args, hlo_val *o, int64_
   return HLO_OK;
 }
 
-DECL_KERN(hlo_kern_elementwise) {
+DECL_KERN(hlo_fast_elementwise) {
   const hlo_instruction *in = s->in;
   /* write over an operand that dies here when it has the result's element
    * size (each loop reads element k of every operand before writing k);

@@ -117,7 +117,7 @@ static void strided_put(void *dst, const void *src, int rank0, const int64_t *id
   }
 }
 
-DECL_KERN(hlo_kern_reshape) {
+DECL_KERN(hlo_fast_reshape) {
   const hlo_shape *os = &s->in->shape;
   if (s->last_use[0] && args[0]->refs == 1 && args[0]->data) {
     hlo_val *o = hlo_malloc(r->alloc, sizeof *o);
@@ -158,14 +158,14 @@ static bool row_major(const hlo_shape *s) {
 }
 
 /* bitcast between row-major layouts of one element size is a reshape. */
-DECL_KERN(hlo_kern_bitcast) {
+DECL_KERN(hlo_fast_bitcast) {
   const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
   if (hlo_type_bytes(os->type) != hlo_type_bytes(is->type) || !row_major(os) || !row_major(is))
     return hlo_ref_bitcast(r, s, args, out);
-  return hlo_kern_reshape(r, s, args, out);
+  return hlo_fast_reshape(r, s, args, out);
 }
 
-DECL_KERN(hlo_kern_transpose) {
+DECL_KERN(hlo_fast_transpose_strided) {
   const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
   int n;
   const int64_t *perm = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
@@ -180,7 +180,7 @@ DECL_KERN(hlo_kern_transpose) {
   return HLO_OK;
 }
 
-DECL_KERN(hlo_kern_broadcast) {
+DECL_KERN(hlo_fast_broadcast) {
   const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
   int n;
   const int64_t *dims = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
@@ -198,7 +198,7 @@ DECL_KERN(hlo_kern_broadcast) {
   return HLO_OK;
 }
 
-DECL_KERN(hlo_kern_slice) {
+DECL_KERN(hlo_fast_slice) {
   const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
   const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_SLICE);
   if (!a || a->u.slices.n != is->rank) return hlo_run_errorf(r, s->in, "bad slice=");
@@ -216,7 +216,7 @@ DECL_KERN(hlo_kern_slice) {
   return HLO_OK;
 }
 
-DECL_KERN(hlo_kern_concatenate) {
+DECL_KERN(hlo_fast_concatenate) {
   const hlo_shape *os = &s->in->shape;
   int n;
   const int64_t *dims = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
@@ -251,7 +251,7 @@ DECL_KERN(hlo_kern_concatenate) {
   return HLO_OK;
 }
 
-DECL_KERN(hlo_kern_pad) {
+DECL_KERN(hlo_fast_pad) {
   const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
   const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_PADDING);
   if (!a || a->u.padding.n != is->rank) return hlo_run_errorf(r, s->in, "bad padding=");
@@ -274,7 +274,7 @@ DECL_KERN(hlo_kern_pad) {
   return HLO_OK;
 }
 
-DECL_KERN(hlo_kern_iota) {
+DECL_KERN(hlo_fast_iota) {
   const hlo_shape *sh = &s->in->shape;
   if (sh->type != HLO_F32 && sh->type != HLO_S32) return hlo_ref_iota(r, s, args, out);
   int64_t d = hlo_instr_int(s->in, HLO_A_IOTA_DIMENSION, -1);
@@ -294,7 +294,7 @@ DECL_KERN(hlo_kern_iota) {
 
 /* dynamic-update-slice writes into the operand's own block when the operand
  * dies at this step (loops that update a buffer stay linear). */
-DECL_KERN(hlo_kern_dynamic_update_slice) {
+DECL_KERN(hlo_fast_dynamic_update_slice) {
   const hlo_shape *os = &s->in->shape, *us = args[1]->shape;
   int64_t start[MAXR];
   if (os->rank != us->rank) return hlo_run_errorf(r, s->in, "rank mismatch");
@@ -313,7 +313,7 @@ DECL_KERN(hlo_kern_dynamic_update_slice) {
   return HLO_OK;
 }
 
-DECL_KERN(hlo_kern_dynamic_slice) {
+DECL_KERN(hlo_fast_dynamic_slice) {
   const hlo_shape *os = &s->in->shape, *is = args[0]->shape;
   int64_t start[MAXR], ist[MAXR], base = 0;
   if (os->rank != is->rank) return hlo_run_errorf(r, s->in, "rank mismatch");

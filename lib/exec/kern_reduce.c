@@ -9,7 +9,7 @@
 
 #define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
 
-bool hlo_kern_reduce_ok(const hlo_instruction *in) {
+bool hlo_fast_reduce_typed_ok(const hlo_instruction *in) {
   if (in->noperands != 2 || in->ncalled < 1) return false;
   hlo_type t = in->operands[0]->shape.type;
   if (in->shape.type != t) return false;
@@ -66,7 +66,7 @@ static inline double fminn(double a, double b) {
     }                                                                      \
   } while (0)
 
-DECL_KERN(hlo_kern_reduce) {
+DECL_KERN(hlo_fast_reduce_typed) {
   const hlo_instruction *in = s->in;
   const hlo_shape *is = args[0]->shape;
   hlo_opcode op = hlo_plan_simple_reducer(in->called[0]);
@@ -125,7 +125,7 @@ DECL_KERN(hlo_kern_reduce) {
     }                                                                      \
   } while (0)
 
-DECL_KERN(hlo_kern_reduce_window) {
+DECL_KERN(hlo_fast_reduce_window_typed) {
   const hlo_instruction *in = s->in;
   const hlo_shape *is = args[0]->shape;
   hlo_opcode op = hlo_plan_simple_reducer(in->called[0]);

@@ -4,6 +4,7 @@
  * per instruction chosen here, once, by an exhaustive switch over opcodes. */
 #include <string.h>
 
+#include "core/bug.h"
 #include "exec/exec.h"
 #include "exec/fast.h"
 #include "hlo/hlo_verify.h"
@@ -45,186 +46,40 @@ hlo_opcode hlo_plan_simple_reducer(const hlo_computation *c) {
   }
 }
 
-static int unsupported(hlo_exec *e, const hlo_instruction *in, const char *why) {
-  return PERR(e, in, "instruction %%%s: %s '%s' is not supported by hlo-run%s%s", in->name,
-              "op", hlo_opcode_name(in->op), why ? ": " : "", why ? why : "");
+bool hlo_plan_fast(hlo_exec *e, plan_step *s) {
+  const hlo_kernel_row *k = &hlo_kernels[s->in->op];
+  for (int i = 0; i < HLO_FAST_CANDIDATES && k->fast[i]; i++)
+    if (k->fast[i](e, s)) return true;
+  return false;
 }
 
-/* Pick the kernel of one step for the fast or the reference path. */
+/* The kernel of one step on the fast or the reference path. */
 static int choose_kernel(hlo_exec *e, plan_step *s, bool fast) {
   const hlo_instruction *in = s->in;
-  hlo_kern_fn f = NULL;
-#define K(fn) (f = (fn), s->kname = #fn)
-  switch (in->op) {
-  /* elementwise */
-  case HLO_OP_ABS: case HLO_OP_ACOS: case HLO_OP_ACOSH: case HLO_OP_ADD:
-  case HLO_OP_AND: case HLO_OP_ASIN: case HLO_OP_ASINH: case HLO_OP_ATAN:
-  case HLO_OP_ATAN2: case HLO_OP_ATANH: case HLO_OP_CBRT: case HLO_OP_CEIL:
-  case HLO_OP_CLZ: case HLO_OP_COMPLEX: case HLO_OP_COS: case HLO_OP_COSH:
-  case HLO_OP_DIVIDE: case HLO_OP_ERF: case HLO_OP_EXP: case HLO_OP_EXPM1:
-  case HLO_OP_FLOOR: case HLO_OP_IMAG: case HLO_OP_IS_FINITE: case HLO_OP_LOG:
-  case HLO_OP_LOG1P: case HLO_OP_LOGISTIC: case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM:
-  case HLO_OP_MULHI: case HLO_OP_MULTIPLY: case HLO_OP_NEGATE: case HLO_OP_NOT:
-  case HLO_OP_OR: case HLO_OP_POPCNT: case HLO_OP_POWER: case HLO_OP_REAL:
-  case HLO_OP_REMAINDER: case HLO_OP_ROUND_NEAREST_AFZ: case HLO_OP_ROUND_NEAREST_EVEN:
-  case HLO_OP_RSQRT: case HLO_OP_SHIFT_LEFT: case HLO_OP_SHIFT_RIGHT_ARITHMETIC:
-  case HLO_OP_SHIFT_RIGHT_LOGICAL: case HLO_OP_SIGN: case HLO_OP_SIN: case HLO_OP_SINH:
-  case HLO_OP_SQRT: case HLO_OP_SUBTRACT: case HLO_OP_TAN: case HLO_OP_TANH:
-  case HLO_OP_XOR:
-    if (fast && hlo_kern_elementwise_ok(in)) K(hlo_kern_elementwise);
-    else K(hlo_ref_elementwise);
-    break;
-  case HLO_OP_CLAMP: case HLO_OP_SELECT:
-    if (fast && hlo_kern_elementwise_ok(in)) K(hlo_kern_elementwise);
-    else K(hlo_ref_clamp_select);
-    break;
-  case HLO_OP_COMPARE: {
-    int dir, ct;
-    if (hlo_cmp_attrs(in, &dir, &ct, e->diags)) return HLO_ERR;
-    if (fast && hlo_kern_elementwise_ok(in)) K(hlo_kern_elementwise);
-    else K(hlo_ref_compare_k);
-    break;
-  }
-  case HLO_OP_CONVERT:
-    if (fast && hlo_kern_elementwise_ok(in)) K(hlo_kern_elementwise);
-    else K(hlo_ref_convert_k);
-    break;
-  case HLO_OP_STOCHASTIC_CONVERT: K(hlo_ref_stochastic_convert); break;
-  case HLO_OP_REDUCE_PRECISION: K(hlo_ref_reduce_precision_k); break;
-  case HLO_OP_BITCAST_CONVERT: K(hlo_ref_bitcast_convert); break;
-  case HLO_OP_BITCAST: if (fast) K(hlo_kern_bitcast); else K(hlo_ref_bitcast); break;
-  case HLO_OP_IOTA: if (fast) K(hlo_kern_iota); else K(hlo_ref_iota); break;
-  case HLO_OP_CONSTANT:
-    if (!in->literal || in->literal->elided)
-      return PERR(e, in, "instruction %%%s: constant value is elided ({...}) and cannot run",
-                  in->name);
-    K(hlo_kern_constant);
-    break;
-  case HLO_OP_PARAMETER: K(hlo_kern_parameter_unused); break;
-  /* data movement */
-  case HLO_OP_RESHAPE: if (fast) K(hlo_kern_reshape); else K(hlo_ref_reshape); break;
-  case HLO_OP_DYNAMIC_RESHAPE: K(hlo_ref_dynamic_reshape); break;
-  case HLO_OP_TRANSPOSE: if (fast) K(hlo_kern_transpose); else K(hlo_ref_transpose); break;
-  case HLO_OP_BROADCAST: if (fast) K(hlo_kern_broadcast); else K(hlo_ref_broadcast); break;
-  case HLO_OP_SLICE: if (fast) K(hlo_kern_slice); else K(hlo_ref_slice); break;
-  case HLO_OP_DYNAMIC_SLICE:
-    if (fast) K(hlo_kern_dynamic_slice); else K(hlo_ref_dynamic_slice);
-    break;
-  case HLO_OP_DYNAMIC_UPDATE_SLICE:
-    if (fast) K(hlo_kern_dynamic_update_slice); else K(hlo_ref_dynamic_update_slice);
-    break;
-  case HLO_OP_PAD: if (fast) K(hlo_kern_pad); else K(hlo_ref_pad); break;
-  case HLO_OP_CONCATENATE:
-    if (fast) K(hlo_kern_concatenate); else K(hlo_ref_concatenate);
-    break;
-  case HLO_OP_REVERSE: K(hlo_ref_reverse); break;
-  case HLO_OP_GATHER: K(hlo_ref_gather); break;
-  case HLO_OP_SCATTER: K(hlo_ref_scatter); break;
-  case HLO_OP_COPY: if (fast) K(hlo_kern_forward0); else K(hlo_ref_copy); break;
-  /* reductions, windows, sorting */
-  case HLO_OP_REDUCE:
-    if (fast && hlo_kern_reduce_ok(in)) K(hlo_kern_reduce); else K(hlo_ref_reduce);
-    break;
-  case HLO_OP_REDUCE_WINDOW:
-    if (fast && hlo_kern_reduce_ok(in)) K(hlo_kern_reduce_window);
-    else K(hlo_ref_reduce_window);
-    break;
-  case HLO_OP_SELECT_AND_SCATTER: K(hlo_ref_select_and_scatter); break;
-  case HLO_OP_MAP: K(hlo_ref_map); break;
-  case HLO_OP_SORT: K(hlo_ref_sort); break;
-  case HLO_OP_TOPK: K(hlo_ref_topk); break;
-  case HLO_OP_SCAN: return unsupported(e, in, NULL);
-  /* linear algebra */
-  case HLO_OP_DOT:
-    if (fast && hlo_kern_dot_ok(in)) K(hlo_kern_dot); else K(hlo_ref_dot);
-    break;
-  case HLO_OP_RAGGED_DOT: K(hlo_ref_ragged_dot); break;
-  case HLO_OP_SCALED_DOT: K(hlo_ref_scaled_dot); break;
-  case HLO_OP_CONVOLUTION:
-    if (fast && hlo_kern_conv_ok(in)) K(hlo_kern_convolution); else K(hlo_ref_convolution);
-    break;
-  case HLO_OP_FFT: K(hlo_ref_fft); break;
-  case HLO_OP_TRIANGULAR_SOLVE: K(hlo_ref_triangular_solve); break;
-  case HLO_OP_CHOLESKY: K(hlo_ref_cholesky); break;
-  case HLO_OP_BATCH_NORM_TRAINING:
-    if (fast && hlo_kern_bn_ok(in)) K(hlo_kern_batch_norm_training);
-    else K(hlo_ref_batch_norm_training);
-    break;
-  case HLO_OP_BATCH_NORM_INFERENCE:
-    if (fast && hlo_kern_bn_ok(in)) K(hlo_kern_batch_norm_inference);
-    else K(hlo_ref_batch_norm_inference);
-    break;
-  case HLO_OP_BATCH_NORM_GRAD:
-    if (fast && hlo_kern_bn_ok(in)) K(hlo_kern_batch_norm_grad);
-    else K(hlo_ref_batch_norm_grad);
-    break;
-  /* control flow and structure */
-  case HLO_OP_WHILE: K(hlo_kern_while); break;
-  case HLO_OP_CONDITIONAL: K(hlo_kern_conditional); break;
-  case HLO_OP_CALL: case HLO_OP_FUSION: case HLO_OP_ASYNC_START:
-    if (in->ncalled < 1) return PERR(e, in, "instruction %%%s: no called computation", in->name);
-    K(hlo_kern_call);
-    break;
-  case HLO_OP_ASYNC_UPDATE: K(hlo_kern_forward0); break;
-  case HLO_OP_ASYNC_DONE: K(hlo_kern_async_done); break;
-  case HLO_OP_TUPLE: K(hlo_kern_tuple); break;
-  case HLO_OP_GET_TUPLE_ELEMENT: K(hlo_kern_gte); break;
-  case HLO_OP_OPTIMIZATION_BARRIER: case HLO_OP_DOMAIN: case HLO_OP_ADD_DEPENDENCY:
-    K(hlo_kern_forward0);
-    break;
-  case HLO_OP_AFTER_ALL: K(hlo_kern_token); break;
-  case HLO_OP_GET_DIMENSION_SIZE: K(hlo_kern_get_dimension_size); break;
-  case HLO_OP_SET_DIMENSION_SIZE: K(hlo_ref_set_dimension_size); break;
-  case HLO_OP_RNG: K(hlo_ref_rng); break;
-  case HLO_OP_RNG_BIT_GENERATOR: K(hlo_ref_rng_bit_generator); break;
-  case HLO_OP_RNG_GET_AND_UPDATE_STATE: K(hlo_ref_rng_get_and_update_state); break;
-  case HLO_OP_COPY_START: case HLO_OP_COPY_DONE:
-    K(hlo_kern_collective_identity);
-    break;
-  /* collectives with one replica */
-  case HLO_OP_ALL_REDUCE: case HLO_OP_ALL_REDUCE_START: case HLO_OP_ALL_REDUCE_DONE:
-  case HLO_OP_ALL_GATHER: case HLO_OP_ALL_GATHER_START: case HLO_OP_ALL_GATHER_DONE:
-  case HLO_OP_ALL_TO_ALL: case HLO_OP_REDUCE_SCATTER: case HLO_OP_COLLECTIVE_BROADCAST:
-  case HLO_OP_COLLECTIVE_REDUCE: case HLO_OP_COLLECTIVE_PERMUTE_DONE:
-    K(hlo_kern_collective_identity);
-    break;
-  case HLO_OP_COLLECTIVE_PERMUTE: case HLO_OP_COLLECTIVE_PERMUTE_START:
-    K(hlo_kern_collective_permute);
-    break;
-  case HLO_OP_REPLICA_ID: case HLO_OP_PARTITION_ID: K(hlo_kern_replica_id); break;
-  case HLO_OP_RAGGED_ALL_TO_ALL: K(hlo_ref_ragged_all_to_all); break;
-  /* devices and hosts */
-  case HLO_OP_INFEED: case HLO_OP_OUTFEED: case HLO_OP_SEND: case HLO_OP_SEND_DONE:
-  case HLO_OP_RECV: case HLO_OP_RECV_DONE:
-    return unsupported(e, in, "it needs a device or host connection");
-  case HLO_OP_SHUFFLE: return unsupported(e, in, NULL);
-  case HLO_OP_CUSTOM_CALL: {
-    const hlo_attr *a = hlo_instr_attr(in, HLO_A_CUSTOM_CALL_TARGET);
-    const char *t = a ? a->u.s : "";
-    if (strcmp(t, "TopK") == 0 && in->noperands == 1) { K(hlo_ref_topk); break; }
-    return PERR(e, in, "instruction %%%s: custom-call target \"%s\" is not supported by "
-                "hlo-run (supported: TopK)", in->name, t);
-  }
-  case HLO_OP_COUNT:
+  if ((unsigned)in->op >= HLO_OP_COUNT)
     return PERR(e, in, "instruction %%%s: invalid opcode", in->name);
-  }
-#undef K
-  s->fn = f;
-  /* fast path (lib/exec/fast_*.c): fused loops, reductions, BLAS dot */
-  if (fast) hlo_fast_plan(e, s);
+  const hlo_kernel_row *k = &hlo_kernels[in->op];
+  if (k->why_not)
+    return PERR(e, in, "instruction %%%s: op '%s' is not supported by hlo-run%s%s", in->name,
+                hlo_opcode_name(in->op), *k->why_not ? ": " : "", k->why_not);
+  s->fn = k->ref;
+  s->kname = k->ref_name;
+  s->p = NULL;
+  if (k->prep && k->prep(e, s)) return HLO_ERR;
+  if (!s->fn) HLO_BUG("opcode %s has no kernel", hlo_opcode_name(in->op));
+  if (fast) hlo_plan_fast(e, s);
   return HLO_OK;
 }
 
-/* Fast kernels are used unless the options ask for the reference path or the
- * fast kernel does not cover the case; check mode also keeps the reference
- * kernel of the step. */
+/* Fast kernels are used unless the options ask for the reference path or no
+ * fast candidate takes the step; check mode also keeps the reference kernel
+ * of the step. */
 int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
   if (e->opts.check_fast && !e->opts.reference) {
     if (choose_kernel(e, s, false)) return HLO_ERR;
     s->ref_fn = s->fn;
     s->ref_kname = s->kname;
     s->ref_p = s->p;
-    s->p = NULL;
   }
   return choose_kernel(e, s, !e->opts.reference);
 }

@@ -121,7 +121,7 @@ int hlo_run_scalar(hlo_run *r, const plan_comp *pc, const hlo_sc *in, int nin, h
 }
 
 /* ---- structural kernels -------------------------------------------------- */
-DECL_KERN(hlo_kern_parameter_unused) {
+DECL_KERN(hlo_ctl_parameter_unused) {
   (void)args; (void)out;
   return hlo_run_errorf(r, s->in, "parameter reached the executor");
 }
@@ -143,7 +143,7 @@ static hlo_val *val_from_literal(hlo_run *r, const hlo_literal *l, const hlo_sha
   return v;
 }
 
-DECL_KERN(hlo_kern_constant) {
+DECL_KERN(hlo_ctl_constant) {
   (void)args;
   plan_step *ms = (plan_step *)s; /* the cache lives in the plan */
   hlo_exec *e = r->e;
@@ -164,7 +164,7 @@ DECL_KERN(hlo_kern_constant) {
   return HLO_OK;
 }
 
-DECL_KERN(hlo_kern_tuple) {
+DECL_KERN(hlo_ctl_tuple) {
   hlo_val *v = hlo_malloc(r->alloc, sizeof *v);
   if (!v) return hlo_run_errorf(r, s->in, "out of memory");
   memset(v, 0, sizeof *v);
@@ -180,7 +180,7 @@ DECL_KERN(hlo_kern_tuple) {
   return HLO_OK;
 }
 
-DECL_KERN(hlo_kern_gte) {
+DECL_KERN(hlo_ctl_gte) {
   int64_t i = hlo_instr_int(s->in, HLO_A_INDEX, -1);
   if (i < 0 || i >= args[0]->ntuple)
     return hlo_run_errorf(r, s->in, "tuple index %lld out of range", (long long)i);
@@ -188,7 +188,7 @@ DECL_KERN(hlo_kern_gte) {
   return HLO_OK;
 }
 
-DECL_KERN(hlo_kern_async_done) {
+DECL_KERN(hlo_ctl_async_done) {
   hlo_val *v = args[0];
   if (v->ntuple >= 2) *out = hlo_val_ref(v->tuple[1]);
   else *out = hlo_val_ref(v);
@@ -197,13 +197,13 @@ DECL_KERN(hlo_kern_async_done) {
 
 /* result = operand 0 (copy, opt-barrier, domain, add-dependency): values are
  * immutable once made, so sharing is a copy. */
-DECL_KERN(hlo_kern_forward0) {
+DECL_KERN(hlo_ctl_forward0) {
   if (s->nargs < 1) return hlo_run_errorf(r, s->in, "needs an operand");
   *out = hlo_val_ref(args[0]);
   return HLO_OK;
 }
 
-DECL_KERN(hlo_kern_token) {
+DECL_KERN(hlo_ctl_token) {
   (void)args;
   *out = hlo_run_new(r, &s->in->shape);
   return *out ? HLO_OK : hlo_run_errorf(r, s->in, "out of memory");
@@ -213,7 +213,7 @@ static plan_comp *plan_of(hlo_run *r, const hlo_computation *c) {
   return c && c->id >= 0 && c->id < r->e->m->ncomps ? r->e->plans[c->id] : NULL;
 }
 
-DECL_KERN(hlo_kern_call) {
+DECL_KERN(hlo_ctl_call) {
   const plan_comp *pc = plan_of(r, s->in->called[0]);
   if (!pc) return hlo_run_errorf(r, s->in, "called computation was not planned");
   hlo_val *res = NULL;
@@ -241,7 +241,7 @@ static bool read_pred(const hlo_val *v) {
   return v->data && v->nelems == 1 && ((unsigned char *)v->data)[0] != 0;
 }
 
-DECL_KERN(hlo_kern_while) {
+DECL_KERN(hlo_ctl_while) {
   const hlo_attr *ca = hlo_instr_attr(s->in, HLO_A_CONDITION);
   const hlo_attr *ba = hlo_instr_attr(s->in, HLO_A_BODY);
   const plan_comp *cond = ca ? plan_of(r, ca->u.comp) : NULL;
@@ -268,7 +268,7 @@ DECL_KERN(hlo_kern_while) {
   return HLO_OK;
 }
 
-DECL_KERN(hlo_kern_conditional) {
+DECL_KERN(hlo_ctl_conditional) {
   const hlo_instruction *in = s->in;
   const hlo_attr *ta = hlo_instr_attr(in, HLO_A_TRUE_COMPUTATION);
   const hlo_attr *fa = hlo_instr_attr(in, HLO_A_FALSE_COMPUTATION);
@@ -295,13 +295,13 @@ DECL_KERN(hlo_kern_conditional) {
   return hlo_run_comp(r, pc, &args[1 + b], 1, out);
 }
 
-DECL_KERN(hlo_kern_replica_id) {
+DECL_KERN(hlo_ctl_replica_id) {
   (void)args;
   *out = hlo_run_new(r, &s->in->shape); /* zero: the only replica/partition */
   return *out ? HLO_OK : hlo_run_errorf(r, s->in, "out of memory");
 }
 
-DECL_KERN(hlo_kern_get_dimension_size) {
+DECL_KERN(hlo_ctl_get_dimension_size) {
   int n;
   const int64_t *d = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
   const hlo_shape *os = args[0]->shape;
@@ -319,7 +319,7 @@ DECL_KERN(hlo_kern_get_dimension_size) {
  * across replicas returns the operand.  Start/done pairs carry it through
  * their tuple.  Anything whose result shape differs from the operand needs
  * more replicas, which is an error. */
-DECL_KERN(hlo_kern_collective_identity) {
+DECL_KERN(hlo_ctl_collective_identity) {
   const hlo_instruction *in = s->in;
   const hlo_shape *rs = &in->shape;
   hlo_val *src = NULL;
@@ -374,7 +374,7 @@ DECL_KERN(hlo_kern_collective_identity) {
 
 /* collective-permute with one replica: the value arrives if some pair sends
  * 0 -> 0, otherwise the result is zeros. */
-DECL_KERN(hlo_kern_collective_permute) {
+DECL_KERN(hlo_ctl_collective_permute) {
   const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_SOURCE_TARGET_PAIRS);
   bool self = false;
   for (int i = 0; a && i < a->u.pairs.n; i++)
