@@ -8,7 +8,10 @@
 #include "exec/fast.h"
 #include "hlo/hlo_verify.h"
 
-#define PERR(e, in, ...) hlo_errorf((e)->diags, NULL, 0, __VA_ARGS__)
+/* An error about instruction `in`, at its position when the source is known. */
+#define PERR(e, in, ...)                                                      \
+  hlo_errorf((e)->diags, (e)->opts.src && (in)->off ? (e)->opts.src : NULL,  \
+             (e)->opts.src ? (in)->off : 0, __VA_ARGS__)
 
 static int check_shape_rank(hlo_exec *e, const hlo_instruction *in, const hlo_shape *s) {
   if (s->type == HLO_TUPLE) {
