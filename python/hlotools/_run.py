@@ -44,7 +44,7 @@ def _param_info(shape_ptr):
 def _to_bf16_bits(a):
     """float arrays -> bf16 bit patterns, rounding to nearest even (NaN stays
     a quiet NaN), for bf16 parameters when ml_dtypes is absent."""
-    f = np.ascontiguousarray(a, dtype=np.float32)
+    f = np.asarray(a, dtype=np.float32, order="C")
     u = f.view(np.uint32).astype(np.uint64)
     r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
     nan = np.isnan(f)
@@ -108,7 +108,7 @@ class Executable:
                 raise TypeError("parameter %d is %s: without ml_dtypes pass its raw bits as %s" %
                                 (i, name, raw))
             else:
-                arr = np.ascontiguousarray(src, dtype=want)
+                arr = np.asarray(src, dtype=want, order="C")
         if arr.shape != dims:
             raise ValueError("parameter %d is %s%s: got an array of shape %s" %
                              (i, name, list(dims), arr.shape))
