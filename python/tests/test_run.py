@@ -300,3 +300,39 @@ def test_no_leak_over_parse_run_cycles():
     # a leaked module or plan is tens of KB per cycle: 2000 cycles would
     # grow by far more than this bound
     assert grown < 8 * 1024, "RSS grew by %d KB over 2000 parse/run cycles" % grown
+
+
+def test_gil_released_during_run(monkeypatch):
+    """While one thread is inside the library's hlo_exec_run, another thread
+    keeps running Python code: it records timestamps, and some fall inside
+    the foreign call's window (with the GIL held, as a ctypes.PyDLL call
+    would, none can)."""
+    import time
+    calls = []
+    real = _lib.hlo_exec_run
+
+    def timed(*a):
+        t0 = time.perf_counter()
+        rc = real(*a)
+        calls.append((t0, time.perf_counter()))
+        return rc
+    monkeypatch.setattr(_lib, "hlo_exec_run", timed)
+    m = hlotools.parse("ENTRY e {\n a = f32[256,256] parameter(0)\n"
+                       " b = f32[256,256] exponential(a)\n c = f32[256,256] sine(b)\n"
+                       " ROOT r = f32[256,256] tanh(c)\n}\n")
+    exe = m.compile(threads=1, reference=True)
+    x = np.random.default_rng(3).random((256, 256), np.float32)
+    stamps, done = [], threading.Event()
+
+    def runner():
+        for _ in range(3):
+            exe(x)
+        done.set()
+    t = threading.Thread(target=runner)
+    t.start()
+    while not done.is_set():
+        stamps.append(time.perf_counter())
+    t.join()
+    assert len(calls) == 3
+    inside = sum(1 for t0, t1 in calls for s in stamps if t0 < s < t1)
+    assert inside > 0, "no Python ran while the library ran: the GIL was held"
