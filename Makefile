@@ -69,7 +69,7 @@ $(BUILD)/test/%: $(BUILD)/obj/lib/%.o $(BUILD)/lib/libhlo.a
 
 # Every suite (unit, golden, corpus, numeric); ends with "N passed, N failed".
 check: all
-	@BUILD=$(BUILD) $(PYTHON) testdata/run_tests.py
+	@BUILD=$(BUILD) SAN=$(SAN) $(PYTHON) testdata/run_tests.py
 
 unit: all
 	@BUILD=$(BUILD) $(PYTHON) testdata/run_tests.py --unit-only
