@@ -3,6 +3,8 @@ parse_all, the entry points of the package."""
 import ctypes
 import json
 import os
+import shutil
+import subprocess
 import threading
 
 from . import _index, _lib
@@ -258,7 +260,8 @@ class Module:
             raise d.error([self._source], "cannot write graph JSON")
         return text
 
-    def _dot(self, computation, around, radius, max_nodes, expand_fusions, expand_bodies, fmt):
+    def _select(self, computation, around, radius, max_nodes, expand_fusions, expand_bodies):
+        """The hlo_dot view of the module (free with hlo_dot_graph_free)."""
         o = _lib.DotOptions(computation.encode() if computation else None,
                             around.lstrip("%").encode() if around else None, radius, max_nodes,
                             expand_fusions, expand_bodies)
@@ -266,60 +269,56 @@ class Module:
         g = _lib.hlo_dot_select(self._m, ctypes.byref(o), None, d.ref)
         if not g:
             raise d.error([self._source], "cannot select the graph")
-        graph = None
+        return g
+
+    def _dot_text(self, g):
+        d = DiagList()
+        graph = _lib.hlo_dot_build(g, d.ref)
+        if not graph:
+            raise d.error([self._source], "cannot build the graph")
         try:
-            graph = _lib.hlo_dot_build(g, d.ref)
-            if not graph:
-                raise d.error([self._source], "cannot build the graph")
-            rc, out = _buf_call(_lib.hlo_dot_render, graph, fmt.encode(), _BUF, d.ref,
-                                binary=fmt == "png")
+            rc, out = _buf_call(_lib.hlo_dot_render, graph, b"dot", _BUF, d.ref)
             if rc:
-                raise d.error([self._source], "Graphviz cannot render %s" % fmt)
+                raise d.error([self._source], "cannot write the graph")
             return out
         finally:
-            if graph and _lib.agclose:
+            if _lib.agclose:
                 _lib.agclose(graph)
-            _lib.hlo_dot_graph_free(g)
 
     def to_dot(self, computation=None, around=None, radius=2, max_nodes=0, expand_fusions=False,
                expand_bodies=False, format="dot"):
         """The graph hlo-dot draws: Graphviz text (format "dot"), or
-        rendered "svg" (str) or "png" (bytes).  Options as hlo-dot's:
-        computation (default entry), the neighbourhood of instruction
-        `around` within `radius` edges, at most max_nodes instructions,
-        fusions and loop/branch bodies drawn as clusters."""
+        rendered "svg" (str) or "png" (bytes) by Graphviz's `dot` program
+        (the same layout as hlo-dot -T svg; docs/python.md says why a
+        separate process).  Options as hlo-dot's: computation (default
+        entry), the neighbourhood of instruction `around` within `radius`
+        edges, at most max_nodes instructions, fusions and loop/branch
+        bodies drawn as clusters."""
         if format not in ("dot", "svg", "png"):
             raise ValueError("format must be dot, svg or png")
-        return self._dot(computation, around, radius, max_nodes, expand_fusions, expand_bodies,
-                         format)
+        g = self._select(computation, around, radius, max_nodes, expand_fusions, expand_bodies)
+        try:
+            text = self._dot_text(g)
+        finally:
+            _lib.hlo_dot_graph_free(g)
+        if format == "dot":
+            return text
+        out = _graphviz(text, format)
+        return out if format == "png" else out.decode("utf-8")
 
     def to_html(self, computation=None, around=None, radius=2, max_nodes=0,
                 expand_fusions=False, expand_bodies=False):
         """The self-contained HTML viewer of hlo-dot -T html (inline SVG,
-        pan/zoom, search, instruction text on click)."""
-        o = _lib.DotOptions(computation.encode() if computation else None,
-                            around.lstrip("%").encode() if around else None, radius, max_nodes,
-                            expand_fusions, expand_bodies)
-        d = DiagList()
-        g = _lib.hlo_dot_select(self._m, ctypes.byref(o), None, d.ref)
-        if not g:
-            raise d.error([self._source], "cannot select the graph")
-        graph = None
+        pan/zoom, search, instruction text on click); options as to_dot."""
+        g = self._select(computation, around, radius, max_nodes, expand_fusions, expand_bodies)
         try:
-            graph = _lib.hlo_dot_build(g, d.ref)
-            if not graph:
-                raise d.error([self._source], "cannot build the graph")
-            rc, svg = _buf_call(_lib.hlo_dot_render, graph, b"svg", _BUF, d.ref, binary=True)
-            if rc:
-                raise d.error([self._source], "Graphviz cannot render svg")
+            svg = _graphviz(self._dot_text(g), "svg")
             title = (self.name or computation or (self.entry.name if self.entry else "")).encode()
             rc, html = _buf_call(_lib.hlo_dot_html, g, svg, len(svg), title)
             if rc:
                 raise MemoryError("out of memory while writing HTML")
             return html
         finally:
-            if graph and _lib.agclose:
-                _lib.agclose(graph)
             _lib.hlo_dot_graph_free(g)
 
     # -- analyses and passes -------------------------------------------------------
@@ -447,6 +446,17 @@ class Module:
             with self._lock:
                 if self._pool is not None:
                     self._pool.setdefault(key, []).append(exe)
+
+
+def _graphviz(dot_text, fmt):
+    """Lay out and render DOT text with Graphviz's `dot` program."""
+    exe = shutil.which("dot")
+    if not exe:
+        raise RuntimeError("rendering %s needs Graphviz's `dot` program (Debian: graphviz)" % fmt)
+    r = subprocess.run([exe, "-T" + fmt], input=dot_text.encode("utf-8"), capture_output=True)
+    if r.returncode != 0:
+        raise RuntimeError("dot -T%s failed: %s" % (fmt, r.stderr.decode("utf-8", "replace")))
+    return r.stdout
 
 
 # ---- walking the IR (leading fields of the public structs) ---------------------

@@ -119,8 +119,13 @@ def test_to_json_round_trip(tmp_path):
         m.to_json(graph=True, computation="nope")
 
 
-def test_dot_svg_png_html():
+def test_dot_svg_png_html(tmp_path):
     m = hlotools.parse(TEXT)
+    f = tmp_path / "m.hlo"
+    f.write_text(TEXT)
+    assert m.to_dot() == tool("hlo-dot", f).stdout
+    assert m.to_dot(format="svg") == tool("hlo-dot", "-T", "svg", f).stdout
+    assert m.to_html() == tool("hlo-dot", "-T", "html", f).stdout
     dot = m.to_dot()
     assert dot.startswith("digraph") and "transpose" in dot
     svg = m.to_dot(format="svg")
