@@ -75,6 +75,24 @@ class Executable:
         n = _lib.hlo_exec_nparams(e)
         self._pshapes = [_lib.hlo_exec_param_shape(e, i) for i in range(n)]
         self.parameters = [_param_info(p) for p in self._pshapes]
+        # per array parameter: (name, dims, dtype, raw dtype) and one
+        # borrowed value reused by every run (its data pointer is set under
+        # the lock); tuple/token parameters get values made per run
+        self._pinfo = [(nm, dims, _dtypes.dtype(nm), _dtypes.raw_dtype(nm))
+                       for nm, dims in self.parameters]
+        self._vals = (_P_VAL * max(1, n))()
+        self._fixed = []
+        self._dummy = np.zeros(1, np.uint8)  # placeholder storage between runs
+        self._dummy_addr = self._dummy.ctypes.data
+        for i, (nm, dims, want, raw) in enumerate(self._pinfo):
+            v = None
+            if raw is not None:
+                v = _lib.hlo_val_borrow(None, self._pshapes[i], self._dummy.ctypes.data)
+                if not v:
+                    raise MemoryError("cannot make input %d" % i)
+                self._vals[i] = v
+            self._fixed.append(v)
+        self._leaf_info = {}  # shape address -> (dims, raw dtype, dtype) of result leaves
 
     def close(self):
         """Free the plan now (also done when the object is collected)."""
@@ -87,20 +105,21 @@ class Executable:
         if getattr(self, "_e", None):
             _lib.hlo_exec_free(self._e)
             self._e = None
+        for v in getattr(self, "_fixed", ()):
+            if v:
+                _lib.hlo_val_release(None, v)
+        self._fixed = ()
 
     # -- inputs ------------------------------------------------------------
     def _arg(self, i, a):
-        name, dims = self.parameters[i]
-        want = _dtypes.dtype(name)
-        if want is None:
-            raise TypeError("parameter %d has type %s, which cannot be passed from Python" %
-                            (i, name))
-        if isinstance(a, np.ndarray) and _dtypes.accepts(a.dtype, name) and \
+        """Array argument i as an array the library can read in place: a
+        itself when possible, else a converted copy."""
+        name, dims, want, raw = self._pinfo[i]
+        if type(a) is np.ndarray and (a.dtype == want or a.dtype == raw) and \
                 a.flags.c_contiguous and a.flags.aligned:
             arr = a  # by pointer
         else:
             src = np.asarray(a)
-            raw = _dtypes.raw_dtype(name)
             if want == raw and name == "bf16" and src.dtype.kind == "f":
                 arr = _to_bf16_bits(src)  # no ml_dtypes: round floats to bf16 bits
             elif want == raw and (name.startswith("f8") or name.startswith("f4")) and \
@@ -113,6 +132,47 @@ class Executable:
             raise ValueError("parameter %d is %s%s: got an array of shape %s" %
                              (i, name, list(dims), arr.shape))
         return arr
+
+    def _make(self, i, shape, obj, keep):
+        """A new value for a tuple or token parameter (tuples recursively;
+        array leaves borrowed from the arrays, which go to keep)."""
+        s = shape.contents
+        if s.type == _dtypes.TYPE["tuple"]:
+            if not isinstance(obj, (tuple, list)) or len(obj) != s.ntuple:
+                raise TypeError("parameter %d is a tuple of %d elements: pass a tuple" %
+                                (i, s.ntuple))
+            v = _lib.hlo_val_new(None, shape)
+            if not v:
+                raise MemoryError("cannot make input %d" % i)
+            try:
+                for k in range(s.ntuple):
+                    child = self._make(i, ctypes.pointer(s.tuple[k]), obj[k], keep)
+                    _lib.hlo_val_release(None, v.contents.tuple[k])
+                    v.contents.tuple[k] = child
+            except BaseException:
+                _lib.hlo_val_release(None, v)
+                raise
+            return v
+        name = _dtypes.NAME.get(s.type, "?")
+        raw = _dtypes.raw_dtype(name)
+        if raw is None:  # token / opaque: no data
+            v = _lib.hlo_val_new(None, shape)
+        else:
+            dims = tuple(s.dims[k] for k in range(s.rank))
+            want = _dtypes.dtype(name)
+            if type(obj) is np.ndarray and (obj.dtype == want or obj.dtype == raw) and \
+                    obj.flags.c_contiguous and obj.flags.aligned:
+                arr = obj
+            else:
+                arr = np.asarray(obj, dtype=want, order="C")
+            if arr.shape != dims:
+                raise ValueError("an element of parameter %d is %s%s: got shape %s" %
+                                 (i, name, list(dims), arr.shape))
+            keep.append(arr)
+            v = _lib.hlo_val_borrow(None, shape, arr.ctypes.data)
+        if not v:
+            raise MemoryError("cannot make input %d" % i)
+        return v
 
     # -- outputs -------------------------------------------------------------
     def _leaves(self, v, out):
@@ -127,19 +187,24 @@ class Executable:
 
     def _array(self, leaf):
         c = leaf.contents
-        s = c.shape.contents
-        name = _dtypes.NAME.get(s.type, "?")
-        raw = _dtypes.raw_dtype(name)
+        key = ctypes.addressof(c.shape.contents)
+        info = self._leaf_info.get(key)
+        if info is None:
+            s = c.shape.contents
+            name = _dtypes.NAME.get(s.type, "?")
+            info = (tuple(s.dims[i] for i in range(s.rank)), _dtypes.raw_dtype(name),
+                    _dtypes.dtype(name))
+            self._leaf_info[key] = info
+        dims, raw, dt = info
         if raw is None:  # token / opaque
             _lib.hlo_val_release(None, leaf)
             return None
-        dims = tuple(s.dims[i] for i in range(s.rank))
-        dt = _dtypes.dtype(name)
         if c.nbytes == 0 or not c.data:
             _lib.hlo_val_release(None, leaf)
             return np.zeros(dims, dtype=dt)
         if c.refs == 1 and not c.borrowed:  # ours alone: hand it over
-            return np.asarray(_Owned(leaf, dims, raw)).view(dt)
+            arr = np.asarray(_Owned(leaf, dims, raw))
+            return arr if dt is raw else arr.view(dt)
         buf = (ctypes.c_char * c.nbytes).from_address(c.data)
         arr = np.frombuffer(buf, dtype=raw).reshape(dims).copy().view(dt)
         _lib.hlo_val_release(None, leaf)
@@ -156,40 +221,42 @@ class Executable:
 
     # -- running -------------------------------------------------------------
     def run(self, *arrays):
-        """Run on one array (or array-like) per entry parameter; returns a
-        numpy array, or a tuple (nested as the result shape) for a tuple
-        result.  Raises HloError (with the instruction's position) when the
-        run fails, TypeError/ValueError for inputs of the wrong type or
-        shape."""
-        if len(arrays) != len(self.parameters):
+        """Run on one array (or array-like; a tuple for a tuple parameter)
+        per entry parameter; returns a numpy array, or a tuple (nested as
+        the result shape) for a tuple result.  Raises HloError (with the
+        instruction's position) when the run fails, TypeError/ValueError for
+        inputs of the wrong type or shape."""
+        n = len(self._pinfo)
+        if len(arrays) != n:
             raise TypeError("the entry computation takes %d input%s, got %d" %
-                            (len(self.parameters), "" if len(self.parameters) == 1 else "s",
-                             len(arrays)))
-        args = [self._arg(i, a) for i, a in enumerate(arrays)]
-        n = len(args)
-        vals = (_P_VAL * max(1, n))()
-        made = []
-        try:
-            for i, a in enumerate(args):
-                v = _lib.hlo_val_borrow(None, self._pshapes[i], ctypes.c_void_p(a.ctypes.data))
-                if not v:
-                    raise MemoryError("cannot make input %d" % i)
-                made.append(v)
-                vals[i] = v
-            res = _P_VAL()
-            with self._lock:
-                if not self._e:
-                    raise ValueError("the Executable was closed")
-                rc = _lib.hlo_exec_run(self._e, vals, n, ctypes.byref(res))
+                            (n, "" if n == 1 else "s", len(arrays)))
+        args = [self._arg(i, a) if self._fixed[i] else a for i, a in enumerate(arrays)]
+        res = _P_VAL()
+        made, keep = [], []
+        with self._lock:
+            if not self._e:
+                raise ValueError("the Executable was closed")
+            try:
+                for i, a in enumerate(args):
+                    v = self._fixed[i]
+                    if v:
+                        v.contents.data = a.ctypes.data
+                    else:
+                        v = self._make(i, self._pshapes[i], a, keep)
+                        made.append(v)
+                        self._vals[i] = v
+                rc = _lib.hlo_exec_run(self._e, self._vals, n, ctypes.byref(res))
                 if rc != _lib.HLO_OK:
                     err = self._diags.error([self.module._source], "the run failed")
                     self._diags.reset()
                     raise err
                 return self._result(res)
-        finally:
-            for v in made:
-                _lib.hlo_val_release(None, v)
-            del args
+            finally:
+                for v in self._fixed:
+                    if v:
+                        v.contents.data = self._dummy_addr
+                for v in made:
+                    _lib.hlo_val_release(None, v)
 
     __call__ = run
 

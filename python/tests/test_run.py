@@ -95,12 +95,13 @@ def test_inputs_by_pointer(monkeypatch):
     array is C-contiguous and of the parameter's dtype; otherwise a
     converted copy."""
     seen = []
-    real = _lib.hlo_val_borrow
+    real = _lib.hlo_exec_run
 
-    def spy(alloc, shape, data):
-        seen.append(data.value)
-        return real(alloc, shape, data)
-    monkeypatch.setattr(_lib, "hlo_val_borrow", spy)
+    def spy(e, vals, n, res):  # the data pointers of the values the library is given
+        seen.extend(vals[i].contents.data for i in range(n))
+        assert all(vals[i].contents.borrowed for i in range(n))
+        return real(e, vals, n, res)
+    monkeypatch.setattr(_lib, "hlo_exec_run", spy)
     m = hlotools.parse("ENTRY e {\n a = f32[6] parameter(0)\n b = f32[6] parameter(1)\n"
                        " ROOT c = f32[6] add(a, b)\n}\n")
     exe = m.compile()
@@ -195,6 +196,28 @@ def test_ml_dtypes_mapping_when_importable():
     assert hlotools.dtype("s4", ml=FakeMl) == np.int16
     assert hlotools.dtype("f8e5m2", ml=FakeMl) == np.uint8  # FakeMl lacks it: raw bits
     assert hlotools.dtype("f32", ml=FakeMl) == np.float32
+
+
+def test_tuple_and_token_parameters():
+    m = hlotools.parse("ENTRY e {\n p = (f32[2], (s32[], f32[3])) parameter(0)\n"
+                       " t = token[] parameter(1)\n"
+                       " a = f32[2] get-tuple-element(p), index=0\n"
+                       " q = (s32[], f32[3]) get-tuple-element(p), index=1\n"
+                       " b = f32[3] get-tuple-element(q), index=1\n"
+                       " i = s32[] get-tuple-element(q), index=0\n"
+                       " z = f32[] constant(0)\n"
+                       " s = f32[] reduce(b, z), dimensions={0}, to_apply=add\n"
+                       " ROOT r = (f32[2], s32[], f32[]) tuple(a, i, s)\n}\n"
+                       "add {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n"
+                       " ROOT w = f32[] add(x, y)\n}\n")
+    a = np.array([1, 2], np.float32)
+    b = np.array([0.5, 1.5, 2.0], np.float32)
+    r = m.run((a, (np.int32(7), b)), None)
+    np.testing.assert_array_equal(r[0], a)
+    assert r[1] == 7 and r[2] == b.sum()
+    assert not np.shares_memory(r[0], a)
+    with pytest.raises(TypeError, match="tuple"):
+        m.run(a, None)
 
 
 def test_compile_runs_many_times():
