@@ -1,5 +1,7 @@
 """Read-only Python views of a module's computations and instructions, built
 from the library's lossless JSON form (hlo_json_write; docs/json.md)."""
+import weakref
+
 import numpy as np
 
 from . import _dtypes
@@ -153,13 +155,18 @@ class Computation:
     instruction name."""
 
     def __init__(self, module, j):
-        self.module = module
+        self._module = weakref.ref(module)  # no cycle through the Module's handle
         self.name = j["name"]
         self.is_entry = j["is_entry"]
         self.is_fused = j["is_fused"]
         self.instructions = [Instruction(self, i) for i in j["instructions"]]
         self._by_name = {i.name: i for i in self.instructions}
         self.root = self._by_name.get(j["root"]) if j.get("root") else None
+
+    @property
+    def module(self):
+        """The Module (None once it was collected)."""
+        return self._module()
 
     @property
     def parameters(self):

@@ -96,6 +96,23 @@ def parse_all(text_or_path, name=None, max_errors=20):
     return [_parse_one(source, b, e, max_errors) for b, e in _chunks(source)]
 
 
+class _Handle:
+    """Owns one hlo_module and the source it was parsed from; shared by the
+    Module and its Executables (which must not keep the Module itself: the
+    Module's pool holds them, and a cycle would leave the library memory to
+    Python's cycle collector)."""
+
+    __slots__ = ("m", "source")
+
+    def __init__(self, m, source):
+        self.m, self.source = m, source
+
+    def __del__(self):
+        m, self.m = self.m, None
+        if m:
+            _lib.hlo_module_free(m)
+
+
 class Module:
     """A parsed HLO module.  It owns its libhlo module (freed with the
     object) and is never changed by its methods: fuse() and infer_shapes()
@@ -103,18 +120,13 @@ class Module:
     indexing, ...) may be called from several threads."""
 
     def __init__(self, source, m, begin, end):
+        self._h = _Handle(m, source)
         self._source, self._m, self._range = source, m, (begin, end)
         self._lock = threading.Lock()
         self._filled = False
         self._view = None
         self._pool = {}  # options -> idle Executables for run()
         self.diagnostics = []  # warnings of the step that made the module (infer_shapes)
-
-    def __del__(self):
-        m, self._m = getattr(self, "_m", None), None
-        if m:
-            self._pool = None
-            _lib.hlo_module_free(m)
 
     # -- identity ---------------------------------------------------------------
     @property
@@ -420,7 +432,8 @@ class Module:
         loop after that many iterations (0 = no limit).  Raises HloError
         (with positions) if the module is invalid or cannot run."""
         self.verify(allow_mixed_precision=True)  # diagnostics with positions, as hlo-run
-        return Executable(self, threads, reference, rng_seed, max_while_iterations)
+        return Executable(self._h, self.name or self._source.name, threads, reference, rng_seed,
+                          max_while_iterations)
 
     def run(self, *arrays, threads=0, reference=False, replicas=1, rng_seed=0,
             max_while_iterations=0):

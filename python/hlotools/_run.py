@@ -60,17 +60,19 @@ class Executable:
     Executable per thread to run in parallel: the GIL is released while the
     library runs)."""
 
-    def __init__(self, module, threads=0, reference=False, rng_seed=0, max_while_iterations=0):
-        self.module = module
+    def __init__(self, handle, name, threads=0, reference=False, rng_seed=0,
+                 max_while_iterations=0):
+        self._h = handle  # keeps the module alive and unchanged while the plan lives
+        self.name = name
         self._lock = threading.Lock()
         self._diags = DiagList()
         self._e = None
         self._opts = _lib.ExecOptions(bool(reference), int(rng_seed), int(max_while_iterations),
                                       int(threads or 0), False,
-                                      ctypes.pointer(module._source.src))
-        e = _lib.hlo_exec_new(module._m, ctypes.byref(self._opts), None, self._diags.ref)
+                                      ctypes.pointer(handle.source.src))
+        e = _lib.hlo_exec_new(handle.m, ctypes.byref(self._opts), None, self._diags.ref)
         if not e:
-            raise self._diags.error([module._source], "the module cannot run")
+            raise self._diags.error([handle.source], "the module cannot run")
         self._e = e
         n = _lib.hlo_exec_nparams(e)
         self._pshapes = [_lib.hlo_exec_param_shape(e, i) for i in range(n)]
@@ -214,10 +216,12 @@ class Executable:
         leaves = []
         tree = self._leaves(res, leaves)
         _lib.hlo_val_release(None, res)  # the leaves keep their own references
+        return self._build(tree)
 
-        def build(t):
-            return tuple(build(x) for x in t) if isinstance(t, tuple) else self._array(t)
-        return build(tree)
+    def _build(self, t):
+        """Arrays for the leaves of a tree from _leaves (no closure: a
+        recursive closure would tie the Executable into a reference cycle)."""
+        return tuple(self._build(x) for x in t) if isinstance(t, tuple) else self._array(t)
 
     # -- running -------------------------------------------------------------
     def run(self, *arrays):
@@ -247,7 +251,7 @@ class Executable:
                         self._vals[i] = v
                 rc = _lib.hlo_exec_run(self._e, self._vals, n, ctypes.byref(res))
                 if rc != _lib.HLO_OK:
-                    err = self._diags.error([self.module._source], "the run failed")
+                    err = self._diags.error([self._h.source], "the run failed")
                     self._diags.reset()
                     raise err
                 return self._result(res)
@@ -261,4 +265,4 @@ class Executable:
     __call__ = run
 
     def __repr__(self):
-        return "<Executable of %s: %d parameters>" % (self.module.name, len(self.parameters))
+        return "<Executable of %s: %d parameters>" % (self.name, len(self.parameters))

@@ -359,3 +359,23 @@ def test_gil_released_during_run(monkeypatch):
     assert len(calls) == 3
     inside = sum(1 for t0, t1 in calls for s in stamps if t0 < s < t1)
     assert inside > 0, "no Python ran while the library ran: the GIL was held"
+
+
+def test_handles_freed_without_the_cycle_collector():
+    """Modules, Executables and results are freed by reference counting
+    alone: no reference cycle keeps library memory for the cycle collector."""
+    import gc
+    import weakref
+    x, w, b = mlp_inputs()
+    gc.disable()
+    try:
+        m = hlotools.parse(MLP)
+        out = m.run(x, w, b)
+        exe = m.compile()
+        exe(x, w, b)
+        refs = [weakref.ref(m), weakref.ref(exe), weakref.ref(m._h), weakref.ref(_owner(out))]
+        _ = m.computations[0].module, m.instructions  # views do not tie the module either
+        del m, exe, out, _
+        assert [r() is None for r in refs] == [True] * 4
+    finally:
+        gc.enable()
