@@ -102,7 +102,7 @@ class _Handle:
     Module's pool holds them, and a cycle would leave the library memory to
     Python's cycle collector)."""
 
-    __slots__ = ("m", "source")
+    __slots__ = ("m", "source", "__weakref__")
 
     def __init__(self, m, source):
         self.m, self.source = m, source

@@ -21,7 +21,7 @@ class _Owned:
     """Holds one reference to a result leaf; the numpy array made from it
     has this object as its base, so the buffer is freed with the array."""
 
-    __slots__ = ("_val", "__array_interface__")
+    __slots__ = ("_val", "__array_interface__", "__weakref__")
 
     def __init__(self, val, shape, dt):
         self._val = val
