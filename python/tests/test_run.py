@@ -379,3 +379,29 @@ def test_handles_freed_without_the_cycle_collector():
         assert [r() is None for r in refs] == [True] * 4
     finally:
         gc.enable()
+
+
+def test_jax_style_text():
+    """HLO text in the form jax.jit(f).lower(x).as_text(dialect="hlo") writes
+    (numbered names, metadata, a layout-carrying header), for
+    f(x) = tanh(x @ x.T).sum(axis=0); checked against numpy."""
+    text = '''HloModule jit_f, entry_computation_layout={(f32[8,4]{1,0})->f32[8]{0}}
+
+region_0.7 {
+  Arg_0.8 = f32[] parameter(0)
+  Arg_1.9 = f32[] parameter(1)
+  ROOT add.10 = f32[] add(Arg_0.8, Arg_1.9), metadata={op_name="jit(f)/jit(main)/reduce_sum[axes=(0,)]" source_file="<stdin>" source_line=4}
+}
+
+ENTRY main.12 {
+  Arg_0.1 = f32[8,4]{1,0} parameter(0), metadata={op_name="x"}
+  transpose.2 = f32[4,8]{0,1} transpose(Arg_0.1), dimensions={1,0}, metadata={op_name="jit(f)/jit(main)/transpose[permutation=(1, 0)]" source_file="<stdin>" source_line=4}
+  dot.3 = f32[8,8]{1,0} dot(Arg_0.1, transpose.2), lhs_contracting_dims={1}, rhs_contracting_dims={0}, metadata={op_name="jit(f)/jit(main)/dot_general" source_file="<stdin>" source_line=4}
+  tanh.4 = f32[8,8]{1,0} tanh(dot.3), metadata={op_name="jit(f)/jit(main)/tanh" source_file="<stdin>" source_line=4}
+  constant.5 = f32[] constant(0)
+  ROOT reduce.11 = f32[8]{0} reduce(tanh.4, constant.5), dimensions={0}, to_apply=region_0.7, metadata={op_name="jit(f)/jit(main)/reduce_sum[axes=(0,)]" source_file="<stdin>" source_line=4}
+}
+'''
+    x = np.random.default_rng(5).random((8, 4)).astype(np.float32)
+    want = np.tanh(x.astype(np.float64) @ x.T).sum(axis=0)
+    np.testing.assert_allclose(hlotools.parse(text).run(x), want, rtol=1e-5)
