@@ -91,7 +91,7 @@ def _attr_value(a):
     if kind in ("bools", "words", "computations", "instructions"):
         return tuple(v)
     if kind == "float" and isinstance(v, str):
-        return float(v.replace("-0", "-0.0") if v == "-0" else v)
+        return float(v)  # "nan", "-nan", "inf", "-inf", "-0"
     if kind == "shape":
         return Shape(v)
     if kind == "shapes":

@@ -8,7 +8,7 @@ import subprocess
 import threading
 
 from . import _index, _lib
-from ._errors import DiagList, HloError, Source
+from ._errors import DiagList, Source
 from ._ir import Computation
 from ._run import Executable
 
