@@ -210,9 +210,7 @@ hlo_shape_infer_module = _fn("hlo_shape_infer_module", c_int, P(ModuleHead), P(D
                              P(c_int))
 hlo_verify_module = _fn("hlo_verify_module", c_int, P(ModuleHead), P(VerifyOptions), P(Diags),
                         P(Src))
-hlo_type_lookup = _fn("hlo_type_lookup", c_bool, c_char_p, c_size_t, P(c_int))
 hlo_type_name = _fn("hlo_type_name", c_char_p, c_int)
-hlo_type_bytes = _fn("hlo_type_bytes", c_int, c_int)
 hlo_fuse_module = _fn("hlo_fuse_module", c_int, P(ModuleHead), P(FuseOptions), _ptr, P(Diags))
 hlo_json_write = _fn("hlo_json_write", c_int, P(Buf), P(P(ModuleHead)), c_int, P(JsonOptions))
 hlo_json_graph_write = _fn("hlo_json_graph_write", c_int, P(Buf), P(ModuleHead),

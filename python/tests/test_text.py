@@ -182,3 +182,17 @@ def test_attribute_kinds():
     t = m.instruction("t").shape
     assert t.is_tuple and t.dtype is None and [str(e) for e in t.elements] == \
         ["f32[2]", "s32[3]", "pred[2,3]"]
+
+
+def test_binds_only_the_public_api():
+    """Every libhlo function the package calls is declared in a public
+    header (include/hlo/*.h): libhlo.so may export nothing else."""
+    import glob
+    import re
+    from hlotools import _lib
+    headers = "".join(open(h).read() for h in glob.glob(os.path.join(ROOT, "include", "hlo", "*.h")))
+    src = open(_lib.__file__).read()
+    bound = set(re.findall(r'_fn\("(\w+)"', src))
+    assert len(bound) > 30
+    missing = [f for f in sorted(bound) if not re.search(r"\b%s\s*\(" % f, headers)]
+    assert missing == []
