@@ -325,7 +325,10 @@ class Module:
         g = self._select(computation, around, radius, max_nodes, expand_fusions, expand_bodies)
         try:
             svg = _graphviz(self._dot_text(g), "svg")
-            title = (self.name or computation or (self.entry.name if self.entry else "")).encode()
+            # hlo-dot's title: the module name, else the drawn computation
+            drawn = computation or (self.instruction(around).computation.name if around else
+                                    (self.entry.name if self.entry else ""))
+            title = (self.name or drawn).encode()
             rc, html = _buf_call(_lib.hlo_dot_html, g, svg, len(svg), title)
             if rc:
                 raise MemoryError("out of memory while writing HTML")
