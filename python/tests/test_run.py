@@ -405,3 +405,16 @@ ENTRY main.12 {
     x = np.random.default_rng(5).random((8, 4)).astype(np.float32)
     want = np.tanh(x.astype(np.float64) @ x.T).sum(axis=0)
     np.testing.assert_allclose(hlotools.parse(text).run(x), want, rtol=1e-5)
+
+
+def test_results_outlive_their_module_and_plan():
+    import gc
+    m = hlotools.parse("ENTRY e {\n a = f32[64] parameter(0)\n b = f32[64] multiply(a, a)\n"
+                       " ROOT t = (f32[64], f32[64]) tuple(b, a)\n}\n")
+    exe = m.compile()
+    x = np.linspace(0, 1, 64, dtype=np.float32)
+    sq, same = exe(x)
+    del m, exe
+    gc.collect()
+    np.testing.assert_array_equal(sq, x * x)  # the buffers live on with the arrays
+    np.testing.assert_array_equal(same, x)
