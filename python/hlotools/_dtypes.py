@@ -55,11 +55,3 @@ def dtype(name, ml=None):
         return np.dtype(getattr(ml, _ML[name]))
     return raw_dtype(name)
 
-
-def accepts(arr_dtype, name):
-    """Whether an array of arr_dtype holds XLA type `name` in the library's
-    storage (so it can be passed without conversion)."""
-    d = np.dtype(arr_dtype)
-    if d == dtype(name) or d == raw_dtype(name):
-        return True
-    return False
