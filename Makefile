@@ -9,6 +9,8 @@
 CC      ?= cc
 PREFIX  ?= /usr/local
 PYTHON  ?= /usr/bin/python3
+# where `make install` puts the Python package (docs/python.md)
+PYTHONDIR ?= $(PREFIX)/lib/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')/dist-packages
 PKGS    := yaml-0.1 libcjson libcgraph libgvc zlib sleef openblas
 
 ifeq ($(ISA),generic)
@@ -76,7 +78,7 @@ $(BUILD)/test/%: $(BUILD)/obj/lib/%.o $(BUILD)/lib/libhlo.a
 
 # Every suite (unit, golden, corpus, numeric); ends with "N passed, N failed".
 check: all
-	@BUILD=$(BUILD) $(PYTHON) testdata/run_tests.py
+	@BUILD=$(BUILD) SAN=$(SAN) $(PYTHON) testdata/run_tests.py
 
 unit: all
 	@BUILD=$(BUILD) $(PYTHON) testdata/run_tests.py --unit-only
@@ -134,6 +136,9 @@ install: all
 	install -m 644 include/hlo/*.h include/hlo/*.def $(DESTDIR)$(PREFIX)/include/hlo
 	$(if $(MANPAGES),install -m 644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man1)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hlo.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hlo.pc
+	install -d $(DESTDIR)$(PYTHONDIR)/hlotools
+	install -m 644 python/hlotools/*.py $(DESTDIR)$(PYTHONDIR)/hlotools
+	echo 'LIBRARY = "$(PREFIX)/lib/libhlo.so.0"  # written by make install' > $(DESTDIR)$(PYTHONDIR)/hlotools/_config.py
 
 clean:
 	rm -rf build build-san build-fuzz build-generic build-san-generic

@@ -3,7 +3,8 @@
 "N passed, N failed, N skipped".
 
 Suites: the unit-test programs (build/test/**), then lit over testdata/ (golden
-.hlo tests, corpus checks against ../shared/corpus, numeric tests against numpy).
+.hlo tests, corpus checks against ../shared/corpus, numeric tests against numpy),
+then pytest over python/tests (the hlotools package on the build's libhlo.so).
 The tests of the fast path (the unit programs of lib/exec, the lit tests of
 testdata/run and testdata/fuse) run once per ISA level (HLO_ISA=baseline,
 avx2, avx512).  A level this build or CPU cannot run is printed as skipped
@@ -142,6 +143,42 @@ def run_lit(levels):
     return passed, failed, skipped
 
 
+def run_python():
+    """pytest over python/tests; its summary ("N passed, M failed, K errors")
+    is counted.  No summary, no test run (exit 5) or a crash is a failure.
+    Under SAN=1 the ASan runtime is preloaded into python (libhlo.so is
+    instrumented, python is not) and leak detection is off: the
+    interpreter's own allocations at exit are not ours (docs/python.md)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.join(ROOT, "python"), os.path.join(ROOT, "python", "tests")]),
+        HLO_LIBRARY=os.path.join(BUILD, "lib", "libhlo.so"), PYTHONDONTWRITEBYTECODE="1")
+    if os.environ.get("SAN") == "1":
+        asan = subprocess.run([os.environ.get("CC", "cc"), "-print-file-name=libasan.so"],
+                              capture_output=True, text=True).stdout.strip()
+        env.update(LD_PRELOAD=asan, HLO_SAN="1",
+                   ASAN_OPTIONS="detect_leaks=0:" + os.environ.get("ASAN_OPTIONS", ""))
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+           os.path.join(ROOT, "python", "tests")]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    out = r.stdout + r.stderr
+    counts = {}
+    lines = [l for l in out.splitlines() if re.search(r"\b(passed|failed|error|errors|no tests ran)\b", l)]
+    if lines:
+        for m in re.finditer(r"(\d+) (passed|failed|errors?|skipped)", lines[-1]):
+            counts[m.group(2).rstrip("s") if m.group(2).startswith("error") else m.group(2)] = \
+                int(m.group(1))
+    passed = counts.get("passed", 0)
+    failed = counts.get("failed", 0) + counts.get("error", 0)
+    skipped = counts.get("skipped", 0)
+    if failed or r.returncode not in (0, 1) or passed == 0:
+        sys.stdout.write(out)
+    if r.returncode not in (0, 1) or passed + failed == 0:
+        print("python: pytest exited %d%s" % (r.returncode, " (no tests ran)" if r.returncode == 5 else ""))
+        failed += 1
+    print("python: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return passed, failed, skipped
+
+
 def main():
     unit_only = "--unit-only" in sys.argv
     levels = isa_levels()
@@ -150,7 +187,8 @@ def main():
         return 1
     p1, f1, s1 = run_unit(levels)
     p2, f2, s2 = (0, 0, 0) if unit_only else run_lit(levels)
-    passed, failed, skipped = p1 + p2, f1 + f2, s1 + s2
+    p3, f3, s3 = (0, 0, 0) if unit_only else run_python()
+    passed, failed, skipped = p1 + p2 + p3, f1 + f2 + f3, s1 + s2 + s3
     print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
     return 1 if failed else 0
 

@@ -28,6 +28,8 @@ struct hlo_val {
   int ntuple;              /* tuples: element count */
   hlo_val **tuple;         /* tuples: owned references */
   size_t cap;              /* bytes allocated for data (buffer reuse) */
+  bool borrowed;           /* data belongs to the caller (hlo_val_borrow):
+                              never written, reused or freed */
 };
 
 /* Instruction-set levels of the dispatched fast kernels, lowest first.
@@ -66,6 +68,10 @@ typedef struct hlo_exec_options {
    * and fail naming the instruction when their results differ by more than
    * the op's tolerance in ulps (docs/fast.md); slow, for tests. */
   bool check_fast;
+  const hlo_src *src;      /* the module's source text, if known: errors about
+                              an instruction (plan and run time) then carry its
+                              position; NULL = messages without position.  Must
+                              outlive the plan. */
 } hlo_exec_options;
 
 /* Per-instruction profile, accumulated over runs when opts.profile is set.
@@ -115,6 +121,15 @@ const hlo_shape *hlo_exec_param_shape(const hlo_exec *e, int i);
 /* A new value of the given shape (all leaves zero-filled), refs = 1.
  * NULL on allocation failure or size overflow. */
 hlo_val *hlo_val_new(const hlo_allocator *alloc, const hlo_shape *shape);
+/* A value over caller-owned storage (zero-copy input): an array of the
+ * given shape whose `data` holds its elements in the layout described at the
+ * top of this file.  The library never writes, reuses or frees data; the
+ * caller keeps it alive and unchanged while the value is in use (during
+ * hlo_exec_run; a result may hold a reference to an input, so a result that
+ * shares the value also shares data).  hlo_val_release frees only the value
+ * itself.  NULL for a tuple/token shape, a size overflow or allocation
+ * failure. */
+hlo_val *hlo_val_borrow(const hlo_allocator *alloc, const hlo_shape *shape, void *data);
 hlo_val *hlo_val_ref(hlo_val *v);
 void hlo_val_release(const hlo_allocator *alloc, hlo_val *v);
 

@@ -208,6 +208,12 @@ extern const hlo_kernel_row hlo_kernels[HLO_OP_COUNT];
 /* Offer step s to the fast candidates of its op; true if one took it. */
 bool hlo_plan_fast(hlo_exec *e, plan_step *s);
 
+/* A plan-time error about instruction in, at its position when the source
+ * is known (opts.src). */
+#define HLO_PLAN_ERR(e, in, ...)                                              \
+  hlo_errorf((e)->diags, (e)->opts.src && (in)->off ? (e)->opts.src : NULL,  \
+             (e)->opts.src ? (in)->off : 0, __VA_ARGS__)
+
 /* Compile computation c (memoized). */
 plan_comp *hlo_plan_comp(hlo_exec *e, const hlo_computation *c);
 /* Choose the kernel of step s from the kernel table; HLO_ERR if the op

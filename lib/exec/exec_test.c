@@ -159,6 +159,60 @@ static void check_alloc_failures(int line, const char *text) {
 #define MAX_COMP "max { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT c = f32[] maximum(a, b) }\n"
 #define ADDI_COMP "addi { a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT c = s32[] add(a, b) }\n"
 
+/* hlo_val_borrow: inputs passed without a copy are read in place and never
+ * written, freed or taken over, even where the value dies and a kernel could
+ * reuse its buffer; hlo_exec_options.src puts run errors at the instruction. */
+static void check_borrow(void) {
+  const char *text = "ENTRY e {\n p = f32[4] parameter(0)\n n = f32[4] negate(p)\n"
+                     " ROOT r = f32[2,2] reshape(n) }\n";
+  hlo_src src = {"borrow.hlo", text, strlen(text)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+  for (int ref = 0; ref < 2 && m; ref++) {
+    hlo_exec_options o = {0};
+    o.reference = ref;
+    hlo_exec *e = hlo_exec_new(m, &o, NULL, &d);
+    CHECK(e != NULL);
+    if (!e) break;
+    float in[4] = {1, -2, 3, -4};
+    hlo_val *arg = hlo_val_borrow(NULL, hlo_exec_param_shape(e, 0), in);
+    CHECK(arg && arg->borrowed && arg->data == (void *)in && arg->nbytes == sizeof in);
+    hlo_val *res = NULL;
+    CHECK_INT(hlo_exec_run(e, &arg, 1, &res), HLO_OK);
+    CHECK(res && res->data != (void *)in && res->nelems == 4);
+    if (res && res->data) CHECK(((float *)res->data)[3] == 4.0f && ((float *)res->data)[0] == -1.0f);
+    CHECK(in[0] == 1.0f && in[3] == -4.0f);
+    CHECK_INT(arg->refs, 1);
+    hlo_val_release(NULL, res);
+    hlo_val_release(NULL, arg); /* frees the header only: `in` is on the stack */
+    hlo_exec_free(e);
+  }
+  CHECK(hlo_val_borrow(NULL, &m->entry->root->shape, NULL) == NULL); /* 16 bytes, no data */
+  hlo_module_free(m);
+  /* a run error at the instruction's position */
+  const char *loop = "c { p = s32[] parameter(0)\n ROOT t = pred[] constant(true) }\n"
+                     "b { p = s32[] parameter(0)\n ROOT q = s32[] add(p, p) }\n"
+                     "ENTRY e {\n z = s32[] constant(1)\n ROOT w = s32[] while(z), condition=c, body=b }\n";
+  hlo_src lsrc = {"loop.hlo", loop, strlen(loop)};
+  m = hlo_parse_module(&lsrc, 0, lsrc.len, NULL, &d, NULL);
+  hlo_exec_options o = {0};
+  o.max_while_iters = 3;
+  o.src = &lsrc;
+  hlo_exec *e = m ? hlo_exec_new(m, &o, NULL, &d) : NULL;
+  hlo_val *res = NULL;
+  CHECK(e && hlo_exec_run(e, NULL, 0, &res) == HLO_ERR);
+  CHECK(d.n >= 1 && d.v[d.n - 1].src == &lsrc);
+  if (d.n >= 1 && d.v[d.n - 1].src) {
+    hlo_loc l = hlo_src_loc(&lsrc, d.v[d.n - 1].off);
+    CHECK_INT(l.line, 7); /* " ROOT w = ..." */
+    CHECK_INT(l.col, 7);
+  }
+  hlo_exec_free(e);
+  hlo_module_free(m);
+  hlo_diags_release(&d);
+}
+
 int main(void) {
   /* integer numerics decisions (DECISIONS.md) */
   RUN("ENTRY e { a = s32[4] constant({7, -7, -2147483648, 5})\n"
@@ -447,5 +501,6 @@ int main(void) {
   check_fail(__LINE__, "ENTRY e { a = f32[2] constant({1,2})\n"
              " ROOT c = f32[2] custom-call(a), custom_call_target=\"foo\" }",
              "custom-call target \"foo\" is not supported");
+  check_borrow();
   TEST_MAIN_END("exec");
 }

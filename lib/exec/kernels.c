@@ -18,7 +18,7 @@ static int prep_compare(hlo_exec *e, plan_step *s) {
 static int prep_constant(hlo_exec *e, plan_step *s) {
   const hlo_instruction *in = s->in;
   if (!in->literal || in->literal->elided)
-    return hlo_errorf(e->diags, NULL, 0,
+    return HLO_PLAN_ERR(e, in,
                       "instruction %%%s: constant value is elided ({...}) and cannot run",
                       in->name);
   return HLO_OK;
@@ -26,7 +26,7 @@ static int prep_constant(hlo_exec *e, plan_step *s) {
 
 static int prep_called(hlo_exec *e, plan_step *s) {
   if (s->in->ncalled < 1)
-    return hlo_errorf(e->diags, NULL, 0, "instruction %%%s: no called computation",
+    return HLO_PLAN_ERR(e, s->in, "instruction %%%s: no called computation",
                       s->in->name);
   return HLO_OK;
 }
@@ -40,7 +40,7 @@ static int prep_custom_call(hlo_exec *e, plan_step *s) {
     s->kname = "hlo_ref_topk";
     return HLO_OK;
   }
-  return hlo_errorf(e->diags, NULL, 0,
+  return HLO_PLAN_ERR(e, in,
                     "instruction %%%s: custom-call target \"%s\" is not supported by hlo-run "
                     "(supported: TopK)", in->name, t);
 }

@@ -1,7 +1,7 @@
 /* plan.c - compiles a module into an execution plan: per computation the
  * reachable instructions in dependency order, operand slots, the last use of
  * every value (so its buffer returns to the pool at once), and one kernel
- * per instruction chosen here, once, by an exhaustive switch over opcodes. */
+ * per instruction chosen here, once, from the kernel table (kernels.c). */
 #include <string.h>
 
 #include "core/bug.h"
@@ -9,7 +9,7 @@
 #include "exec/fast.h"
 #include "hlo/hlo_verify.h"
 
-#define PERR(e, in, ...) hlo_errorf((e)->diags, NULL, 0, __VA_ARGS__)
+#define PERR HLO_PLAN_ERR
 
 static int check_shape_rank(hlo_exec *e, const hlo_instruction *in, const hlo_shape *s) {
   if (s->type == HLO_TUPLE) {

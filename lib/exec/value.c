@@ -64,6 +64,23 @@ hlo_val *hlo_val_new(const hlo_allocator *alloc, const hlo_shape *shape) {
   return val_new(alloc, NULL, shape, true);
 }
 
+hlo_val *hlo_val_borrow(const hlo_allocator *alloc, const hlo_shape *shape, void *data) {
+  int64_t n, bytes;
+  if (!shape || !hlo_shape_is_array(shape) || !hlo_shape_elements(shape, &n) ||
+      !hlo_shape_bytes(shape, &bytes) || bytes < 0 || (bytes > 0 && !data))
+    return NULL;
+  hlo_val *v = hlo_malloc(alloc, sizeof *v);
+  if (!v) return NULL;
+  memset(v, 0, sizeof *v);
+  v->refs = 1;
+  v->shape = shape;
+  v->nelems = n;
+  v->nbytes = (size_t)bytes;
+  v->data = bytes ? data : NULL;
+  v->borrowed = true;
+  return v;
+}
+
 hlo_val *hlo_val_ref(hlo_val *v) {
   if (v) v->refs++;
   return v;
@@ -74,7 +91,7 @@ static void val_release(const hlo_allocator *alloc, hlo_run *r, hlo_val *v) {
   for (int i = 0; i < v->ntuple; i++)
     if (v->tuple) val_release(alloc, r, v->tuple[i]);
   hlo_free(alloc, v->tuple);
-  if (v->data) {
+  if (v->data && !v->borrowed) {
     if (r && r->npool < POOL_MAX && r->pool_bytes + v->cap <= POOL_BYTES_MAX) {
       r->pool[r->npool] = v->data;
       r->pool_cap[r->npool++] = v->cap;
@@ -94,7 +111,7 @@ void hlo_run_release(hlo_run *r, hlo_val *v) { val_release(r->alloc, r, v); }
 
 hlo_val *hlo_run_steal(hlo_run *r, hlo_val *from, const hlo_shape *s) {
   int64_t bytes;
-  if (from->refs != 1 || !from->data || from->ntuple || !hlo_shape_is_array(s) ||
+  if (from->refs != 1 || from->borrowed || !from->data || from->ntuple || !hlo_shape_is_array(s) ||
       !hlo_shape_bytes(s, &bytes) || (size_t)bytes != from->nbytes)
     return NULL;
   hlo_val *v = hlo_malloc(r->alloc, sizeof *v);
@@ -117,8 +134,9 @@ int hlo_run_errorf(hlo_run *r, const hlo_instruction *in, const char *fmt, ...) 
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return hlo_errorf(r->d, NULL, 0, "instruction %%%s (%s): %s", in->name,
-                    hlo_opcode_name(in->op), msg);
+  const hlo_src *src = r->e->opts.src;
+  return hlo_errorf(r->d, src && in->off ? src : NULL, src && in->off ? in->off : 0,
+                    "instruction %%%s (%s): %s", in->name, hlo_opcode_name(in->op), msg);
 }
 
 void hlo_strides(const hlo_shape *s, int64_t *st) {
