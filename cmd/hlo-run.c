@@ -5,12 +5,10 @@
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/cli.h"
@@ -20,7 +18,6 @@
 #include "hlo/hlo_shape_infer.h"
 #include "hlo/hlo_text.h"
 
-#include <cblas.h>
 #include "hlo/hlo_verify.h"
 
 enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
@@ -66,182 +63,10 @@ typedef struct run_args {
   hlo_isa isa;
 } run_args;
 
-/* ---- memory limit: every value and plan allocation goes through this -------
- * allocator, which keeps a 16-byte size header and refuses to go past the
- * limit (the library then reports "out of memory" and hlo-run says why). */
-typedef struct mem_limit {
-  uint64_t limit, live, refused; /* refused: size of the first refused request */
-  uint64_t fallback;             /* cache bound without a limit: half the RAM */
-} mem_limit;
-
-static mem_limit MEM;
-
-/* Kernels allocate scratch on their worker threads: the counters are
- * atomic, and one lock guards the big-block cache (small blocks go to
- * malloc without it: a scalar while loop allocates per instruction). */
-static uint64_t live_now(void) { return __atomic_load_n(&MEM.live, __ATOMIC_RELAXED); }
-static void live_sub(uint64_t n) { __atomic_sub_fetch(&MEM.live, n, __ATOMIC_RELAXED); }
-
-static bool mem_take(uint64_t n) {
-  uint64_t cur = live_now();
-  do {
-    if (MEM.limit && (n > MEM.limit || cur > MEM.limit - n)) {
-      uint64_t none = 0;
-      __atomic_compare_exchange_n(&MEM.refused, &none, n ? n : 1, false, __ATOMIC_RELAXED,
-                                  __ATOMIC_RELAXED);
-      return false;
-    }
-  } while (!__atomic_compare_exchange_n(&MEM.live, &cur, cur + n, true, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED));
-  return true;
-}
-
-/* Large blocks (>= BIG_MIN) get their own 2 MB-aligned anonymous mapping
- * advised MADV_HUGEPAGE before first touch (as numpy does for its arrays:
- * transparent huge pages cut the TLB misses of kernels streaming through
- * them; measured 1.32 -> 1.06 ms for a 4M-element add), and are kept in a
- * cache when freed, so later allocations (the next layer of a model, or
- * repeated runs with --benchmark and --iterations) reuse them without
- * faulting pages in again: on this VM first-touch page zeroing ran at well
- * under 1 GB/s and was two thirds of a mobilenet_v2 run.  Cached and live
- * bytes together stay within the memory limit (--max-memory, default half
- * the RAM): a block that would pass it is unmapped, and a new mapping first
- * evicts cached blocks, largest first.  Layout: base is 2 MB aligned inside
- * the mapping, data at base + 64; the words before the data are [mapping,
- * mapping length, size, capacity], the size 16 bytes before the data as in
- * small blocks. */
-#define BIG_MIN ((size_t)4 << 20)
-#define BIG_ALIGN ((size_t)2 << 20)
-#define BIG_CACHE 1024
-static struct big_block { char *data; size_t cap; } BIG[BIG_CACHE];
-static int NBIG;
-static size_t BIG_BYTES; /* capacity held by the cache */
-
-/* Bytes that live and cached blocks may take together. */
-static uint64_t cache_limit(void) { return MEM.limit ? MEM.limit : MEM.fallback; }
-
-static char *big_new(size_t n) {
-  if (n > SIZE_MAX - 64 - 2 * BIG_ALIGN) return NULL;
-  size_t span = (n + 64 + BIG_ALIGN - 1) & ~(BIG_ALIGN - 1);
-  size_t len = span + BIG_ALIGN;
-  char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) return NULL;
-  char *base = (char *)(((uintptr_t)m + BIG_ALIGN - 1) & ~(uintptr_t)(BIG_ALIGN - 1));
-#ifdef MADV_HUGEPAGE
-  (void)madvise(base, span, MADV_HUGEPAGE); /* advice only */
-#endif
-  char *data = base + 64;
-  size_t *h = (size_t *)data;
-  h[-4] = (size_t)(uintptr_t)m;
-  h[-3] = len;
-  h[-1] = span - 64; /* capacity */
-  return data;
-}
-
-static void big_unmap(char *data) {
-  size_t *h = (size_t *)data;
-  munmap((void *)(uintptr_t)h[-4], h[-3]);
-}
-
-static pthread_mutex_t BIG_LOCK = PTHREAD_MUTEX_INITIALIZER;
-
-/* A block of n >= BIG_MIN bytes (n already counted as live). */
-static char *big_take(size_t n) {
-  pthread_mutex_lock(&BIG_LOCK);
-  int best = -1;
-  for (int i = 0; i < NBIG; i++)
-    if (BIG[i].cap >= n && BIG[i].cap - n <= n && (best < 0 || BIG[i].cap < BIG[best].cap))
-      best = i;
-  char *d;
-  if (best >= 0) {
-    d = BIG[best].data;
-    BIG_BYTES -= BIG[best].cap;
-    BIG[best] = BIG[--NBIG];
-  } else {
-    while (NBIG > 0 && live_now() + BIG_BYTES > cache_limit()) { /* evict the largest */
-      int big = 0;
-      for (int i = 1; i < NBIG; i++)
-        if (BIG[i].cap > BIG[big].cap) big = i;
-      BIG_BYTES -= BIG[big].cap;
-      big_unmap(BIG[big].data);
-      BIG[big] = BIG[--NBIG];
-    }
-    d = big_new(n);
-  }
-  pthread_mutex_unlock(&BIG_LOCK);
-  return d;
-}
-
-/* Keep a freed big block (no longer counted as live) or unmap it. */
-static void big_give(char *q, size_t cap) {
-  pthread_mutex_lock(&BIG_LOCK);
-  if (NBIG < BIG_CACHE && live_now() + BIG_BYTES + cap <= cache_limit()) {
-    BIG[NBIG++] = (struct big_block){q, cap};
-    BIG_BYTES += cap;
-    q = NULL;
-  }
-  pthread_mutex_unlock(&BIG_LOCK);
-  if (q) big_unmap(q);
-}
-
-static void *mem_alloc(void *ud, size_t n) {
-  (void)ud;
-  if (n > SIZE_MAX - 16 || !mem_take(n)) return NULL;
-  if (n >= BIG_MIN) {
-    char *d = big_take(n);
-    if (!d) {
-      live_sub(n);
-      return NULL;
-    }
-    ((size_t *)d)[-2] = n;
-    return d;
-  }
-  size_t *p = malloc(n + 16);
-  if (!p) {
-    live_sub(n);
-    return NULL;
-  }
-  p[0] = n;
-  return (char *)p + 16;
-}
-
-static void mem_free(void *ud, void *q) {
-  (void)ud;
-  if (!q) return;
-  size_t *p = (size_t *)((char *)q - 16);
-  live_sub(p[0]);
-  if (p[0] >= BIG_MIN) big_give(q, p[1]);
-  else free(p);
-}
-
-static void *mem_realloc(void *ud, void *q, size_t n) {
-  if (!q) return mem_alloc(ud, n);
-  size_t *p = (size_t *)((char *)q - 16);
-  size_t old = p[0];
-  if (old >= BIG_MIN || n >= BIG_MIN) { /* through a fresh block */
-    void *r = mem_alloc(ud, n);
-    if (!r) return NULL;
-    memcpy(r, q, old < n ? old : n);
-    mem_free(ud, q);
-    return r;
-  }
-  if (n > SIZE_MAX - 16) return NULL;
-  live_sub(old);
-  if (!mem_take(n)) {
-    __atomic_add_fetch(&MEM.live, old, __ATOMIC_RELAXED);
-    return NULL;
-  }
-  size_t *np = realloc(p, n + 16);
-  if (!np) {
-    live_sub(n);
-    __atomic_add_fetch(&MEM.live, old, __ATOMIC_RELAXED);
-    return NULL;
-  }
-  np[0] = n;
-  return (char *)np + 16;
-}
-
-static const hlo_allocator RUN_ALLOC = {mem_alloc, mem_realloc, mem_free, NULL};
+/* Every value and plan allocation goes through the library's memory pool:
+ * the --max-memory limit and the cache of large blocks (hlo_mempool). */
+static hlo_mempool *POOL;
+#define RUN_ALLOC (*hlo_mempool_allocator(POOL))
 
 /* --list-isas: one line per level, "LEVEL  available" or "LEVEL  unavailable:
  * REASON", then "selected: LEVEL" (the level a run with these options uses);
@@ -262,11 +87,6 @@ static int list_isas(hlo_isa cap) {
   return CLI_OK;
 }
 
-static uint64_t default_max_memory(void) {
-  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || psize <= 0) return (uint64_t)4 << 30;
-  return (uint64_t)pages * (uint64_t)psize / 2;
-}
 
 static uint64_t parse_bytes(const char *arg) {
   char *end;
@@ -293,10 +113,7 @@ static int check_sizes(const hlo_module *m, uint64_t limit) {
       for (int k = 0; k < in->shape.rank; k++) unbounded |= in->shape.dims[k] < 0;
       if (unbounded) continue;
       int64_t bytes;
-      if (!hlo_shape_bytes(&in->shape, &bytes)) {
-        cli_errorf(&TOOL, "instruction %%%s: the size of its shape overflows 64 bits", in->name);
-        return CLI_INVALID;
-      }
+      if (!hlo_shape_bytes(&in->shape, &bytes)) continue; /* the planner refused it */
       if ((uint64_t)bytes > limit) {
         cli_errorf(&TOOL, "instruction %%%s needs %lld bytes, more than the memory limit of %llu bytes "
                    "(--max-memory)", in->name, (long long)bytes, (unsigned long long)limit);
@@ -675,7 +492,7 @@ int main(int argc, char **argv) {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   run_args a = {0};
   a.iterations = 1;
-  a.max_memory = default_max_memory();
+  a.max_memory = hlo_mempool_default_limit();
   int npos = 0;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
   if (a.list_isas) return list_isas(a.isa);
@@ -701,12 +518,19 @@ int main(int argc, char **argv) {
     if (npos < 1) cli_usage_error(&TOOL, "missing FILE");
     file = argv[first];
   }
+  POOL = hlo_mempool_new(a.max_memory);
+  if (!POOL) {
+    cli_errorf(&TOOL, "out of memory");
+    run_spec_free(&spec);
+    return CLI_USAGE;
+  }
   char **inputs = argv + first + (a.spec ? 0 : 1);
   int ninputs = a.spec ? 0 : npos - 1;
 
   cli_input in;
   if (cli_read(&TOOL, file, &in)) {
     run_spec_free(&spec);
+    hlo_mempool_free(POOL);
     return CLI_INVALID;
   }
   int rc = CLI_OK;
@@ -727,30 +551,19 @@ int main(int argc, char **argv) {
     rc = CLI_INVALID;
     goto out;
   }
-  /* verified here for diagnostics with source positions (the library
-   * verifies again and refuses anything invalid) */
-  hlo_verify_options vo = {0};
-  vo.allow_mixed_precision = true;
-  if (hlo_verify_module(m, &vo, &d, &in.src) != HLO_OK) {
-    cli_print_diags(&d);
-    rc = CLI_INVALID;
-    goto out;
-  }
-  MEM.limit = a.max_memory;
-  MEM.fallback = default_max_memory();
-  if ((rc = check_sizes(m, a.max_memory)) != CLI_OK) goto out;
   hlo_exec_options eo = {0};
   eo.reference = a.reference;
   eo.rng_seed = a.rng_seed;
   eo.max_while_iters = a.max_iters;
   eo.threads = (int)a.threads;
+  eo.src = &in.src; /* the library verifies the module, with positions */
   eo.isa = a.isa;
   eo.check_fast = a.check_fast;
   eo.profile = a.profile || a.time;
-  if (a.threads > 0) openblas_set_num_threads((int)a.threads);
   e = hlo_exec_new(m, &eo, &RUN_ALLOC, &d);
   t_plan = now_ms() - t0;
   if (!e) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
+  if ((rc = check_sizes(m, a.max_memory)) != CLI_OK) goto out;
   nparams = hlo_exec_nparams(e);
   args = calloc((size_t)nparams + 1, sizeof *args);
   if (!args) { cli_errorf(&TOOL, "out of memory"); rc = CLI_INVALID; goto out; }
@@ -800,7 +613,7 @@ int main(int argc, char **argv) {
       if (args[i]) hlo_val_randomize(args[i], a.seed * 1000003u + (uint64_t)i);
     }
     if (!args[i]) {
-      if (MEM.refused) cli_errorf(&TOOL, "parameter %d: cannot allocate its value", i);
+      if (hlo_mempool_stats_of(POOL).refused) cli_errorf(&TOOL, "parameter %d: cannot allocate its value", i);
       rc = CLI_INVALID;
       goto out;
     }
@@ -889,9 +702,10 @@ int main(int argc, char **argv) {
   }
 
 out:
-  if (MEM.refused)
+  if (hlo_mempool_stats_of(POOL).refused)
     cli_errorf(&TOOL, "memory limit of %llu bytes reached (a request of %llu bytes was refused); "
-               "raise it with --max-memory", (unsigned long long)MEM.limit, (unsigned long long)MEM.refused);
+               "raise it with --max-memory", (unsigned long long)hlo_mempool_stats_of(POOL).limit,
+               (unsigned long long)hlo_mempool_stats_of(POOL).refused);
   if (res) hlo_val_release(&RUN_ALLOC, res);
   for (int i = 0; args && i < nparams; i++) hlo_val_release(&RUN_ALLOC, args[i]);
   free(args);
@@ -901,5 +715,6 @@ out:
   hlo_diags_release(&d);
   cli_input_release(&in);
   run_spec_free(&spec);
+  hlo_mempool_free(POOL);
   return rc;
 }

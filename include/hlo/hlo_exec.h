@@ -62,7 +62,8 @@ typedef struct hlo_exec_options {
   hlo_isa isa;             /* highest ISA level of the fast kernels (see hlo_isa) */
   uint64_t rng_seed;       /* seed of `rng` (rng-bit-generator takes its state) */
   int64_t max_while_iters; /* 0 = unlimited */
-  int threads;             /* fast path worker threads; 0 = all online cores */
+  int threads;             /* fast path worker threads; 0 = all online cores; N > 0
+                              also sets OpenBLAS's thread count (process-wide) */
   bool profile;            /* time every instruction (see hlo_exec_profile) */
   /* Run the reference kernel beside every fast kernel, on the same operands,
    * and fail naming the instruction when their results differ by more than
@@ -73,6 +74,29 @@ typedef struct hlo_exec_options {
                               position; NULL = messages without position.  Must
                               outlive the plan. */
 } hlo_exec_options;
+
+/* ---- memory --------------------------------------------------------------
+ * An allocator for plans and values with a byte limit and a cache of large
+ * blocks (2 MB-aligned, huge-page advised mappings kept when freed, so later
+ * layers and repeated runs reuse their pages instead of faulting new ones
+ * in).  Pass hlo_mempool_allocator(p) to hlo_exec_new and hlo_val_new: an
+ * allocation past the limit fails (the library reports "out of memory").
+ * limit 0: no limit, and the cache keeps at most half the RAM.  Thread-safe.
+ * hlo_mempool_free may be called while values made from the pool are still
+ * alive: the pool goes when the last of them is released. */
+typedef struct hlo_mempool hlo_mempool;
+typedef struct hlo_mempool_stats {
+  uint64_t limit;   /* 0 = none */
+  uint64_t live;    /* bytes allocated now */
+  uint64_t peak;    /* most bytes allocated at once */
+  uint64_t refused; /* size of the first request refused for the limit, 0 if none */
+} hlo_mempool_stats;
+hlo_mempool *hlo_mempool_new(uint64_t limit);
+void hlo_mempool_free(hlo_mempool *p);
+const hlo_allocator *hlo_mempool_allocator(hlo_mempool *p);
+hlo_mempool_stats hlo_mempool_stats_of(const hlo_mempool *p);
+/* Half the physical memory: the limit hlo-run uses by default. */
+uint64_t hlo_mempool_default_limit(void);
 
 /* Per-instruction profile, accumulated over runs when opts.profile is set.
  * seconds is the time inside the instruction's kernel (for call, while,

@@ -82,6 +82,9 @@ bool hlo_fv_binary_ok(hlo_opcode op);
 bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_dot(hlo_exec *e, plan_step *s);
+/* OpenBLAS's thread count (process-wide; hlo_exec_new sets it from
+ * opts.threads when that is given). */
+void hlo_fast_blas_threads(int n);
 bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s);
 /* grouped/depthwise convolutions (feature or batch groups), direct kernel */
 bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s);

@@ -25,7 +25,7 @@ static int check_shape_rank(hlo_exec *e, const hlo_instruction *in, const hlo_sh
       return PERR(e, in, "instruction %%%s: unbounded dimension cannot run", in->name);
   int64_t b;
   if (hlo_type_is_array(s->type) && !hlo_shape_bytes(s, &b))
-    return PERR(e, in, "instruction %%%s: shape too large", in->name);
+    return PERR(e, in, "instruction %%%s: the size of its shape overflows 64 bits", in->name);
   return HLO_OK;
 }
 
@@ -254,8 +254,12 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
     hlo_errorf(d, NULL, 0, "module has no entry computation");
     return NULL;
   }
-  /* The kernels trust shapes and attributes: only a valid module runs. */
-  if (hlo_verify_module(m, NULL, d, NULL) != HLO_OK) return NULL;
+  /* The kernels trust shapes and attributes: only a valid module runs.  The
+   * interpreter computes every op in its own operand and result types, so
+   * mixed precision is allowed. */
+  hlo_verify_options vo = {0};
+  vo.allow_mixed_precision = true;
+  if (hlo_verify_module(m, &vo, d, opts ? opts->src : NULL) != HLO_OK) return NULL;
   if (check_call_depth(m, d, alloc) != HLO_OK) return NULL;
   hlo_exec *e = hlo_malloc(alloc, sizeof *e);
   if (!e) {
@@ -277,7 +281,10 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
   e->isa = hlo_fv_table(e->isa_level);
   e->rng_state = e->opts.rng_seed;
   e->rng_gs[0] = 0x7012395u; /* XLA's initial rng-get-and-update-state value */
-  if (!e->opts.reference) e->pool = hlo_fast_pool_new(e->opts.threads, alloc);
+  if (!e->opts.reference) {
+    e->pool = hlo_fast_pool_new(e->opts.threads, alloc);
+    if (e->opts.threads > 0) hlo_fast_blas_threads(e->opts.threads);
+  }
   e->plans = hlo_arena_array(&e->arena, (size_t)m->ncomps + 1, sizeof(plan_comp *));
   if (!e->plans) {
     hlo_errorf(d, NULL, 0, "out of memory");
