@@ -87,4 +87,20 @@ double hlo_cost_roofline(const hlo_cost *c, double peak_gflops, double peak_gbps
  * copy larger than the caches).  HLO_ERR on allocation failure. */
 int hlo_cost_calibrate(double *gflops, double *gbps);
 
+/* ---- the hlo-stats report ---------------------------------------------------- */
+typedef enum hlo_stats_format { HLO_STATS_TEXT, HLO_STATS_JSON, HLO_STATS_CSV } hlo_stats_format;
+
+typedef struct hlo_stats_options {
+  hlo_stats_format format;
+  int top;                        /* length of the top lists by FLOPs and by bytes */
+  double peak_gflops, peak_gbps;  /* both > 0: add the roofline estimate */
+  const char *machine;            /* where the peaks come from, e.g. "given" */
+} hlo_stats_options;
+
+/* Append the report of m (its cost analysis a and peak p) to out: text
+ * tables, one JSON object, or CSV with one row per instruction (docs/stats.md
+ * gives each form).  HLO_ERR on allocation failure. */
+int hlo_stats_render(hlo_buf *out, const hlo_module *m, const hlo_cost_analysis *a, const hlo_mem_peak *p,
+                     const hlo_stats_options *o);
+
 #endif

@@ -38,4 +38,30 @@ double cost_elems(const hlo_shape *s);
 /* The first computation named by attribute k (to_apply=, body=, calls=...). */
 const hlo_computation *cost_called(const hlo_instruction *in, hlo_attr_key k);
 
+/* ---- report (stats_report.c, stats_json.c) ---- */
+typedef struct stats_row {
+  const hlo_instruction *in;
+  hlo_cost cost;
+} stats_row;
+
+typedef struct stats_data {
+  const hlo_module *m;
+  const hlo_cost_analysis *a;
+  const hlo_mem_peak *p;
+  const hlo_stats_options *o;
+  stats_row *rows;     /* instructions of the computations not fused */
+  int nrows;
+  stats_row **by_flops, **by_bytes; /* the first `ntop` rows of each order */
+  int ntop;
+  int64_t ops[HLO_OP_COUNT]; /* instructions per opcode, every computation */
+  int ninstrs;
+  bool roofline;
+} stats_data;
+
+int stats_json(hlo_buf *out, const stats_data *s);
+/* Opcodes that occur, most frequent first (ties in name order); count. */
+int stats_opcode_order(const stats_data *s, int *order);
+/* Roofline seconds of a cost under the report's options (0 without). */
+double stats_seconds(const stats_data *s, const hlo_cost *c, bool *memory_bound);
+
 #endif
