@@ -66,6 +66,7 @@ typedef struct run_args {
  * limit (the library then reports "out of memory" and hlo-run says why). */
 typedef struct mem_limit {
   uint64_t limit, live, refused; /* refused: size of the first refused request */
+  uint64_t peak;                 /* highest live since it was last set (--profile) */
   uint64_t fallback;             /* cache bound without a limit: half the RAM */
 } mem_limit;
 
@@ -88,6 +89,9 @@ static bool mem_take(uint64_t n) {
     }
   } while (!__atomic_compare_exchange_n(&MEM.live, &cur, cur + n, true, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED));
+  uint64_t now = cur + n, pk = __atomic_load_n(&MEM.peak, __ATOMIC_RELAXED);
+  while (now > pk && !__atomic_compare_exchange_n(&MEM.peak, &pk, now, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
   return true;
 }
 
@@ -622,12 +626,12 @@ static void print_profile(const hlo_exec *e, long long runs) {
   if (runs < 1) runs = 1;
   fprintf(stderr, "hlo-run: profile over %lld run%s; entry instructions total %.4f ms per run\n",
           runs, runs == 1 ? "" : "s", top * 1e3 / (double)runs);
-  fprintf(stderr, "%12s %7s %8s %12s %12s %9s %9s  %-24s %s\n", "ms/run", "share", "calls/run",
+  fprintf(stderr, "%12s %7s %8s %14s %14s %9s %9s  %-24s %s\n", "ms/run", "share", "calls/run",
           "bytes/run", "flops/run", "GB/s", "GFLOP/s", "kernel", "instruction");
   for (int i = 0; i < k; i++) {
     const hlo_exec_prof *q = v[i];
     double s = q->seconds > 0 ? q->seconds : 1e-12;
-    fprintf(stderr, "%12.4f %6.1f%% %9.1f %12.4g %12.4g %9.2f %9.2f  %-24s %s/%%%s\n",
+    fprintf(stderr, "%12.4f %6.1f%% %9.1f %14.0f %14.0f %9.2f %9.2f  %-24s %s/%%%s\n",
             q->seconds * 1e3 / (double)runs, top > 0 ? 100 * q->seconds / top : 0,
             (double)q->calls / (double)runs, q->bytes / (double)runs, q->flops / (double)runs,
             q->bytes / s / 1e9, q->flops / s / 1e9, q->kernel ? q->kernel : "?",
@@ -773,10 +777,16 @@ int main(int argc, char **argv) {
     if (bench(e, args, nparams, a.benchmark, file, &a, &d)) { rc = CLI_INVALID; goto out; }
     nprofiled = a.benchmark;
   }
+  uint64_t live_before = 0, run_peak = 0; /* for --profile: bytes allocated during a run at most */
   for (long long it = 0; it < a.iterations; it++) {
     if (res) { hlo_val_release(&RUN_ALLOC, res); res = NULL; }
+    live_before = live_now();
+    __atomic_store_n(&MEM.peak, live_before, __ATOMIC_RELAXED);
     double t1 = now_ms(), c1 = cpu_ms();
-    if (hlo_exec_run(e, args, nparams, &res)) {
+    int run_rc = hlo_exec_run(e, args, nparams, &res);
+    uint64_t pk = __atomic_load_n(&MEM.peak, __ATOMIC_RELAXED) - live_before;
+    if (pk > run_peak) run_peak = pk;
+    if (run_rc) {
       cli_print_diags(&d);
       rc = CLI_INVALID;
       goto out;
@@ -788,7 +798,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (cpu %.3f ms; %lld iteration%s, %s path)\n",
             file, t_plan, t_run / (double)a.iterations, c_run / (double)a.iterations, a.iterations,
             a.iterations == 1 ? "" : "s", a.reference ? "reference" : "fast");
-  if (a.profile) print_profile(e, nprofiled + a.iterations);
+  if (a.profile) {
+    print_profile(e, nprofiled + a.iterations);
+    fprintf(stderr, "hlo-run: peak of live buffers during a run: %llu bytes above the %llu bytes live before it "
+            "(plan, constants and inputs)\n", (unsigned long long)run_peak, (unsigned long long)live_before);
+  }
   if (a.time) { /* the five opcodes that took longest, from the per-instruction profile */
     int np = 0;
     const hlo_exec_prof *p = hlo_exec_profile(e, &np);

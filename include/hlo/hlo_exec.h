@@ -42,9 +42,9 @@ typedef struct hlo_exec_options {
  * seconds is the time inside the instruction's kernel (for call, while,
  * conditional and fusions run instruction by instruction it includes the
  * instructions of the called computations, which have entries of their
- * own); bytes = operand + result bytes, flops = floating-point operations
- * (dot/convolution 2 per multiply-add, elementwise 1 per element and op,
- * reduce 1 per input element); both summed over calls. */
+ * own); bytes and flops are the bytes accessed and floating-point
+ * operations of one call as hlo_cost.h counts them (XLA's HloCostAnalysis:
+ * what hlo-stats reports), summed over calls. */
 typedef struct hlo_exec_prof {
   const hlo_instruction *in;
   const char *kernel;      /* name of the chosen kernel */

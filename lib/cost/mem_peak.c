@@ -7,7 +7,9 @@
 
 #include "cost/cost_internal.h"
 
-enum { BUF_TEMP, BUF_PARAM, BUF_CONST };
+/* BUF_ARG: a called computation's parameter, the caller's buffer (size 0
+ * here); like a temporary it may be updated in place when it dies. */
+enum { BUF_TEMP, BUF_PARAM, BUF_CONST, BUF_ARG };
 
 typedef struct mbuf {
   const hlo_instruction *def;
@@ -89,21 +91,28 @@ static int leaf_offset(const hlo_shape *s, int idx) {
 
 /* Can in (at step s) write into operand o's buffers: o's value dies here
  * and is an intermediate (not a parameter or constant)? */
+static bool leaf_reusable(const mcomp *mc, int b, int s) {
+  return b >= 0 && (mc->bufs[b].kind == BUF_TEMP || mc->bufs[b].kind == BUF_ARG) && mc->bufs[b].end <= s;
+}
+
 static bool reusable(const mcomp *mc, const hlo_instruction *o, int s) {
   if (o->id < 0 || o->id >= s) return false;
-  const int *lv = mc->leaves[o->id];
-  for (int k = 0; k < mc->nleaves[o->id]; k++) {
-    if (lv[k] < 0) continue;
-    const mbuf *b = &mc->bufs[lv[k]];
-    if (b->kind != BUF_TEMP || b->end > s) return false;
-  }
+  for (int k = 0; k < mc->nleaves[o->id]; k++)
+    if (!leaf_reusable(mc, mc->leaves[o->id][k], s)) return false;
   return true;
+}
+
+/* Result leaf k of in is buffer b: the fresh buffer it had is dropped. */
+static void take_leaf(mcomp *mc, const hlo_instruction *in, int k, int b) {
+  int old = mc->leaves[in->id][k];
+  if (old >= 0 && old != b) mc->bufs[old].bytes = 0;
+  mc->leaves[in->id][k] = b;
 }
 
 /* Result leaves [off, off+n) of in take operand o's leaves when allowed. */
 static void alias_leaves(mcomp *mc, const hlo_instruction *in, int off, const hlo_instruction *o, int ooff, int n) {
   if (o->id < 0 || o->id >= in->id || off < 0 || ooff < 0 || off + n > mc->nleaves[in->id] || ooff + n > mc->nleaves[o->id]) return;
-  memcpy(mc->leaves[in->id] + off, mc->leaves[o->id] + ooff, sizeof(int) * (size_t)n);
+  for (int k = 0; k < n; k++) take_leaf(mc, in, off + k, mc->leaves[o->id][ooff + k]);
 }
 
 /* The operand a fusion's result element writes in place: its root (or the
@@ -130,7 +139,7 @@ static int define(mstate *st, mcomp *mc, const hlo_instruction *in, int s, bool 
   int rc = HLO_OK;
   switch (in->op) {
   case HLO_OP_PARAMETER: /* a callee's parameters are its caller's buffers */
-    return define_all(st, mc, in, s, BUF_PARAM, entry);
+    return define_all(st, mc, in, s, entry ? BUF_PARAM : BUF_ARG, entry);
   case HLO_OP_CONSTANT:
     return define_all(st, mc, in, s, BUF_CONST, true);
   case HLO_OP_TUPLE: {
@@ -161,8 +170,10 @@ static int define(mstate *st, mcomp *mc, const hlo_instruction *in, int s, bool 
   if ((rc = define_all(st, mc, in, s, BUF_TEMP, true))) return rc;
   /* in-place updates reuse a dying operand's buffers */
   switch (in->op) {
-  case HLO_OP_DYNAMIC_UPDATE_SLICE: case HLO_OP_WHILE:
-    if (ok_operand(mc, in, o0) && same_leaves(mc, in, o0) && reusable(mc, o0, s)) alias_leaves(mc, in, 0, o0, 0, mc->nleaves[in->id]);
+  case HLO_OP_DYNAMIC_UPDATE_SLICE: case HLO_OP_WHILE: /* leaf by leaf: the others are copied */
+    if (ok_operand(mc, in, o0) && same_leaves(mc, in, o0))
+      for (int k = 0; k < mc->nleaves[in->id]; k++)
+        if (leaf_reusable(mc, mc->leaves[o0->id][k], s)) take_leaf(mc, in, k, mc->leaves[o0->id][k]);
     break;
   case HLO_OP_SCATTER: {
     int n = (in->noperands - 1) / 2;
@@ -300,7 +311,7 @@ static int comp_peak(mstate *st, const hlo_computation *c, bool entry, mcomp *mc
   }
   for (int b = 0; b < mc->nbufs; b++) {
     mbuf *x = &mc->bufs[b];
-    if (x->kind != BUF_TEMP && entry) x->start = 0, x->end = n - 1; /* whole run */
+    if ((x->kind == BUF_PARAM || x->kind == BUF_CONST) && entry) x->start = 0, x->end = n - 1; /* whole run */
     if (x->kind == BUF_CONST && !entry) x->start = 0, x->end = n - 1;
     delta[x->start] += x->bytes;
     delta[x->end + 1] -= x->bytes;
