@@ -57,29 +57,26 @@ static int new_buf(mstate *st, mcomp *mc, const hlo_instruction *def, double byt
   return mc->nbufs++;
 }
 
+/* Fresh buffers for the leaves of sh, in order, from lv[*k] on. */
+static int define_leaves(mstate *st, mcomp *mc, const hlo_instruction *in, const hlo_shape *sh, int s, int kind,
+                         bool sized, int *k, int depth) {
+  if (depth > COST_MAX_DEPTH) return hlo_errorf(st->d, NULL, 0, "tuple shapes nest too deep at %%%s", in->name);
+  if (sh->type == HLO_TUPLE) {
+    for (int i = 0; i < sh->ntuple; i++)
+      if (define_leaves(st, mc, in, &sh->tuple[i], s, kind, sized, k, depth + 1)) return HLO_ERR;
+    return HLO_OK;
+  }
+  double b = sized && hlo_shape_is_array(sh) ? hlo_cost_shape_bytes(sh) : 0;
+  int id = new_buf(st, mc, in, b, s, kind);
+  if (id < 0) return oom(st);
+  mc->leaves[in->id][(*k)++] = id;
+  return HLO_OK;
+}
+
 /* Fresh buffers for every leaf of in's result. */
 static int define_all(mstate *st, mcomp *mc, const hlo_instruction *in, int s, int kind, bool sized) {
-  int *lv = mc->leaves[in->id];
   int k = 0;
-  const hlo_shape *stack[64];
-  int sp = 0;
-  stack[sp++] = &in->shape;
-  /* leaves in order: an explicit stack visited right to left */
-  while (sp > 0) {
-    const hlo_shape *sh = stack[--sp];
-    if (sh->type == HLO_TUPLE) {
-      for (int i = sh->ntuple - 1; i >= 0; i--) {
-        if (sp == 64) return hlo_errorf(st->d, NULL, 0, "tuple shapes nest too deep at %%%s", in->name);
-        stack[sp++] = &sh->tuple[i];
-      }
-      continue;
-    }
-    double b = sized && hlo_shape_is_array(sh) ? hlo_cost_shape_bytes(sh) : 0;
-    int id = new_buf(st, mc, in, b, s, kind);
-    if (id < 0) return oom(st);
-    lv[k++] = id;
-  }
-  return HLO_OK;
+  return define_leaves(st, mc, in, &in->shape, s, kind, sized, &k, 0);
 }
 
 /* Leaf offset of tuple element idx within shape s. */

@@ -116,9 +116,19 @@ static void text_report(hlo_buf *b, const stats_data *s) {
     hlo_buf_putc(b, '\n');
   }
   hlo_buf_printf(b, "  live at the peak:\n%16s  %s\n", "bytes", "instruction");
+  int shown = s->p->nlive < s->o->top ? s->p->nlive : (s->o->top > 0 ? s->o->top : 0);
+  double rest = 0;
   for (int i = 0; i < s->p->nlive; i++) {
+    if (i >= shown) {
+      rest += s->p->live[i].bytes;
+      continue;
+    }
     put_num_w(b, s->p->live[i].bytes, 16);
     hlo_buf_printf(b, "  %%%s (%s)\n", s->p->live[i].def->name, hlo_opcode_name(s->p->live[i].def->op));
+  }
+  if (shown < s->p->nlive) {
+    put_num_w(b, rest, 16);
+    hlo_buf_printf(b, "  (%d more instructions; --json lists them all)\n", s->p->nlive - shown);
   }
   if (s->roofline) {
     double total = 0;
