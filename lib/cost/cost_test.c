@@ -392,6 +392,43 @@ static void test_peak(void) {
   hlo_arena_release(&ar);
 }
 
+/* Failing the Nth allocation of the analysis, the peak and the report:
+ * an error (never a crash), and nothing leaks. */
+static void test_allocation_failures(void) {
+  static const char T[] =
+      "f {\n  p0 = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p0)\n}\n"
+      "ENTRY e {\n  a = f32[4] parameter(0)\n  b = f32[4] fusion(a), kind=kLoop, calls=f\n"
+      "  t = (f32[4], f32[4]) tuple(a, b)\n  ROOT g = f32[4] get-tuple-element(t), index=1\n}\n";
+  hlo_module *m = parse(T);
+  CHECK(m != NULL);
+  if (!m) return;
+  int ok_at = -1;
+  for (long left = 0; left < 200 && ok_at < 0; left++) {
+    test_counting c = {left, 0};
+    hlo_allocator al = TEST_COUNTING_ALLOCATOR(&c);
+    hlo_diags d;
+    hlo_diags_init(&d, NULL);
+    hlo_arena ar;
+    hlo_arena_init(&ar, &al);
+    hlo_buf out;
+    hlo_buf_init(&out, &al);
+    hlo_mem_peak p;
+    hlo_stats_options so = {HLO_STATS_JSON, 3, 0, 0, NULL};
+    hlo_cost_analysis *a = hlo_cost_analyze(m, &al, &d);
+    int rc = a ? hlo_mem_peak_compute(m, &ar, &p, &d) : HLO_ERR;
+    if (rc == HLO_OK) rc = hlo_stats_render(&out, m, a, &p, &so);
+    if (rc == HLO_OK && !out.failed) ok_at = (int)left;
+    else CHECK(d.nerrors > 0 || out.failed || rc == HLO_ERR);
+    hlo_buf_release(&out);
+    hlo_cost_analysis_free(a);
+    hlo_arena_release(&ar);
+    hlo_diags_release(&d);
+    CHECK_INT(c.live, 0);
+  }
+  CHECK(ok_at > 0);
+  hlo_module_free(m);
+}
+
 static void test_roofline(void) {
   /* 2 GFLOP at 100 GFLOP/s = 0.02 s; 1 GB at 10 GB/s = 0.1 s: memory */
   hlo_cost c = {2e9, 0, 1e9, 0};
@@ -415,6 +452,7 @@ int main(void) {
   test_fully_connected();
   test_deep_nesting_refused();
   test_peak();
+  test_allocation_failures();
   test_roofline();
   TEST_MAIN_END("cost");
 }
