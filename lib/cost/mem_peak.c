@@ -131,76 +131,85 @@ static bool same_leaves(const mcomp *mc, const hlo_instruction *a, const hlo_ins
   return mc->nleaves[a->id] == mc->nleaves[b->id];
 }
 
-static int define(mstate *st, mcomp *mc, const hlo_instruction *in, int s, bool entry) {
-  const hlo_instruction *o0 = in->noperands > 0 ? in->operands[0] : NULL;
-  int rc = HLO_OK;
-  switch (in->op) {
-  case HLO_OP_PARAMETER: /* a callee's parameters are its caller's buffers */
-    return define_all(st, mc, in, s, entry ? BUF_PARAM : BUF_ARG, entry);
-  case HLO_OP_CONSTANT:
-    return define_all(st, mc, in, s, BUF_CONST, true);
-  case HLO_OP_TUPLE: {
-    int off = 0;
-    if ((rc = define_all(st, mc, in, s, BUF_TEMP, false))) return rc;
-    for (int i = 0; i < in->noperands; i++) {
-      const hlo_instruction *o = in->operands[i];
-      if (!o) continue;
-      if (ok_operand(mc, in, o)) alias_leaves(mc, in, off, o, 0, mc->nleaves[o->id]);
-      off += nleaves_of(&o->shape);
+/* What an opcode does to buffers: the one per-opcode table of this
+ * analysis (designated initialisers; an opcode not named allocates its
+ * result, MEM_ALLOC = 0). */
+typedef enum mem_role {
+  MEM_ALLOC,    /* fresh buffers for its result */
+  MEM_PARAM,    /* entry: the caller's input, live throughout; callee: the caller's buffer */
+  MEM_CONST,    /* allocated for the whole run */
+  MEM_TUPLE,    /* names its operands' buffers */
+  MEM_GTE,      /* names one element of its operand */
+  MEM_ALIAS,    /* names operand 0's buffers */
+  MEM_INPLACE,  /* writes into operand 0 where that dies (leaf by leaf) */
+  MEM_SCATTER,  /* writes into its scattered operands where they die */
+  MEM_FUSION,   /* in place when its root updates a parameter (dynamic-update-slice) */
+  MEM_CALLS,    /* allocates its result, and its callees' temporaries at its step */
+} mem_role;
+
+static const unsigned char MEM_ROLE[HLO_OP_COUNT] = {
+    [HLO_OP_PARAMETER] = MEM_PARAM,
+    [HLO_OP_CONSTANT] = MEM_CONST,
+    [HLO_OP_TUPLE] = MEM_TUPLE,
+    [HLO_OP_GET_TUPLE_ELEMENT] = MEM_GTE,
+    [HLO_OP_BITCAST] = MEM_ALIAS,
+    [HLO_OP_OPTIMIZATION_BARRIER] = MEM_ALIAS,
+    [HLO_OP_ADD_DEPENDENCY] = MEM_ALIAS,
+    [HLO_OP_DOMAIN] = MEM_ALIAS,
+    [HLO_OP_DYNAMIC_UPDATE_SLICE] = MEM_INPLACE,
+    [HLO_OP_WHILE] = MEM_INPLACE, /* and MEM_CALLS: see step_extra */
+    [HLO_OP_SCATTER] = MEM_SCATTER,
+    [HLO_OP_FUSION] = MEM_FUSION,
+    [HLO_OP_CALL] = MEM_CALLS,
+    [HLO_OP_CONDITIONAL] = MEM_CALLS,
+    [HLO_OP_ASYNC_START] = MEM_CALLS,
+};
+
+static mem_role role_of(hlo_opcode op) { return op < HLO_OP_COUNT ? (mem_role)MEM_ROLE[op] : MEM_ALLOC; }
+
+static void define_tuple(mcomp *mc, const hlo_instruction *in) {
+  int off = 0;
+  for (int i = 0; i < in->noperands; i++) {
+    const hlo_instruction *o = in->operands[i];
+    if (!o) continue;
+    if (ok_operand(mc, in, o)) alias_leaves(mc, in, off, o, 0, mc->nleaves[o->id]);
+    off += nleaves_of(&o->shape);
+  }
+}
+
+static void define_gte(mcomp *mc, const hlo_instruction *in, const hlo_instruction *o0) {
+  int64_t idx = hlo_instr_int(in, HLO_A_INDEX, -1);
+  if (ok_operand(mc, in, o0) && o0->shape.type == HLO_TUPLE && idx >= 0 && idx < o0->shape.ntuple)
+    alias_leaves(mc, in, 0, o0, leaf_offset(&o0->shape, (int)idx), mc->nleaves[in->id]);
+}
+
+static void define_scatter(mcomp *mc, const hlo_instruction *in, int s) {
+  int n = (in->noperands - 1) / 2;
+  for (int i = 0; i < n && i < mc->nleaves[in->id]; i++) {
+    const hlo_instruction *o = in->operands[i];
+    if (ok_operand(mc, in, o) && mc->nleaves[o->id] == 1 && reusable(mc, o, s))
+      alias_leaves(mc, in, in->shape.type == HLO_TUPLE ? i : 0, o, 0, 1);
+  }
+}
+
+static void define_fusion(mcomp *mc, const hlo_instruction *in, int s) {
+  const hlo_computation *c = cost_called(in, HLO_A_CALLS);
+  const hlo_instruction *r = c ? c->root : NULL;
+  if (!r) return;
+  if (in->shape.type != HLO_TUPLE) {
+    const hlo_instruction *o = fusion_inplace_operand(in, r);
+    if (ok_operand(mc, in, o) && mc->nleaves[o->id] == 1 && reusable(mc, o, s)) alias_leaves(mc, in, 0, o, 0, 1);
+  } else if (r->op == HLO_OP_TUPLE) {
+    for (int i = 0; i < r->noperands && i < in->shape.ntuple; i++) {
+      const hlo_instruction *o = fusion_inplace_operand(in, r->operands[i]);
+      if (ok_operand(mc, in, o) && mc->nleaves[o->id] == 1 && in->shape.tuple[i].type != HLO_TUPLE && reusable(mc, o, s))
+        alias_leaves(mc, in, leaf_offset(&in->shape, i), o, 0, 1);
     }
-    return HLO_OK;
   }
-  case HLO_OP_GET_TUPLE_ELEMENT: {
-    if ((rc = define_all(st, mc, in, s, BUF_TEMP, false))) return rc;
-    int64_t idx = hlo_instr_int(in, HLO_A_INDEX, -1);
-    if (ok_operand(mc, in, o0) && o0->shape.type == HLO_TUPLE && idx >= 0 && idx < o0->shape.ntuple)
-      alias_leaves(mc, in, 0, o0, leaf_offset(&o0->shape, (int)idx), mc->nleaves[in->id]);
-    return HLO_OK;
-  }
-  case HLO_OP_BITCAST: case HLO_OP_OPTIMIZATION_BARRIER: case HLO_OP_ADD_DEPENDENCY: case HLO_OP_DOMAIN:
-    if ((rc = define_all(st, mc, in, s, BUF_TEMP, false))) return rc;
-    if (ok_operand(mc, in, o0) && same_leaves(mc, in, o0)) alias_leaves(mc, in, 0, o0, 0, mc->nleaves[in->id]);
-    return HLO_OK;
-  default:
-    break;
-  }
-  if ((rc = define_all(st, mc, in, s, BUF_TEMP, true))) return rc;
-  /* in-place updates reuse a dying operand's buffers */
-  switch (in->op) {
-  case HLO_OP_DYNAMIC_UPDATE_SLICE: case HLO_OP_WHILE: /* leaf by leaf: the others are copied */
-    if (ok_operand(mc, in, o0) && same_leaves(mc, in, o0))
-      for (int k = 0; k < mc->nleaves[in->id]; k++)
-        if (leaf_reusable(mc, mc->leaves[o0->id][k], s)) take_leaf(mc, in, k, mc->leaves[o0->id][k]);
-    break;
-  case HLO_OP_SCATTER: {
-    int n = (in->noperands - 1) / 2;
-    for (int i = 0; i < n && i < mc->nleaves[in->id]; i++) {
-      const hlo_instruction *o = in->operands[i];
-      if (ok_operand(mc, in, o) && mc->nleaves[o->id] == 1 && reusable(mc, o, s))
-        alias_leaves(mc, in, in->shape.type == HLO_TUPLE ? i : 0, o, 0, 1);
-    }
-    break;
-  }
-  case HLO_OP_FUSION: {
-    const hlo_computation *c = cost_called(in, HLO_A_CALLS);
-    const hlo_instruction *r = c ? c->root : NULL;
-    if (!r) break;
-    if (in->shape.type != HLO_TUPLE) {
-      const hlo_instruction *o = fusion_inplace_operand(in, r);
-      if (ok_operand(mc, in, o) && mc->nleaves[o->id] == 1 && reusable(mc, o, s)) alias_leaves(mc, in, 0, o, 0, 1);
-    } else if (r->op == HLO_OP_TUPLE) {
-      for (int i = 0; i < r->noperands && i < in->shape.ntuple; i++) {
-        const hlo_instruction *o = fusion_inplace_operand(in, r->operands[i]);
-        if (ok_operand(mc, in, o) && mc->nleaves[o->id] == 1 && in->shape.tuple[i].type != HLO_TUPLE && reusable(mc, o, s))
-          alias_leaves(mc, in, leaf_offset(&in->shape, i), o, 0, 1);
-      }
-    }
-    break;
-  }
-  default:
-    break;
-  }
-  /* output_to_operand_aliasing={{idx}: (operand, {idx})} on fusions and custom-calls */
+}
+
+/* output_to_operand_aliasing={{idx}: (operand, {idx})} on fusions and custom-calls */
+static void define_declared_aliases(mcomp *mc, const hlo_instruction *in, int s) {
   const hlo_attr *al = hlo_instr_attr(in, HLO_A_OUTPUT_TO_OPERAND_ALIASING);
   for (int e = 0; al && al->kind == HLO_AK_ALIASING && e < al->u.aliasing.n; e++) {
     const hlo_alias_entry *en = &al->u.aliasing.v[e];
@@ -211,6 +220,40 @@ static int define(mstate *st, mcomp *mc, const hlo_instruction *in, int s, bool 
     int ooff = en->noperand_index == 1 && o->shape.type == HLO_TUPLE ? leaf_offset(&o->shape, (int)en->operand_index[0]) : 0;
     alias_leaves(mc, in, off, o, ooff, 1);
   }
+}
+
+static int define(mstate *st, mcomp *mc, const hlo_instruction *in, int s, bool entry) {
+  const hlo_instruction *o0 = in->noperands > 0 ? in->operands[0] : NULL;
+  mem_role role = role_of(in->op);
+  bool sized = role == MEM_ALLOC || role == MEM_CONST || role == MEM_INPLACE || role == MEM_SCATTER ||
+               role == MEM_FUSION || role == MEM_CALLS || (role == MEM_PARAM && entry);
+  int kind = role == MEM_CONST ? BUF_CONST : role == MEM_PARAM ? (entry ? BUF_PARAM : BUF_ARG) : BUF_TEMP;
+  if (define_all(st, mc, in, s, kind, sized)) return HLO_ERR;
+  switch (role) {
+  case MEM_ALLOC: case MEM_PARAM: case MEM_CONST: case MEM_CALLS:
+    break;
+  case MEM_TUPLE:
+    define_tuple(mc, in);
+    break;
+  case MEM_GTE:
+    define_gte(mc, in, o0);
+    break;
+  case MEM_ALIAS:
+    if (ok_operand(mc, in, o0) && same_leaves(mc, in, o0)) alias_leaves(mc, in, 0, o0, 0, mc->nleaves[in->id]);
+    break;
+  case MEM_INPLACE: /* leaf by leaf: the others are copied */
+    if (ok_operand(mc, in, o0) && same_leaves(mc, in, o0))
+      for (int k = 0; k < mc->nleaves[in->id]; k++)
+        if (leaf_reusable(mc, mc->leaves[o0->id][k], s)) take_leaf(mc, in, k, mc->leaves[o0->id][k]);
+    break;
+  case MEM_SCATTER:
+    define_scatter(mc, in, s);
+    break;
+  case MEM_FUSION:
+    define_fusion(mc, in, s);
+    break;
+  }
+  if (role == MEM_ALLOC || role == MEM_FUSION) define_declared_aliases(mc, in, s);
   return HLO_OK;
 }
 
@@ -239,18 +282,16 @@ static int callee_extra(mstate *st, const hlo_computation *c, double *out) {
   return rc;
 }
 
+/* Temporaries of the computations a while, call, conditional or
+ * async-start runs at its step (fusions allocate nothing inside; reducers
+ * and comparators are scalar code). */
 static int step_extra(mstate *st, const hlo_instruction *in, double *out) {
   *out = 0;
   double e = 0;
-  switch (in->op) {
-  case HLO_OP_WHILE: case HLO_OP_CALL: case HLO_OP_CONDITIONAL: case HLO_OP_ASYNC_START:
-    for (int i = 0; i < in->ncalled; i++) {
-      if (callee_extra(st, in->called[i], &e)) return HLO_ERR;
-      if (e > *out) *out = e;
-    }
-    break;
-  default:
-    break;
+  if (role_of(in->op) != MEM_CALLS && in->op != HLO_OP_WHILE) return HLO_OK;
+  for (int i = 0; i < in->ncalled; i++) {
+    if (callee_extra(st, in->called[i], &e)) return HLO_ERR;
+    if (e > *out) *out = e;
   }
   return HLO_OK;
 }
