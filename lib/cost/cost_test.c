@@ -151,6 +151,22 @@ static void test_reductions(void) {
            "  ROOT r = f32[10,20] select-and-scatter(a, s, z), window={size=4x5 stride=4x5}, select=gt, scatter=add\n}\n",
            ADD);
   CHECK_COST(t, NULL, 160, 0, 1636);
+  /* variadic reduce-window (XLA's ReduceWindowVariadic): the reducer does
+   * two minimums: 2 x 19 x 8 = 304 FLOPs; bytes: two [10,20] operands 1600,
+   * two scalar inits 8, the result tuple's two pointers 16: 1624 (XLA's
+   * 4 * (10*20*2 + 2*3)) */
+  CHECK_COST("mn {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = f32[] parameter(2)\n"
+             "  d = f32[] parameter(3)\n  x = f32[] minimum(a, c)\n  y = f32[] minimum(b, d)\n"
+             "  ROOT t = (f32[], f32[]) tuple(x, y)\n}\n"
+             "ENTRY e {\n  p = f32[10,20] parameter(0)\n  q = f32[10,20] parameter(1)\n  z = f32[] constant(0)\n"
+             "  ROOT r = (f32[2,4], f32[2,4]) reduce-window(p, q, z, z), window={size=4x5 stride=4x5}, to_apply=mn\n}\n",
+             NULL, 304, 0, 1624);
+  /* scatter-add of updates [2,3] into [3,3] at s32[2] rows: 6 adds; bytes
+   * 3 x 24 (read input, read update, write) + indices 8 = 80 */
+  snprintf(t, sizeof t, "%sENTRY e {\n  o = f32[3,3] parameter(0)\n  i = s32[2] parameter(1)\n"
+           "  u = f32[2,3] parameter(2)\n  ROOT s = f32[3,3] scatter(o, i, u), update_window_dims={1}, "
+           "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n}\n", ADD);
+  CHECK_COST(t, NULL, 6, 0, 80);
   /* sort of 16: 16 * log2(16) = 64 */
   CHECK_COST("lt {\n  x = s32[] parameter(0)\n  y = s32[] parameter(1)\n  ROOT c = pred[] compare(x, y), direction=LT\n}\n"
              "ENTRY e {\n  a = s32[16] parameter(0)\n  ROOT s = s32[16] sort(a), dimensions={0}, to_apply=lt\n}\n",
