@@ -79,18 +79,24 @@ static double ragged_dot_flops(const hlo_instruction *in) {
 static double log2_floor(double v) { return v >= 1 ? floor(log2(v)) : 0; }
 static double log2_ceil(double v) { return v > 1 ? ceil(log2(v)) : 0; }
 
-/* A transpose that keeps the physical order (a bitcast given the layouts). */
+/* Minor-to-major entry k of a shape's layout; the default layout (rank-1,
+ * ..., 0) when none is written, as XLA's parser assigns it. */
+static int64_t minor_to_major(const hlo_shape *s, int k) {
+  return s->layout && s->layout->n == s->rank ? s->layout->minor_to_major[k] : s->rank - 1 - k;
+}
+
+/* A transpose that keeps the physical order (a bitcast given the layouts):
+ * the operand's minor-to-major order is the result's mapped through the
+ * permutation. */
 static bool transpose_is_bitcast(const hlo_instruction *in) {
   int n = 0;
   const int64_t *perm = hlo_instr_ints(in, HLO_A_DIMENSIONS, &n);
   if (in->noperands < 1 || !in->operands[0]) return false;
   const hlo_shape *src = &in->operands[0]->shape, *dst = &in->shape;
-  if (!perm || n != dst->rank || n != src->rank || !src->layout || !dst->layout ||
-      src->layout->n != n || dst->layout->n != n)
-    return false;
+  if (!perm || n != dst->rank || n != src->rank || src->type != dst->type) return false;
   for (int k = 0; k < n; k++) {
-    int64_t od = dst->layout->minor_to_major[k];
-    if (od < 0 || od >= n || perm[od] != src->layout->minor_to_major[k]) return false;
+    int64_t od = minor_to_major(dst, k);
+    if (od < 0 || od >= n || perm[od] != minor_to_major(src, k)) return false;
   }
   return true;
 }

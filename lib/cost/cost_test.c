@@ -194,6 +194,12 @@ static void test_data_movement(void) {
              NULL, 0, 0, 0);
   CHECK_COST("ENTRY e {\n  a = f32[2,3]{1,0} parameter(0)\n  ROOT t = f32[3,2]{1,0} transpose(a), dimensions={1,0}\n}\n",
              NULL, 0, 0, 48);
+  /* without written layouts both are the default {1,0}: a real transpose;
+   * the same data in the layout {0,1} is a bitcast */
+  CHECK_COST("ENTRY e {\n  a = f32[2,3] parameter(0)\n  ROOT t = f32[3,2] transpose(a), dimensions={1,0}\n}\n",
+             NULL, 0, 0, 48);
+  CHECK_COST("ENTRY e {\n  a = f32[2,3] parameter(0)\n  ROOT t = f32[3,2]{0,1} transpose(a), dimensions={1,0}\n}\n",
+             NULL, 0, 0, 0);
   /* gather of 5 rows of 3 from [10,3] by s32[5]: 2*60 + 20 */
   CHECK_COST("ENTRY e {\n  a = f32[10,3] parameter(0)\n  i = s32[5] parameter(1)\n"
              "  ROOT g = f32[5,3] gather(a, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
