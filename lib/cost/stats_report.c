@@ -15,13 +15,13 @@ double stats_seconds(const stats_data *s, const hlo_cost *c, bool *memory_bound)
 
 /* An integer when the value is one (counts), else one decimal. */
 static void put_num(hlo_buf *b, double v) {
-  if (v == floor(v) && fabs(v) < 9e15) hlo_buf_printf(b, "%.0f", v);
+  if (v == floor(v) && fabs(v) < 1e30) hlo_buf_printf(b, "%.0f", v);
   else hlo_buf_printf(b, "%.1f", v);
 }
 
 static void put_num_w(hlo_buf *b, double v, int w) {
   char t[64];
-  if (v == floor(v) && fabs(v) < 9e15) snprintf(t, sizeof t, "%.0f", v);
+  if (v == floor(v) && fabs(v) < 1e30) snprintf(t, sizeof t, "%.0f", v);
   else snprintf(t, sizeof t, "%.1f", v);
   hlo_buf_printf(b, "%*s", w, t);
 }
