@@ -13,18 +13,16 @@ double stats_seconds(const stats_data *s, const hlo_cost *c, bool *memory_bound)
   return s->roofline ? hlo_cost_roofline(c, s->o->peak_gflops, s->o->peak_gbps, memory_bound) : 0;
 }
 
-/* An integer when the value is one (counts), else one decimal. */
-static void put_num(hlo_buf *b, double v) {
-  if (v == floor(v) && fabs(v) < 1e30) hlo_buf_printf(b, "%.0f", v);
-  else hlo_buf_printf(b, "%.1f", v);
-}
-
+/* An integer when the value is one (counts), else one decimal; right
+ * aligned in w columns (0: as wide as it is). */
 static void put_num_w(hlo_buf *b, double v, int w) {
   char t[64];
   if (v == floor(v) && fabs(v) < 1e30) snprintf(t, sizeof t, "%.0f", v);
   else snprintf(t, sizeof t, "%.1f", v);
   hlo_buf_printf(b, "%*s", w, t);
 }
+
+static void put_num(hlo_buf *b, double v) { put_num_w(b, v, 0); }
 
 static int cmp_flops(const void *x, const void *y) {
   const stats_row *a = *(stats_row *const *)x, *b = *(stats_row *const *)y;
