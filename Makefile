@@ -43,6 +43,7 @@ COMMON_SRCS := $(wildcard cmd/common/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOLS     := $(CMD_SRCS:cmd/%.c=$(BUILD)/bin/%)
+TOOLS     += $(BUILD)/bin/hlo
 UNIT_TESTS := $(TEST_SRCS:lib/%.c=$(BUILD)/test/%)
 MANPAGES  := $(wildcard man/man1/*.1)
 HEADERS   := $(wildcard include/hlo/*.h include/hlo/*.def lib/*/*.h cmd/common/*.h)
@@ -135,6 +136,10 @@ install: all
 	ln -sf libhlo.so.0 $(DESTDIR)$(PREFIX)/lib/libhlo.so
 	install -m 644 include/hlo/*.h include/hlo/*.def $(DESTDIR)$(PREFIX)/include/hlo
 	$(if $(MANPAGES),install -m 644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man1)
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 cmd/completion/hlo.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/hlo
+	for t in $(notdir $(filter $(BUILD)/bin/hlo-%,$(TOOLS))); do \
+	  ln -sf hlo $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; done
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hlo.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hlo.pc
 	install -d $(DESTDIR)$(PYTHONDIR)/hlotools
 	install -m 644 python/hlotools/*.py $(DESTDIR)$(PYTHONDIR)/hlotools

@@ -469,12 +469,12 @@ static void print_profile(const hlo_exec *e, long long runs) {
   if (runs < 1) runs = 1;
   fprintf(stderr, "hlo-run: profile over %lld run%s; entry instructions total %.4f ms per run\n",
           runs, runs == 1 ? "" : "s", top * 1e3 / (double)runs);
-  fprintf(stderr, "%12s %7s %8s %12s %12s %9s %9s  %-24s %s\n", "ms/run", "share", "calls/run",
+  fprintf(stderr, "%12s %7s %8s %14s %14s %9s %9s  %-24s %s\n", "ms/run", "share", "calls/run",
           "bytes/run", "flops/run", "GB/s", "GFLOP/s", "kernel", "instruction");
   for (int i = 0; i < k; i++) {
     const hlo_exec_prof *q = v[i];
     double s = q->seconds > 0 ? q->seconds : 1e-12;
-    fprintf(stderr, "%12.4f %6.1f%% %9.1f %12.4g %12.4g %9.2f %9.2f  %-24s %s/%%%s\n",
+    fprintf(stderr, "%12.4f %6.1f%% %9.1f %14.0f %14.0f %9.2f %9.2f  %-24s %s/%%%s\n",
             q->seconds * 1e3 / (double)runs, top > 0 ? 100 * q->seconds / top : 0,
             (double)q->calls / (double)runs, q->bytes / (double)runs, q->flops / (double)runs,
             q->bytes / s / 1e9, q->flops / s / 1e9, q->kernel ? q->kernel : "?",
@@ -624,10 +624,15 @@ int main(int argc, char **argv) {
     if (bench(e, args, nparams, a.benchmark, file, &a, &d)) { rc = CLI_INVALID; goto out; }
     nprofiled = a.benchmark;
   }
+  uint64_t live_before = 0, run_peak = 0; /* for --profile: bytes allocated during a run at most */
   for (long long it = 0; it < a.iterations; it++) {
     if (res) { hlo_val_release(&RUN_ALLOC, res); res = NULL; }
+    live_before = hlo_mempool_reset_peak(POOL);
     double t1 = now_ms(), c1 = cpu_ms();
-    if (hlo_exec_run(e, args, nparams, &res)) {
+    int run_rc = hlo_exec_run(e, args, nparams, &res);
+    uint64_t pk = hlo_mempool_stats_of(POOL).peak - live_before;
+    if (pk > run_peak) run_peak = pk;
+    if (run_rc) {
       cli_print_diags(&d);
       rc = CLI_INVALID;
       goto out;
@@ -640,7 +645,11 @@ int main(int argc, char **argv) {
             file, t_plan, t_run / (double)a.iterations, c_run / (double)a.iterations, a.iterations,
             a.iterations == 1 ? "" : "s", a.reference ? "reference" : "fast",
             a.reference ? "" : ", ", a.reference ? "" : hlo_isa_name(hlo_exec_isa(e)));
-  if (a.profile) print_profile(e, nprofiled + a.iterations);
+  if (a.profile) {
+    print_profile(e, nprofiled + a.iterations);
+    fprintf(stderr, "hlo-run: peak of live buffers during a run: %llu bytes above the %llu bytes live before it "
+            "(plan, constants and inputs)\n", (unsigned long long)run_peak, (unsigned long long)live_before);
+  }
   if (a.time) { /* the five opcodes that took longest, from the per-instruction profile */
     int np = 0;
     const hlo_exec_prof *p = hlo_exec_profile(e, &np);

@@ -1,8 +1,10 @@
 /* fuzz_verify.c - fuzz target: shape filling, shape inference and the
  * verifier on every module the parser accepts, plus the JSON and DOT
- * exporters on modules the verifier accepts.  None may crash, hang or
+ * exporters and the cost analysis (costs, peak memory, the hlo-stats
+ * report) on every parsed module.  None may crash, hang or
  * fail without a diagnostic. */
 #include "fuzz.h"
+#include "hlo/hlo_cost.h"
 #include "hlo/hlo_dot.h"
 #include "hlo/hlo_json.h"
 #include "hlo/hlo_shape_infer.h"
@@ -37,6 +39,28 @@ static void export(hlo_module *m) {
   hlo_diags_release(&d);
 }
 
+/* hlo-stats' analyses: an error with a diagnostic or a report, never a crash
+ * (the library must hold on modules the verifier refuses, too). */
+static void cost(hlo_module *m) {
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_cost_analysis *a = hlo_cost_analyze(m, NULL, &d);
+  FUZZ_CHECK(a || d.nerrors > 0, "cost analysis failed without a diagnostic");
+  hlo_arena ar;
+  hlo_arena_init(&ar, NULL);
+  hlo_mem_peak p;
+  if (a && m->entry && hlo_mem_peak_compute(m, &ar, &p, &d) == HLO_OK) {
+    hlo_buf b;
+    hlo_buf_init(&b, NULL);
+    hlo_stats_options so = {HLO_STATS_TEXT, 5, 10, 10, NULL};
+    hlo_stats_render(&b, m, a, &p, &so);
+    hlo_buf_release(&b);
+  }
+  hlo_cost_analysis_free(a);
+  hlo_arena_release(&ar);
+  hlo_diags_release(&d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > FUZZ_MAX_INPUT) return 0;
   hlo_src src = {"input", (const char *)data, size};
@@ -62,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       hlo_diags_release(&d2);
     }
     export(m);
+    cost(m);
   }
   hlo_module_free(m);
   hlo_diags_release(&d);

@@ -95,6 +95,9 @@ hlo_mempool *hlo_mempool_new(uint64_t limit);
 void hlo_mempool_free(hlo_mempool *p);
 const hlo_allocator *hlo_mempool_allocator(hlo_mempool *p);
 hlo_mempool_stats hlo_mempool_stats_of(const hlo_mempool *p);
+/* Start the peak again from the bytes live now (returned), e.g. to measure
+ * one run. */
+uint64_t hlo_mempool_reset_peak(hlo_mempool *p);
 /* Half the physical memory: the limit hlo-run uses by default. */
 uint64_t hlo_mempool_default_limit(void);
 
@@ -102,9 +105,9 @@ uint64_t hlo_mempool_default_limit(void);
  * seconds is the time inside the instruction's kernel (for call, while,
  * conditional and fusions run instruction by instruction it includes the
  * instructions of the called computations, which have entries of their
- * own); bytes = operand + result bytes, flops = floating-point operations
- * (dot/convolution 2 per multiply-add, elementwise 1 per element and op,
- * reduce 1 per input element); both summed over calls. */
+ * own); bytes and flops are the bytes accessed and floating-point
+ * operations of one call as hlo_cost.h counts them (XLA's HloCostAnalysis:
+ * what hlo-stats reports), summed over calls. */
 typedef struct hlo_exec_prof {
   const hlo_instruction *in;
   const char *kernel;      /* name of the chosen kernel */

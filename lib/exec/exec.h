@@ -89,7 +89,8 @@ struct plan_step {
   plan_comp **sub;          /* called computations, in hlo order */
   void *p;                  /* per-op precomputed parameters */
   hlo_exec_prof *prof;      /* profile entry when profiling, else NULL */
-  double prof_flops;        /* flops per call (profile) */
+  double prof_flops;        /* flops per call (profile; hlo_cost.h's rules) */
+  double prof_bytes;        /* bytes accessed per call (the same) */
 };
 
 struct plan_comp {

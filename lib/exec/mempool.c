@@ -244,4 +244,10 @@ hlo_mempool_stats hlo_mempool_stats_of(const hlo_mempool *p) {
   return s;
 }
 
+uint64_t hlo_mempool_reset_peak(hlo_mempool *p) {
+  uint64_t live = live_now(p);
+  __atomic_store_n(&p->peak, live, __ATOMIC_RELAXED);
+  return live;
+}
+
 uint64_t hlo_mempool_default_limit(void) { return half_the_ram(); }
