@@ -317,6 +317,18 @@ typedef struct hlo_dot_lists {
 } hlo_dot_lists;
 bool hlo_dot_lists_of(const hlo_instruction *in, hlo_dot_lists *d);
 
+/* XLA's maximum and minimum of floats, the one definition every path uses:
+ * a NaN operand is the result (the first one if both are), and +0 ranks
+ * above -0.  Macros, so that typed loops keep their type (operands are
+ * evaluated more than once).  The vector chunk kernels' FV_MAX/FV_MIN
+ * (fast_vec_isa.h) are the same rule on order keys, and tested against it. */
+#define HLO_FMAX(a, b)                                                        \
+  ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) == (b) ? (signbit(a) ? (b) : (a)) \
+   : (a) > (b) ? (a) : (b))
+#define HLO_FMIN(a, b)                                                        \
+  ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) == (b) ? (signbit(a) ? (a) : (b)) \
+   : (a) < (b) ? (a) : (b))
+
 /* Whether x is one of v[0..n). */
 static inline bool hlo_ints_has(const int64_t *v, int n, int64_t x) {
   for (int i = 0; i < n; i++)

@@ -138,10 +138,7 @@ static const void *src_chunk(const red_job *j, int64_t f, int64_t n, void *buf, 
 
 static double comb(hlo_opcode op, double a, double b) {
   if (op == HLO_OP_ADD) return a + b;
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b) return op == HLO_OP_MAXIMUM ? (signbit(a) ? b : a) : (signbit(a) ? a : b);
-  return op == HLO_OP_MAXIMUM ? (a > b ? a : b) : (a < b ? a : b);
+  return op == HLO_OP_MAXIMUM ? HLO_FMAX(a, b) : HLO_FMIN(a, b);
 }
 
 /* max/min of a chunk (vector kernels: NaN wins, +0 above -0). */

@@ -371,10 +371,6 @@ INT_LOOP(or_pred, uint8_t, unsigned, (a | b) != 0)
 INT_LOOP(and_pred, uint8_t, unsigned, a != 0 && b != 0)
 INT_LOOP(xor_pred, uint8_t, unsigned, (a != 0) != (b != 0))
 
-/* maximum/minimum of non-NaN values as the reference's fmax_nan/fmin_nan:
- * +0 above -0 */
-#define FMAX(a, b) ((a) == (b) && (a) == 0 ? (signbit(a) ? (b) : (a)) : (a) > (b) ? (a) : (b))
-#define FMIN(a, b) ((a) == (b) && (a) == 0 ? (signbit(a) ? (a) : (b)) : (a) < (b) ? (a) : (b))
 
 /* f32/f64: the operation in T equals the reference's double result rounded
  * to T for +, * (exact in double, rounded once), max and min; any NaN
@@ -408,8 +404,8 @@ INT_LOOP(xor_pred, uint8_t, unsigned, (a != 0) != (b != 0))
   FLOAT_LOOP(assign_##S, T, ((void)a, b))                                                 \
   FLOAT_LOOP(add_##S, T, a + b)                                                  \
   FLOAT_LOOP(mul_##S, T, a * b)                                                  \
-  FLOAT_LOOP(max_##S, T, a != a || b != b ? (T)NAN : FMAX(a, b))                 \
-  FLOAT_LOOP(min_##S, T, a != a || b != b ? (T)NAN : FMIN(a, b))
+  FLOAT_LOOP(max_##S, T, HLO_FMAX(a, b))                 \
+  FLOAT_LOOP(min_##S, T, HLO_FMIN(a, b))
 FLOAT_OPS(f32, float)
 FLOAT_OPS(f64, double)
 

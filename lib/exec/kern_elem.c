@@ -60,19 +60,6 @@ bool hlo_fast_elementwise_ok(const hlo_instruction *in) {
   }
 }
 
-/* NaN-propagating max/min matching hlo_ref_binary. */
-static inline double fmaxn(double a, double b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b && a == 0) return signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-static inline double fminn(double a, double b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b && a == 0) return signbit(a) ? a : b;
-  return a < b ? a : b;
-}
 
 #define BIN_LOOP(T, EXPR)                                                  \
   do {                                                                     \
@@ -94,8 +81,8 @@ static inline double fminn(double a, double b) {
   case HLO_OP_SUBTRACT: BIN_LOOP(T, a - b); break;                         \
   case HLO_OP_MULTIPLY: BIN_LOOP(T, a * b); break;                         \
   case HLO_OP_DIVIDE: BIN_LOOP(T, a / b); break;                           \
-  case HLO_OP_MAXIMUM: BIN_LOOP(T, (T)fmaxn(a, b)); break;                 \
-  case HLO_OP_MINIMUM: BIN_LOOP(T, (T)fminn(a, b)); break;                 \
+  case HLO_OP_MAXIMUM: BIN_LOOP(T, (T)HLO_FMAX(a, b)); break;                 \
+  case HLO_OP_MINIMUM: BIN_LOOP(T, (T)HLO_FMIN(a, b)); break;                 \
   default: return HLO_ERR;                                                 \
   }
 
@@ -218,8 +205,8 @@ static int compute(const hlo_instruction *in, hlo_val **args, hlo_val *o, int64_
     return HLO_OK;
   case HLO_OP_CLAMP:
     switch (t) {
-    case HLO_F32: CLAMP_LOOP(float, fmaxn, fminn); break;
-    case HLO_F64: CLAMP_LOOP(double, fmaxn, fminn); break;
+    case HLO_F32: CLAMP_LOOP(float, HLO_FMAX, HLO_FMIN); break;
+    case HLO_F64: CLAMP_LOOP(double, HLO_FMAX, HLO_FMIN); break;
     case HLO_S32: CLAMP_LOOP(int32_t, IMAX, IMIN); break;
     default: return HLO_ERR;
     }

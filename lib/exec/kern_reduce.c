@@ -24,22 +24,10 @@ bool hlo_fast_reduce_typed_ok(const hlo_instruction *in) {
   }
 }
 
-static inline double fmaxn(double a, double b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b && a == 0) return signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-static inline double fminn(double a, double b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b && a == 0) return signbit(a) ? a : b;
-  return a < b ? a : b;
-}
 
 #define COMBF(T, op, a, b)                                                  \
   ((op) == HLO_OP_ADD ? (T)((a) + (b)) : (op) == HLO_OP_MULTIPLY ? (T)((a) * (b)) \
-   : (op) == HLO_OP_MAXIMUM ? (T)fmaxn(a, b) : (T)fminn(a, b))
+   : (op) == HLO_OP_MAXIMUM ? (T)HLO_FMAX(a, b) : (T)HLO_FMIN(a, b))
 #define COMBI(T, UT, op, a, b)                                              \
   ((op) == HLO_OP_ADD ? (T)((UT)(a) + (UT)(b)) : (op) == HLO_OP_MULTIPLY ? (T)((UT)(a) * (UT)(b)) \
    : (op) == HLO_OP_MAXIMUM ? ((a) > (b) ? (a) : (b)) : (op) == HLO_OP_MINIMUM ? ((a) < (b) ? (a) : (b)) \

@@ -240,19 +240,6 @@ static int64_t ipow(int64_t b, int64_t e, bool uns) {
   return (int64_t)r;
 }
 
-static double fmax_nan(double a, double b) {
-  if (isnan(a)) return a;
-  if (isnan(b)) return b;
-  if (a == b && a == 0) return signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-static double fmin_nan(double a, double b) {
-  if (isnan(a)) return a;
-  if (isnan(b)) return b;
-  if (a == b && a == 0) return signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
 hlo_sc hlo_ref_binary(hlo_opcode op, hlo_type t, hlo_type out_t, hlo_sc a, hlo_sc b) {
   hlo_type_kind k = hlo_type_kind_of(t);
   bool isf = k == HLO_KIND_FLOAT, isc = k == HLO_KIND_COMPLEX;
@@ -279,8 +266,8 @@ hlo_sc hlo_ref_binary(hlo_opcode op, hlo_type t, hlo_type out_t, hlo_sc a, hlo_s
     case HLO_OP_MULTIPLY: return mkf(x * y);
     case HLO_OP_DIVIDE: return mkf(x / y);
     case HLO_OP_REMAINDER: return mkf(fmod(x, y));
-    case HLO_OP_MAXIMUM: return mkf(fmax_nan(x, y));
-    case HLO_OP_MINIMUM: return mkf(fmin_nan(x, y));
+    case HLO_OP_MAXIMUM: return mkf(HLO_FMAX(x, y));
+    case HLO_OP_MINIMUM: return mkf(HLO_FMIN(x, y));
     case HLO_OP_POWER: return mkf(pow(x, y));
     case HLO_OP_ATAN2: return mkf(atan2(x, y));
     case HLO_OP_COMPLEX: { hlo_sc r = {x, y, 0}; return r; }
