@@ -6,6 +6,7 @@
  * as an unfused dot followed by the loop. */
 #include <string.h>
 
+#include "core/bug.h"
 #include "exec/fast.h"
 
 /* Epilogue elements per thread work item (a multiple of the chunk). */
@@ -131,7 +132,7 @@ DECL_KERN(hlo_fast_dotfuse) {
   const dotfuse_plan *p = s->p;
   const hlo_instruction *in = s->in;
   for (int k = 0; k < s->nargs; k++)
-    if (args[k]->ntuple) return hlo_run_errorf(r, in, "tuple operand in a fusion");
+    HLO_ASSERT(!(args[k]->ntuple)); /* planned for these shapes */
   hlo_val *o = hlo_run_new_raw(r, &in->shape);
   if (!o) return hlo_run_errorf(r, in, "out of memory");
   hlo_val **la = hlo_malloc(r->alloc, sizeof(hlo_val *) * (size_t)(s->nargs + 1));

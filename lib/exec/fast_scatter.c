@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/bug.h"
 #include "exec/fast.h"
 #include "hlo/hlo_fp.h"
 
@@ -693,7 +694,7 @@ DECL_KERN(hlo_fast_scatter) {
   const scat_plan *p = s->p;
   int N = p->n;
   hlo_val *idx = args[N];
-  if (idx->ntuple) return hlo_run_errorf(r, s->in, "tuple operand");
+  HLO_ASSERT(!(idx->ntuple)); /* planned for these shapes */
   for (int i = 0; i < N; i++)
     if (args[i]->ntuple || args[N + 1 + i]->ntuple || args[N + 1 + i]->nelems != p->nupd)
       return hlo_run_errorf(r, s->in, "updates do not match the plan");
