@@ -3,7 +3,8 @@
  * generic async-start/update/done wrappers. */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "core/bug.h"
+#include "shape/infer_internal.h"
 
 static int operands_or_tuple(sctx *c) {
   int n = c->in->noperands;
@@ -249,7 +250,7 @@ int hlo_shape_infer_collective(sctx *c) {
   case HLO_OP_COPY_DONE:
     return tuple_elem(c, 0, 0, "copy-done");
   default:
-    return sx_fail(c, "internal: %s is not a communication op", hlo_opcode_name(in->op));
+    HLO_BUG("%s is not a communication op", hlo_opcode_name(in->op)); /* the rule table sends only these */
   }
 }
 
@@ -289,6 +290,6 @@ int hlo_shape_infer_async(sctx *c) {
   case HLO_OP_ASYNC_DONE:
     return tuple_elem(c, 0, 1, "async-done");
   default:
-    return sx_fail(c, "internal: %s is not an async op", hlo_opcode_name(in->op));
+    HLO_BUG("%s is not an async op", hlo_opcode_name(in->op)); /* the rule table sends only these */
   }
 }

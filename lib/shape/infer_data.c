@@ -3,7 +3,7 @@
  * reverse and iota.  (gather/scatter live in infer_gather.c.) */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "shape/infer_internal.h"
 
 static bool has_unbounded(const hlo_shape *s) {
   for (int i = 0; i < s->rank; i++)

@@ -4,7 +4,7 @@
  * and the element-type conversions. */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "shape/infer_internal.h"
 
 static const char *opname(const sctx *c) { return hlo_opcode_name(c->in->op); }
 

@@ -2,7 +2,7 @@
  * batching dimensions (operand_batching_dims / input_batching_dims). */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "shape/infer_internal.h"
 
 static bool contains(const int64_t *v, int n, int64_t x) {
   for (int i = 0; i < n; i++)

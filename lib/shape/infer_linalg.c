@@ -3,7 +3,7 @@
  * triangular-solve and cholesky. */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "shape/infer_internal.h"
 
 static bool contains(const int64_t *v, int n, int64_t x) {
   for (int i = 0; i < n; i++)

@@ -3,7 +3,8 @@
  * fusion), custom-call, bitcast, rng, dynamic sizes and the id ops. */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "core/bug.h"
+#include "shape/infer_internal.h"
 
 int hlo_shape_infer_control(sctx *c) {
   const hlo_instruction *in = c->in;
@@ -58,7 +59,7 @@ int hlo_shape_infer_control(sctx *c) {
     return HLO_OK;
   }
   default:
-    return sx_fail(c, "internal: %s is not a control-flow op", hlo_opcode_name(in->op));
+    HLO_BUG("%s is not a control-flow op", hlo_opcode_name(in->op)); /* the rule table sends only these */
   }
 }
 
@@ -137,6 +138,6 @@ int hlo_shape_infer_misc(sctx *c) {
     return hlo_shape_copy(c->a, &c->out->tuple[0], st);
   }
   default:
-    return sx_fail(c, "internal: %s is not a structural op", hlo_opcode_name(in->op));
+    HLO_BUG("%s is not a structural op", hlo_opcode_name(in->op)); /* the rule table sends only these */
   }
 }

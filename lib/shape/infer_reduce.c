@@ -4,7 +4,7 @@
  * result shape and the operand constraints. */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "shape/infer_internal.h"
 
 static int result_n(sctx *c, int n, const hlo_shape *el) {
   if (n == 1) return sx_copy(c, &el[0]);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "infer_internal.h"
+#include "shape/infer_internal.h"
 
 /* ---- public helpers ------------------------------------------------------ */
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "scan.h"
+#include "text/scan.h"
 
 enum { MAX_ERRORS_PER_MODULE = 50 };
 

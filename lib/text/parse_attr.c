@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scan.h"
+#include "text/scan.h"
 
 enum { MAX_LIST = 1 << 20 };
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "hlo/hlo_fp.h"
-#include "scan.h"
+#include "text/scan.h"
 
 typedef struct lit_ctx {
   scanner *sc;

@@ -4,7 +4,7 @@
  *   layout -> '{' [INT {',' INT}] [':' ext] '}'   (no blank before '{') */
 #include <string.h>
 
-#include "scan.h"
+#include "text/scan.h"
 
 enum { MAX_RANK = 256 };
 

@@ -1,5 +1,5 @@
 /* scan.c - character-level scanning primitives for HLO text. */
-#include "scan.h"
+#include "text/scan.h"
 
 #include <stdio.h>
 #include <string.h>

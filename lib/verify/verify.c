@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "verify_internal.h"
+#include "verify/verify_internal.h"
 
 void vx_fail(vctx *v, const hlo_instruction *in, const char *fmt, ...) {
   hlo_buf b;

@@ -4,7 +4,7 @@
  * fusion parameters and async-start wrapped computations. */
 #include <string.h>
 
-#include "verify_internal.h"
+#include "verify/verify_internal.h"
 
 static const hlo_computation *comp_of(const hlo_instruction *in, hlo_attr_key k) {
   const hlo_attr *a = hlo_instr_attr(in, k);

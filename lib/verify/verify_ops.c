@@ -5,7 +5,7 @@
  * layout preservation. */
 #include <string.h>
 
-#include "verify_internal.h"
+#include "verify/verify_internal.h"
 
 /* Ops whose operands may legitimately mix floating-point precisions. */
 static bool mixed_precision_exempt(hlo_opcode op) {

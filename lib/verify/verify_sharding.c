@@ -4,7 +4,7 @@
  * device ids, and tuple shardings with one entry per leaf of the shape. */
 #include <string.h>
 
-#include "verify_internal.h"
+#include "verify/verify_internal.h"
 
 static void check_one(vctx *v, const hlo_instruction *in, const hlo_sharding *sh, const hlo_shape *s) {
   int64_t nd = v->o.num_partitions; /* 0: unknown, ids not checked */

@@ -4,7 +4,7 @@
  * the call graph, the entry computation layout, channel ids, fusion kinds. */
 #include <string.h>
 
-#include "verify_internal.h"
+#include "verify/verify_internal.h"
 
 static void check_names(vctx *v) {
   const hlo_module *m = v->m;
