@@ -45,6 +45,8 @@ enum {
   HLO_F_SIDE_EFFECT = 1 << 3,
   HLO_F_COLLECTIVE = 1 << 4,
   HLO_F_ASYNC = 1 << 5,
+  HLO_F_CONTROL = 1 << 6, /* runs called computations as subroutines: while, conditional, call */
+  HLO_F_P2P = 1 << 7,     /* point-to-point transfer sharing a channel: send, recv and their -done */
 };
 #define HLO_VARIADIC (-1)
 

@@ -244,8 +244,7 @@ int hlo_dot_node_label(hlo_buf *b, const hlo_dot_graph *g, int i) {
     folded_text(b, op);
   }
   for (int k = 0; k < in->ncalled; k++) {
-    if (in->op == HLO_OP_FUSION || in->op == HLO_OP_WHILE || in->op == HLO_OP_CONDITIONAL ||
-        in->op == HLO_OP_CALL)
+    if (in->op == HLO_OP_FUSION || (hlo_opcode_flags(in->op) & HLO_F_CONTROL))
       hlo_buf_printf(b, "\ncalls %s", in->called[k]->name);
     else
       hlo_buf_printf(b, "\napplies %s", in->called[k]->name);

@@ -193,7 +193,7 @@ static void check_entry_layout(vctx *v) {
  * any other instruction with a channel_id must share it only with
  * instructions of the same opcode. */
 static int channel_family(hlo_opcode op) {
-  if (op == HLO_OP_SEND || op == HLO_OP_SEND_DONE || op == HLO_OP_RECV || op == HLO_OP_RECV_DONE) return -1;
+  if (hlo_opcode_flags(op) & HLO_F_P2P) return -1;
   return (int)op;
 }
 
