@@ -36,7 +36,7 @@ UNIT_TESTS := $(TEST_SRCS:lib/%.c=$(BUILD)/test/%)
 MANPAGES  := $(wildcard man/man1/*.1)
 HEADERS   := $(wildcard include/hlo/*.h include/hlo/*.def lib/*/*.h cmd/common/*.h)
 
-.PHONY: all check unit bench demo install deps clean fuzz
+.PHONY: all check unit bench demo install deps clean fuzz docs
 .SECONDARY:
 all: $(BUILD)/lib/libhlo.a $(BUILD)/lib/libhlo.so $(TOOLS) $(UNIT_TESTS)
 
@@ -81,6 +81,11 @@ demo: all
 	$(BUILD)/bin/hlo-fuse --stats testdata/examples/mlp.hlo > /dev/null
 	@echo '== hlo-run on random inputs (seed 1)'
 	$(BUILD)/bin/hlo-run --random=1 testdata/examples/mlp.hlo
+
+# docs/ops.md, the op index, is generated from the per-opcode tables of lib/;
+# testdata/docs/ops_page.test fails when the checked-in page is stale.
+docs:
+	@$(PYTHON) docs/gen_ops.py
 
 bench: all
 	@BUILD=$(BUILD) $(PYTHON) testdata/bench.py
