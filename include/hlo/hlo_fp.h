@@ -10,7 +10,8 @@
 #ifndef HLO_FP_H
 #define HLO_FP_H
 
-#include "hlo/hlo_ir.h"
+#include "hlo/hlo_core.h"
+#include "hlo/hlo_types.h"
 
 /* Room always sufficient for hlo_fp_format's output and NUL. */
 #define HLO_FP_FMT_MAX 48

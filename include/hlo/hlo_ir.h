@@ -13,20 +13,9 @@
 #define HLO_IR_H
 
 #include "hlo/hlo_core.h"
+#include "hlo/hlo_types.h"
 
-/* ---- element types ------------------------------------------------------ */
-typedef enum hlo_type_kind {
-  HLO_KIND_PRED, HLO_KIND_SINT, HLO_KIND_UINT, HLO_KIND_FLOAT,
-  HLO_KIND_COMPLEX, HLO_KIND_TOKEN, HLO_KIND_OPAQUE, HLO_KIND_TUPLE
-} hlo_type_kind;
-
-typedef enum hlo_type {
-#define HLO_TYPE(e, name, bits, bytes, kind) HLO_##e,
-#include "hlo/hlo_types.def"
-#undef HLO_TYPE
-  HLO_TYPE_COUNT
-} hlo_type;
-
+/* ---- element types (the enums are in hlo_types.h) ------------------------ */
 const char *hlo_type_name(hlo_type t);
 /* Look up a spelling of length n; returns false if it is not a type name. */
 bool hlo_type_lookup(const char *s, size_t n, hlo_type *out);
