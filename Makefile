@@ -22,7 +22,7 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wswitch
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fPIC -Iinclude -Ilib $(PKG_CFLAGS)
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fPIC -fvisibility=hidden -Iinclude -Ilib $(PKG_CFLAGS)
 LDLIBS  += $(PKG_LIBS) -lm
 
 LIB_SRCS  := $(filter-out %_test.c,$(wildcard lib/*/*.c))

@@ -22,3 +22,4 @@ config.substitutions.append(("%corpus", os.path.join(os.path.dirname(root), "sha
 config.substitutions.append(("%testdata", config.test_source_root))
 config.substitutions.append(("%root", root))
 config.substitutions.append(("%fuzzbin", os.path.join(build, "fuzz")))
+config.substitutions.append(("%libdir", os.path.join(build, "lib")))

@@ -59,39 +59,39 @@ typedef struct hlo_exec hlo_exec;
  * when something in the module cannot run (unsupported op, rank too large,
  * custom-call target unknown, ...): the message names the instruction.
  * opts may be NULL (fast path, seed 0).  alloc may be NULL. */
-hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
-                       const hlo_allocator *alloc, hlo_diags *d);
-void hlo_exec_free(hlo_exec *e);
+HLO_API hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
+                               const hlo_allocator *alloc, hlo_diags *d);
+HLO_API void hlo_exec_free(hlo_exec *e);
 
 /* Run the entry computation on nargs arguments (borrowed; their shapes must
  * be compatible with the entry parameters, which is checked).  On success
  * *result holds a new reference the caller releases.  Runtime errors (e.g.
  * while iteration limit) go to the diags given at creation. */
-int hlo_exec_run(hlo_exec *e, hlo_val **args, int nargs, hlo_val **result);
+HLO_API int hlo_exec_run(hlo_exec *e, hlo_val **args, int nargs, hlo_val **result);
 
 /* The profile entries (one per planned instruction, in plan order) and their
  * count in *n; NULL with *n = 0 unless opts.profile.  Owned by e. */
-const hlo_exec_prof *hlo_exec_profile(const hlo_exec *e, int *n);
+HLO_API const hlo_exec_prof *hlo_exec_profile(const hlo_exec *e, int *n);
 /* Zero the accumulated profile (e.g. after a warm-up run). */
-void hlo_exec_profile_reset(hlo_exec *e);
+HLO_API void hlo_exec_profile_reset(hlo_exec *e);
 
 /* Number of entry parameters and the shape of parameter i. */
-int hlo_exec_nparams(const hlo_exec *e);
-const hlo_shape *hlo_exec_param_shape(const hlo_exec *e, int i);
+HLO_API int hlo_exec_nparams(const hlo_exec *e);
+HLO_API const hlo_shape *hlo_exec_param_shape(const hlo_exec *e, int i);
 
 /* A new value of the given shape (all leaves zero-filled), refs = 1.
  * NULL on allocation failure or size overflow. */
-hlo_val *hlo_val_new(const hlo_allocator *alloc, const hlo_shape *shape);
-hlo_val *hlo_val_ref(hlo_val *v);
-void hlo_val_release(const hlo_allocator *alloc, hlo_val *v);
+HLO_API hlo_val *hlo_val_new(const hlo_allocator *alloc, const hlo_shape *shape);
+HLO_API hlo_val *hlo_val_ref(hlo_val *v);
+HLO_API void hlo_val_release(const hlo_allocator *alloc, hlo_val *v);
 
 /* Fill every leaf of v with deterministic pseudo-random data from seed:
  * floats uniform in [-1, 1) (complex both parts), ints over [-8, 8) clipped
  * to the type range, pred 0/1. */
-void hlo_val_randomize(hlo_val *v, uint64_t seed);
+HLO_API void hlo_val_randomize(hlo_val *v, uint64_t seed);
 
 /* Generic element access used by tools: element idx of an array value as a
  * double (real part for complex) and back with the interpreter's rounding. */
-double hlo_val_get_f64(const hlo_val *v, int64_t idx);
+HLO_API double hlo_val_get_f64(const hlo_val *v, int64_t idx);
 
 #endif
