@@ -44,12 +44,6 @@ HLO_API int hlo_shape_fill_omitted(hlo_module *m, hlo_diags *d, const hlo_src *s
  * HLO_ERR if some shape could not be inferred (errors in d). */
 HLO_API int hlo_shape_infer_module(hlo_module *m, hlo_diags *d, const hlo_src *src, int *nchanged);
 
-/* Append XLA's text of a shape ("f32[<=4,?]{1,0}", "(s32[], token[])") to b.
- * Layouts are written only if with_layout.  Returns HLO_ERR if b failed. */
-HLO_API int hlo_shape_format(hlo_buf *b, const hlo_shape *s, bool with_layout);
-/* The same, as a NUL-terminated string in arena a (NULL on failure). */
-HLO_API char *hlo_shape_str(hlo_arena *a, const hlo_shape *s, bool with_layout);
-
 /* XLA's ShapeUtil::Compatible: same element types (or, with
  * ignore_fp_precision, both floating point), same ranks and tuple
  * structure, equal dimension sizes where neither is unbounded ('?');

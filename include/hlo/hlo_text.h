@@ -50,6 +50,11 @@ HLO_API int hlo_print_module(hlo_buf *b, const hlo_module *m, const hlo_print_op
 HLO_API int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_options *opts);
 HLO_API int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print_options *opts);
 HLO_API int hlo_print_shape(hlo_buf *b, const hlo_shape *s, bool with_layout);
+/* A shape as XLA's messages write it ("f32[<=4,?]{1,0}", "(s32[], token[])":
+ * no tuple index comments, no layout on scalars), NUL-terminated in arena a
+ * (NULL on failure).  Layouts only if with_layout.  The same printer as
+ * hlo_print_shape. */
+HLO_API char *hlo_shape_str(hlo_arena *a, const hlo_shape *s, bool with_layout);
 HLO_API int hlo_print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *opts);
 /* The value text of one attribute (what follows "name="). */
 HLO_API int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options *opts);

@@ -4,6 +4,7 @@
 #define HLO_INFER_INTERNAL_H
 
 #include "hlo/hlo_shape_infer.h"
+#include "hlo/hlo_text.h" /* hlo_shape_str */
 
 typedef struct sctx {
   const hlo_instruction *in;

@@ -1,4 +1,4 @@
-/* util.c - shape text, XLA's shape compatibility, and the small helpers the
+/* util.c - XLA's shape compatibility, and the small helpers the
  * inference files share (result setters, diagnostics, dimension checks). */
 #include <stdio.h>
 #include <string.h>
@@ -6,47 +6,6 @@
 #include "shape/infer_internal.h"
 
 /* ---- public helpers ------------------------------------------------------ */
-
-int hlo_shape_format(hlo_buf *b, const hlo_shape *s, bool with_layout) {
-  if (s->type == HLO_TUPLE) {
-    hlo_buf_putc(b, '(');
-    for (int i = 0; i < s->ntuple; i++) {
-      if (i) hlo_buf_puts(b, ", ");
-      hlo_shape_format(b, &s->tuple[i], with_layout);
-    }
-    hlo_buf_putc(b, ')');
-    return b->failed ? HLO_ERR : HLO_OK;
-  }
-  hlo_buf_puts(b, hlo_type_name(s->type));
-  hlo_buf_putc(b, '[');
-  for (int i = 0; i < s->rank; i++) {
-    if (i) hlo_buf_putc(b, ',');
-    if (s->dims[i] == HLO_DIM_UNBOUNDED) {
-      hlo_buf_putc(b, '?');
-      continue;
-    }
-    if (s->dynamic && s->dynamic[i]) hlo_buf_puts(b, "<=");
-    hlo_buf_printf(b, "%lld", (long long)s->dims[i]);
-  }
-  hlo_buf_putc(b, ']');
-  if (with_layout && s->layout && s->rank > 0) {
-    hlo_buf_putc(b, '{');
-    for (int i = 0; i < s->layout->n; i++)
-      hlo_buf_printf(b, "%s%lld", i ? "," : "", (long long)s->layout->minor_to_major[i]);
-    if (s->layout->ext) hlo_buf_printf(b, ":%s", s->layout->ext);
-    hlo_buf_putc(b, '}');
-  }
-  return b->failed ? HLO_ERR : HLO_OK;
-}
-
-char *hlo_shape_str(hlo_arena *a, const hlo_shape *s, bool with_layout) {
-  hlo_buf b;
-  hlo_buf_init(&b, a->alloc);
-  hlo_shape_format(&b, s, with_layout);
-  char *r = b.failed || !b.data ? NULL : hlo_arena_strndup(a, b.data, b.len);
-  hlo_buf_release(&b);
-  return r;
-}
 
 bool hlo_shape_xla_compatible(const hlo_shape *a, const hlo_shape *b, bool ignore_fp) {
   if (a->type == HLO_TUPLE || b->type == HLO_TUPLE) {

@@ -4,6 +4,7 @@
 #define HLO_VERIFY_INTERNAL_H
 
 #include "hlo/hlo_shape_infer.h"
+#include "hlo/hlo_text.h" /* hlo_shape_str */
 #include "hlo/hlo_verify.h"
 
 typedef struct vctx {
