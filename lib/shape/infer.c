@@ -11,7 +11,7 @@
  * "variadic" (any count otherwise). */
 #define ANY INT_MAX
 typedef struct shape_rule {
-  int (*infer)(sctx *c);
+  int (*infer)(infer_ctx *c);
   struct { int lo, hi; } operands;
 } shape_rule;
 
@@ -187,7 +187,7 @@ static int tuple_depth(const hlo_shape *s, int cap) {
 enum { MAX_TUPLE_DEPTH = 256 }; /* the text parser's nesting limit */
 
 int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out, hlo_diags *d, const hlo_src *src) {
-  sctx c = {in, a, d, src, out};
+  infer_ctx c = {in, a, d, src, out};
   memset(out, 0, sizeof *out);
   if (in->ncalled > HLO_INFER_MAX_OPERANDS)
     return sx_fail(&c, "more than %d called computations", HLO_INFER_MAX_OPERANDS);

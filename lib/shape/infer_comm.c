@@ -6,7 +6,7 @@
 #include "core/bug.h"
 #include "shape/infer_internal.h"
 
-static int operands_or_tuple(sctx *c) {
+static int operands_or_tuple(infer_ctx *c) {
   int n = c->in->noperands;
   if (n == 1) return sx_copy(c, sx_op(c, 0));
   const hlo_shape **el = SX_TMP(c, n, const hlo_shape *);
@@ -15,7 +15,7 @@ static int operands_or_tuple(sctx *c) {
   return sx_tuple(c, n, el);
 }
 
-static int tuple_elem(sctx *c, int op, int idx, const char *what) {
+static int tuple_elem(infer_ctx *c, int op, int idx, const char *what) {
   const hlo_shape *s = sx_op(c, op);
   if (s->type != HLO_TUPLE || s->ntuple <= idx)
     return sx_fail(c, "The operand of %s must be a tuple with at least %d elements; got %s.", what, idx + 1,
@@ -40,7 +40,7 @@ static int64_t shard_count(const hlo_instruction *in) {
 }
 
 /* all-gather / reduce-scatter: operand i's dimension `dim` scaled. */
-static int scaled_dim(sctx *c, bool gather, hlo_shape *out_elems) {
+static int scaled_dim(infer_ctx *c, bool gather, hlo_shape *out_elems) {
   int nd;
   const int64_t *d = hlo_instr_ints(c->in, HLO_A_DIMENSIONS, &nd);
   const char *what = gather ? "all-gather" : "reduce-scatter";
@@ -78,7 +78,7 @@ static int scaled_dim(sctx *c, bool gather, hlo_shape *out_elems) {
   return HLO_OK;
 }
 
-static int gather_or_scatter(sctx *c, bool gather, bool start) {
+static int gather_or_scatter(infer_ctx *c, bool gather, bool start) {
   int n = c->in->noperands;
   if (n < 1) return sx_fail(c, "%s needs an operand", hlo_opcode_name(c->in->op));
   hlo_shape *outs = SX_TMP(c, n, hlo_shape);
@@ -92,7 +92,7 @@ static int gather_or_scatter(sctx *c, bool gather, bool start) {
     hlo_instruction tmp = *c->in;
     tmp.shape = ds->tuple[1];
     tmp.shape_omitted = false;
-    sctx c2 = *c;
+    infer_ctx c2 = *c;
     c2.in = &tmp;
     if (scaled_dim(&c2, true, outs)) return HLO_ERR;
   } else if (scaled_dim(c, gather, outs)) {
@@ -120,7 +120,7 @@ static int gather_or_scatter(sctx *c, bool gather, bool start) {
   return sx_tuple(c, 2, p2);
 }
 
-int hlo_shape_infer_collective(sctx *c) {
+int hlo_shape_infer_collective(infer_ctx *c) {
   const hlo_instruction *in = c->in;
   int n = in->noperands;
   switch (in->op) {
@@ -254,7 +254,7 @@ int hlo_shape_infer_collective(sctx *c) {
   }
 }
 
-int hlo_shape_infer_async(sctx *c) {
+int hlo_shape_infer_async(infer_ctx *c) {
   const hlo_instruction *in = c->in;
   switch (in->op) {
   case HLO_OP_ASYNC_START: {

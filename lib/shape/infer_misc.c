@@ -6,7 +6,7 @@
 #include "core/bug.h"
 #include "shape/infer_internal.h"
 
-int hlo_shape_infer_control(sctx *c) {
+int hlo_shape_infer_control(infer_ctx *c) {
   const hlo_instruction *in = c->in;
   switch (in->op) {
   case HLO_OP_WHILE:
@@ -63,7 +63,7 @@ int hlo_shape_infer_control(sctx *c) {
   }
 }
 
-int hlo_shape_infer_misc(sctx *c) {
+int hlo_shape_infer_misc(infer_ctx *c) {
   const hlo_instruction *in = c->in;
   switch (in->op) {
   case HLO_OP_PARAMETER: case HLO_OP_CUSTOM_CALL: case HLO_OP_BITCAST: case HLO_OP_SCAN: case HLO_OP_SHUFFLE:
