@@ -12,7 +12,7 @@ _Noreturn void hlo_bug(const char *file, int line, const char *fmt, ...) HLO_PRI
 #define HLO_BUG(...) hlo_bug(__FILE__, __LINE__, __VA_ARGS__)
 /* Checked unless NDEBUG is defined (the Makefile never defines it). */
 #ifdef NDEBUG
-#define HLO_ASSERT(cond) ((void)0)
+#define HLO_ASSERT(cond) ((void)sizeof(cond))
 #else
 #define HLO_ASSERT(cond) ((cond) ? (void)0 : hlo_bug(__FILE__, __LINE__, "assertion failed: %s", #cond))
 #endif

@@ -3,6 +3,7 @@
  * reverse and iota.  (gather/scatter live in infer_gather.c.) */
 #include <string.h>
 
+#include "core/bug.h"
 #include "shape/infer_internal.h"
 
 static bool has_unbounded(const hlo_shape *s) {
@@ -28,7 +29,7 @@ int hlo_shape_infer_reshape(infer_ctx *c) {
 }
 
 int hlo_shape_infer_dynamic_reshape(infer_ctx *c) {
-  if (c->in->noperands < 1) return sx_fail(c, "dynamic-reshape needs an operand");
+  HLO_ASSERT(c->in->noperands >= 1); /* hlo_infer_shape checked the operand count */
   if (sx_need_array(c, 0, "dynamic-reshape")) return HLO_ERR;
   if (sx_declared(c)) return HLO_ERR;
   const hlo_shape *r = &c->in->shape;
@@ -134,7 +135,7 @@ static int scalar_int_indices(infer_ctx *c, int first, int count, const char *wh
 }
 
 int hlo_shape_infer_dynamic_slice(infer_ctx *c) {
-  if (c->in->noperands < 1) return sx_fail(c, "dynamic-slice needs an operand");
+  HLO_ASSERT(c->in->noperands >= 1); /* hlo_infer_shape checked the operand count */
   if (sx_need_array(c, 0, "dynamic-slice")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0);
   int n;
@@ -156,7 +157,7 @@ int hlo_shape_infer_dynamic_slice(infer_ctx *c) {
 }
 
 int hlo_shape_infer_dynamic_update_slice(infer_ctx *c) {
-  if (c->in->noperands < 2) return sx_fail(c, "dynamic-update-slice needs an operand and an update");
+  HLO_ASSERT(c->in->noperands >= 2); /* hlo_infer_shape checked the operand count */
   if (sx_need_array(c, 0, "dynamic-update-slice") || sx_need_array(c, 1, "dynamic-update-slice")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0), *u = sx_op(c, 1);
   if (c->in->noperands - 2 != s->rank)
@@ -218,7 +219,7 @@ int hlo_shape_infer_pad(infer_ctx *c) {
 }
 
 int hlo_shape_infer_concatenate(infer_ctx *c) {
-  if (c->in->noperands < 1) return sx_fail(c, "Concatenate expects at least one argument.");
+  HLO_ASSERT(c->in->noperands >= 1); /* hlo_infer_shape checked the operand count */
   int n;
   const int64_t *dv = hlo_instr_ints(c->in, HLO_A_DIMENSIONS, &n);
   if (n != 1) return sx_fail(c, "Concatenate needs exactly one dimension in dimensions={...}; got %d.", n);

@@ -3,6 +3,7 @@
  * triangular-solve and cholesky. */
 #include <string.h>
 
+#include "core/bug.h"
 #include "shape/infer_internal.h"
 
 static bool contains(const int64_t *v, int n, int64_t x) {
@@ -128,7 +129,7 @@ int hlo_shape_infer_ragged_dot(infer_ctx *c) {
 }
 
 int hlo_shape_infer_convolution(infer_ctx *c) {
-  if (c->in->noperands != 2) return sx_fail(c, "convolution takes 2 operands; got %d.", c->in->noperands);
+  HLO_ASSERT(c->in->noperands == 2); /* hlo_infer_shape checked the operand count */
   if (sx_need_array(c, 0, "convolution") || sx_need_array(c, 1, "convolution")) return HLO_ERR;
   const hlo_shape *l = sx_op(c, 0), *r = sx_op(c, 1);
   const hlo_attr *da = hlo_instr_attr(c->in, HLO_A_DIM_LABELS);
