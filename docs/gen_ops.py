@@ -33,6 +33,14 @@ COLUMNS = [
     ("Fusion role", "lib/fuse/fuse_policy.c", "RULES", [("cls", VALUE, ""), ("costly", FLAG, "costly")]),
 ]
 
+# Where a column's values (not functions) take effect.
+NOTES = {
+    "Indexing rule": "; each rule is a `case R_...` of `imap_output_to_input_depth` and `imap_input_to_output`"
+                     " there (`R_NONE`: no rule, UNDEFINED maps)",
+    "Graph class": "; the class gives the node colour (`hlo_dot_class_color`, same file)",
+    "Fusion role": "; `fuse_classify` and `fuse_cheap` there read it (docs/fusion.md)",
+}
+
 
 def fail(msg):
     sys.stderr.write("gen_ops.py: %s\n" % msg)
@@ -153,6 +161,10 @@ def render(root):
                       open(os.path.join(root, "include/hlo/hlo_ops.def")).read(), re.M)
     ops = [d[0] for d in defs]
     where = definitions(root)
+    for title, note in NOTES.items():  # the functions a note names must exist
+        for fn in re.findall(r"`([a-z]\w*_\w*)`", note):
+            if fn not in where:
+                fail("note on %s names %s, which no file under lib/ defines" % (title, fn))
     tables = [(title, path, read_table(root, path, name, ops), parts) for title, path, name, parts in COLUMNS]
     lines = [
         "# Op index",
@@ -165,7 +177,7 @@ def render(root):
         "",
     ]
     for title, path, name, _ in COLUMNS:
-        lines.append("- %s: `%s` in `%s`" % (title, name, path))
+        lines.append("- %s: `%s` in `%s`%s" % (title, name, path, NOTES.get(title, "")))
     lines += [
         "",
         "`grep -n HLO_OP_GATHER lib/` lists the same rows.  Arity and flags come from `hlo_ops.def`",
