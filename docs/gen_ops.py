@@ -99,7 +99,7 @@ def read_table(root, path, name, ops):
             fail("%s: %s names HLO_OP_%s twice" % (path, name, op))
         if init.startswith("{"):
             fields = {}
-            for f in split_top(init[1:-1]):
+            for f in split_top(init[1:-1]) if init[1:-1].strip() != "0" else []:  # {0}: no entry
                 fm = re.match(r"\.(\w+)\s*=\s*(.*)$", f, re.S)
                 if not fm:
                     fail("%s: %s HLO_OP_%s: use designated fields, not %s" % (path, name, op, f))

@@ -214,8 +214,7 @@ static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested) {
     break;
   }
   int arity = hlo_opcode_arity(in->op);
-  if (arity != HLO_VARIADIC && in->noperands != arity && in->op != HLO_OP_CONSTANT &&
-      in->op != HLO_OP_PARAMETER)
+  if (arity != HLO_VARIADIC && in->noperands != arity) /* constant, parameter: 0, as in hlo_ops.def */
     return scan_errorf(scn, in->op_off, "%s takes %d operand%s but %d %s given", hlo_opcode_name(in->op),
                      arity, arity == 1 ? "" : "s", in->noperands, in->noperands == 1 ? "is" : "are");
   if (nested) return HLO_OK;
