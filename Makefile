@@ -33,7 +33,7 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wswitch
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(ISA_CFLAGS) $(OPT) $(WARN) -fPIC -Iinclude -Ilib $(PKG_CFLAGS)
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(ISA_CFLAGS) $(OPT) $(WARN) -fPIC -fvisibility=hidden -Iinclude -Ilib $(PKG_CFLAGS)
 LDLIBS  += $(PKG_LIBS) -lm
 
 LIB_SRCS  := $(filter-out %_test.c,$(wildcard lib/*/*.c))
@@ -48,7 +48,7 @@ UNIT_TESTS := $(TEST_SRCS:lib/%.c=$(BUILD)/test/%)
 MANPAGES  := $(wildcard man/man1/*.1)
 HEADERS   := $(wildcard include/hlo/*.h include/hlo/*.def lib/*/*.h cmd/common/*.h)
 
-.PHONY: all check unit bench demo install deps clean fuzz
+.PHONY: all check unit bench demo install deps clean fuzz docs
 .SECONDARY:
 all: $(BUILD)/lib/libhlo.a $(BUILD)/lib/libhlo.so $(TOOLS) $(UNIT_TESTS)
 
@@ -93,6 +93,11 @@ demo: all
 	$(BUILD)/bin/hlo-fuse --stats testdata/examples/mlp.hlo > /dev/null
 	@echo '== hlo-run on random inputs (seed 1)'
 	$(BUILD)/bin/hlo-run --random=1 testdata/examples/mlp.hlo
+
+# docs/ops.md, the op index, is generated from the per-opcode tables of lib/;
+# testdata/docs/ops_page.test fails when the checked-in page is stale.
+docs:
+	@$(PYTHON) docs/gen_ops.py
 
 bench: all
 	@BUILD=$(BUILD) $(PYTHON) testdata/bench.py

@@ -17,8 +17,12 @@ config.environment["PATH"] = os.pathsep.join(
 for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+if "LSAN_OPTIONS" not in os.environ:  # third-party leaks only; see the file
+    config.environment["LSAN_OPTIONS"] = "suppressions=%s:print_suppressions=0" % os.path.join(
+        config.test_source_root, "lsan.supp")
 config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%corpus", os.path.join(os.path.dirname(root), "shared", "corpus")))
 config.substitutions.append(("%testdata", config.test_source_root))
 config.substitutions.append(("%root", root))
 config.substitutions.append(("%fuzzbin", os.path.join(build, "fuzz")))
+config.substitutions.append(("%libdir", os.path.join(build, "lib")))

@@ -23,6 +23,15 @@ enum { HLO_OK = 0, HLO_ERR = -1 };
 #define HLO_PRINTF(a, b)
 #endif
 
+/* Marks the public API: libhlo is built with -fvisibility=hidden, so
+ * libhlo.so exports exactly the functions declared HLO_API in include/hlo/
+ * (testdata/docs/exports.test compares them). */
+#if defined(__GNUC__)
+#define HLO_API __attribute__((visibility("default")))
+#else
+#define HLO_API
+#endif
+
 /* ---- allocation ---------------------------------------------------------
  * All library allocations go through an hlo_allocator so tests can make the
  * Nth allocation fail.  NULL means the C library's malloc/realloc/free. */
@@ -33,9 +42,9 @@ typedef struct hlo_allocator {
   void *ud;
 } hlo_allocator;
 
-void *hlo_malloc(const hlo_allocator *a, size_t n);
-void *hlo_realloc(const hlo_allocator *a, void *p, size_t n);
-void hlo_free(const hlo_allocator *a, void *p);
+HLO_API void *hlo_malloc(const hlo_allocator *a, size_t n);
+HLO_API void *hlo_realloc(const hlo_allocator *a, void *p, size_t n);
+HLO_API void hlo_free(const hlo_allocator *a, void *p);
 
 /* Checked size arithmetic: return false (and leave *out untouched) on overflow. */
 static inline bool hlo_mul_overflow(size_t a, size_t b, size_t *out) {
@@ -58,16 +67,16 @@ typedef struct hlo_arena {
   size_t bytes_retired;     /* bytes used in blocks other than the head */
 } hlo_arena;
 
-void hlo_arena_init(hlo_arena *a, const hlo_allocator *alloc);
-void hlo_arena_release(hlo_arena *a);
-void *hlo_arena_alloc(hlo_arena *a, size_t n);
+HLO_API void hlo_arena_init(hlo_arena *a, const hlo_allocator *alloc);
+HLO_API void hlo_arena_release(hlo_arena *a);
+HLO_API void *hlo_arena_alloc(hlo_arena *a, size_t n);
 /* n elements of size sz, overflow-checked. */
-void *hlo_arena_array(hlo_arena *a, size_t n, size_t sz);
-char *hlo_arena_strndup(hlo_arena *a, const char *s, size_t n);
-char *hlo_arena_strdup(hlo_arena *a, const char *s);
-char *hlo_arena_printf(hlo_arena *a, const char *fmt, ...) HLO_PRINTF(2, 3);
+HLO_API void *hlo_arena_array(hlo_arena *a, size_t n, size_t sz);
+HLO_API char *hlo_arena_strndup(hlo_arena *a, const char *s, size_t n);
+HLO_API char *hlo_arena_strdup(hlo_arena *a, const char *s);
+HLO_API char *hlo_arena_printf(hlo_arena *a, const char *fmt, ...) HLO_PRINTF(2, 3);
 /* Bytes handed out so far (including alignment padding). */
-size_t hlo_arena_used(const hlo_arena *a);
+HLO_API size_t hlo_arena_used(const hlo_arena *a);
 
 /* ---- growable byte buffer (for printers) ------------------------------- */
 typedef struct hlo_buf {
@@ -77,18 +86,18 @@ typedef struct hlo_buf {
   const hlo_allocator *alloc;
 } hlo_buf;
 
-void hlo_buf_init(hlo_buf *b, const hlo_allocator *alloc);
-void hlo_buf_release(hlo_buf *b);
-void hlo_buf_put(hlo_buf *b, const char *s, size_t n);
-void hlo_buf_puts(hlo_buf *b, const char *s);
-void hlo_buf_putc(hlo_buf *b, char c);
-void hlo_buf_printf(hlo_buf *b, const char *fmt, ...) HLO_PRINTF(2, 3);
+HLO_API void hlo_buf_init(hlo_buf *b, const hlo_allocator *alloc);
+HLO_API void hlo_buf_release(hlo_buf *b);
+HLO_API void hlo_buf_put(hlo_buf *b, const char *s, size_t n);
+HLO_API void hlo_buf_puts(hlo_buf *b, const char *s);
+HLO_API void hlo_buf_putc(hlo_buf *b, char c);
+HLO_API void hlo_buf_printf(hlo_buf *b, const char *fmt, ...) HLO_PRINTF(2, 3);
 /* Decimal text of v (faster than hlo_buf_printf for the printers' hot paths). */
-void hlo_buf_put_i64(hlo_buf *b, int64_t v);
-void hlo_buf_put_u64(hlo_buf *b, uint64_t v);
-void hlo_buf_vprintf(hlo_buf *b, const char *fmt, va_list ap);
+HLO_API void hlo_buf_put_i64(hlo_buf *b, int64_t v);
+HLO_API void hlo_buf_put_u64(hlo_buf *b, uint64_t v);
+HLO_API void hlo_buf_vprintf(hlo_buf *b, const char *fmt, va_list ap);
 /* Detach the NUL-terminated contents (caller frees with hlo_free). */
-char *hlo_buf_take(hlo_buf *b);
+HLO_API char *hlo_buf_take(hlo_buf *b);
 
 /* ---- sources ---------------------------------------------------------------
  * A named text buffer.  Locations everywhere are byte offsets into it; line
@@ -103,11 +112,11 @@ typedef struct hlo_loc {
   uint32_t line, col; /* 1-based; col counts bytes */
 } hlo_loc;
 
-hlo_loc hlo_src_loc(const hlo_src *src, size_t off);
+HLO_API hlo_loc hlo_src_loc(const hlo_src *src, size_t off);
 /* The same, counting on from a known location `at` of offset from (restarts
  * from the beginning if from > off): rendering many diagnostics in offset
  * order stays linear in the source size. */
-hlo_loc hlo_src_loc_from(const hlo_src *src, size_t off, size_t from, hlo_loc at);
+HLO_API hlo_loc hlo_src_loc_from(const hlo_src *src, size_t off, size_t from, hlo_loc at);
 
 /* ---- diagnostics ------------------------------------------------------- */
 typedef enum hlo_severity { HLO_SEV_ERROR, HLO_SEV_WARNING, HLO_SEV_NOTE } hlo_severity;
@@ -128,24 +137,24 @@ typedef struct hlo_diags {
   const hlo_allocator *alloc;
 } hlo_diags;
 
-void hlo_diags_init(hlo_diags *d, const hlo_allocator *alloc);
-void hlo_diags_release(hlo_diags *d);
+HLO_API void hlo_diags_init(hlo_diags *d, const hlo_allocator *alloc);
+HLO_API void hlo_diags_release(hlo_diags *d);
 /* Record an error at src+off; always returns HLO_ERR so callers can
  * `return hlo_errorf(...)`. */
-int hlo_errorf(hlo_diags *d, const hlo_src *src, size_t off, const char *fmt, ...)
-    HLO_PRINTF(4, 5);
-int hlo_vdiagf(hlo_diags *d, hlo_severity sev, const hlo_src *src, size_t off,
-               const char *fmt, va_list ap);
-void hlo_notef(hlo_diags *d, const hlo_src *src, size_t off, const char *fmt, ...)
-    HLO_PRINTF(4, 5);
-void hlo_warnf(hlo_diags *d, const hlo_src *src, size_t off, const char *fmt, ...)
-    HLO_PRINTF(4, 5);
+HLO_API int hlo_errorf(hlo_diags *d, const hlo_src *src, size_t off, const char *fmt, ...)
+            HLO_PRINTF(4, 5);
+HLO_API int hlo_vdiagf(hlo_diags *d, hlo_severity sev, const hlo_src *src, size_t off,
+                       const char *fmt, va_list ap);
+HLO_API void hlo_notef(hlo_diags *d, const hlo_src *src, size_t off, const char *fmt, ...)
+            HLO_PRINTF(4, 5);
+HLO_API void hlo_warnf(hlo_diags *d, const hlo_src *src, size_t off, const char *fmt, ...)
+            HLO_PRINTF(4, 5);
 
 /* Render one diagnostic as "file:line:col: error: msg\n<source line>\n   ^\n"
  * (or "file: error: msg\n" without a position) into b. */
-void hlo_diag_render(hlo_buf *b, const hlo_diag *d);
+HLO_API void hlo_diag_render(hlo_buf *b, const hlo_diag *d);
 /* The same with d's location already computed (see hlo_src_loc_from). */
-void hlo_diag_render_loc(hlo_buf *b, const hlo_diag *d, hlo_loc loc);
+HLO_API void hlo_diag_render_loc(hlo_buf *b, const hlo_diag *d, hlo_loc loc);
 
 /* ---- string map ------------------------------------------------------------
  * Open-addressing hash map from NUL-terminated strings to pointers, storage
@@ -161,11 +170,11 @@ typedef struct hlo_strmap {
   hlo_strmap_slot *slots;
 } hlo_strmap;
 
-void hlo_strmap_init(hlo_strmap *m, hlo_arena *arena);
+HLO_API void hlo_strmap_init(hlo_strmap *m, hlo_arena *arena);
 /* Insert or replace; HLO_ERR on allocation failure. *old gets the previous
  * value (NULL if none) when old is not NULL. */
-int hlo_strmap_put(hlo_strmap *m, const char *key, void *val, void **old);
-void *hlo_strmap_get(const hlo_strmap *m, const char *key);
-void *hlo_strmap_getn(const hlo_strmap *m, const char *key, size_t n);
+HLO_API int hlo_strmap_put(hlo_strmap *m, const char *key, void *val, void **old);
+HLO_API void *hlo_strmap_get(const hlo_strmap *m, const char *key);
+HLO_API void *hlo_strmap_getn(const hlo_strmap *m, const char *key, size_t n);
 
 #endif

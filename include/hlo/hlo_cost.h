@@ -24,24 +24,24 @@ typedef struct hlo_cost_analysis hlo_cost_analysis;
  * other while one time (as XLA).  Returns NULL with a diagnostic on
  * allocation failure or when computations call each other in a cycle or
  * nest deeper than 256.  alloc may be NULL. */
-hlo_cost_analysis *hlo_cost_analyze(const hlo_module *m, const hlo_allocator *alloc, hlo_diags *d);
-void hlo_cost_analysis_free(hlo_cost_analysis *a);
+HLO_API hlo_cost_analysis *hlo_cost_analyze(const hlo_module *m, const hlo_allocator *alloc, hlo_diags *d);
+HLO_API void hlo_cost_analysis_free(hlo_cost_analysis *a);
 
 /* The cost of one execution of instruction in (of the analyzed module); a
  * zero cost for an instruction not in it. */
-hlo_cost hlo_cost_of(const hlo_cost_analysis *a, const hlo_instruction *in);
+HLO_API hlo_cost hlo_cost_of(const hlo_cost_analysis *a, const hlo_instruction *in);
 /* The sum over the instructions of c. */
-hlo_cost hlo_cost_of_computation(const hlo_cost_analysis *a, const hlo_computation *c);
+HLO_API hlo_cost hlo_cost_of_computation(const hlo_cost_analysis *a, const hlo_computation *c);
 /* Trip count used for a while instruction: N from known_trip_count, else 1
  * (*known false). */
-int64_t hlo_cost_trip_count(const hlo_instruction *w, bool *known);
+HLO_API int64_t hlo_cost_trip_count(const hlo_instruction *w, bool *known);
 
 /* Bytes of a shape as XLA's default shape size function gives them: arrays
  * elements * bytes per element, a tuple its table of 8-byte pointers,
  * token 0, opaque 8. */
-double hlo_cost_shape_bytes(const hlo_shape *s);
+HLO_API double hlo_cost_shape_bytes(const hlo_shape *s);
 /* Bytes of every array leaf of s (a tuple's elements, not its table). */
-double hlo_cost_leaf_bytes(const hlo_shape *s);
+HLO_API double hlo_cost_leaf_bytes(const hlo_shape *s);
 
 /* ---- peak live memory ------------------------------------------------------
  * Buffers of the entry computation over its order (the schedule of an
@@ -75,17 +75,17 @@ typedef struct hlo_mem_peak {
 /* Compute the peak of m's entry computation; arrays go into arena.  HLO_ERR
  * with a diagnostic if m has no entry, on allocation failure, or when
  * computations nest deeper than 256. */
-int hlo_mem_peak_compute(const hlo_module *m, hlo_arena *arena, hlo_mem_peak *out, hlo_diags *d);
+HLO_API int hlo_mem_peak_compute(const hlo_module *m, hlo_arena *arena, hlo_mem_peak *out, hlo_diags *d);
 
 /* ---- roofline --------------------------------------------------------------
  * Seconds of an instruction on a machine of peak_gflops and peak_gbps:
  * max(flops / peak, bytes / bandwidth); *memory_bound says which term won. */
-double hlo_cost_roofline(const hlo_cost *c, double peak_gflops, double peak_gbps, bool *memory_bound);
+HLO_API double hlo_cost_roofline(const hlo_cost *c, double peak_gflops, double peak_gbps, bool *memory_bound);
 
 /* Measure this machine: single-precision GEMM through OpenBLAS (n x n, best
  * of a few runs) and memcpy bandwidth (read + write bytes per second of a
  * copy larger than the caches).  HLO_ERR on allocation failure. */
-int hlo_cost_calibrate(double *gflops, double *gbps);
+HLO_API int hlo_cost_calibrate(double *gflops, double *gbps);
 
 /* ---- the hlo-stats report ---------------------------------------------------- */
 typedef enum hlo_stats_format { HLO_STATS_TEXT, HLO_STATS_JSON, HLO_STATS_CSV } hlo_stats_format;
@@ -100,7 +100,7 @@ typedef struct hlo_stats_options {
 /* Append the report of m (its cost analysis a and peak p) to out: text
  * tables, one JSON object, or CSV with one row per instruction (docs/stats.md
  * gives each form).  HLO_ERR on allocation failure. */
-int hlo_stats_render(hlo_buf *out, const hlo_module *m, const hlo_cost_analysis *a, const hlo_mem_peak *p,
+HLO_API int hlo_stats_render(hlo_buf *out, const hlo_module *m, const hlo_cost_analysis *a, const hlo_mem_peak *p,
                      const hlo_stats_options *o);
 
 #endif

@@ -21,9 +21,9 @@ typedef enum hlo_dot_class {
   HLO_DOT_CLASS_COUNT
 } hlo_dot_class;
 
-hlo_dot_class hlo_dot_op_class(hlo_opcode op);
-const char *hlo_dot_class_name(hlo_dot_class c);  /* "elementwise" */
-const char *hlo_dot_class_color(hlo_dot_class c); /* fill colour, "#rrggbb" */
+HLO_API hlo_dot_class hlo_dot_op_class(hlo_opcode op);
+HLO_API const char *hlo_dot_class_name(hlo_dot_class c);  /* "elementwise" */
+HLO_API const char *hlo_dot_class_color(hlo_dot_class c); /* fill colour, "#rrggbb" */
 
 typedef struct hlo_dot_options {
   const char *computation; /* computation to draw; NULL = entry (or the one
@@ -82,35 +82,35 @@ typedef struct hlo_dot_graph {
  * Returns NULL with a diagnostic in d for an unknown computation or
  * instruction name, or when memory runs out.  m must stay alive while the
  * view is used.  Free with hlo_dot_graph_free. */
-hlo_dot_graph *hlo_dot_select(const hlo_module *m, const hlo_dot_options *opts,
-                              const hlo_allocator *alloc, hlo_diags *d);
-void hlo_dot_graph_free(hlo_dot_graph *g);
+HLO_API hlo_dot_graph *hlo_dot_select(const hlo_module *m, const hlo_dot_options *opts,
+                                      const hlo_allocator *alloc, hlo_diags *d);
+HLO_API void hlo_dot_graph_free(hlo_dot_graph *g);
 
 /* Is instruction `in` folded into its users' labels (a constant, or a
  * broadcast of a scalar constant, that is not the root)? */
-bool hlo_dot_is_folded(const hlo_instruction *in);
+HLO_API bool hlo_dot_is_folded(const hlo_instruction *in);
 
 /* Append node i's label text (lines separated by '\n'): name, opcode with
  * key attributes, shape, folded operands, called reducers. */
-int hlo_dot_node_label(hlo_buf *b, const hlo_dot_graph *g, int i);
+HLO_API int hlo_dot_node_label(hlo_buf *b, const hlo_dot_graph *g, int i);
 
 /* Build the Graphviz graph of a view (free with agclose).  NULL on
  * failure, recorded in d. */
-Agraph_t *hlo_dot_build(const hlo_dot_graph *g, hlo_diags *d);
+HLO_API Agraph_t *hlo_dot_build(const hlo_dot_graph *g, hlo_diags *d);
 
 /* Lay out (with the dot engine) and render graph to format ("dot" for the
  * input graph without layout, "svg", "png", ...), appending the output to
  * out.  HLO_ERR with a diagnostic if Graphviz fails or lacks the format.
  * Graphviz reports its own warnings through its error callback (agseterrf),
  * which only the program may set. */
-int hlo_dot_render(Agraph_t *graph, const char *format, hlo_buf *out, hlo_diags *d);
+HLO_API int hlo_dot_render(Agraph_t *graph, const char *format, hlo_buf *out, hlo_diags *d);
 
 /* Append a self-contained HTML page: the SVG of the view inline, pan/zoom,
  * search by name, and on click the instruction's full text with its
  * operands and users highlighted.  The page also reads a URL fragment
  * "#search=NAME&click=NAME" and writes what it did into
  * <pre id="hlo-test-result"> (used by the browser test). */
-int hlo_dot_html(hlo_buf *out, const hlo_dot_graph *g, const char *svg, size_t svg_len,
-                 const char *title);
+HLO_API int hlo_dot_html(hlo_buf *out, const hlo_dot_graph *g, const char *svg, size_t svg_len,
+                         const char *title);
 
 #endif

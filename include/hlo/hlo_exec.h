@@ -44,18 +44,18 @@ typedef enum hlo_isa {
 #define HLO_ISA_MAX HLO_ISA_AVX512
 
 /* "baseline", "avx2", "avx512" ("auto" for HLO_ISA_AUTO). */
-const char *hlo_isa_name(hlo_isa level);
+HLO_API const char *hlo_isa_name(hlo_isa level);
 /* Parse a level name as above; HLO_ERR if s is not one of them. */
-int hlo_isa_parse(const char *s, hlo_isa *level);
+HLO_API int hlo_isa_parse(const char *s, hlo_isa *level);
 /* Whether level can run here: compiled into this build and supported by the
  * running CPU.  When it cannot and why_not is given, *why_not points at a
  * static sentence saying why. */
-bool hlo_isa_available(hlo_isa level, const char **why_not);
+HLO_API bool hlo_isa_available(hlo_isa level, const char **why_not);
 /* The level the kernels use under cap: the highest available level not above
  * cap.  HLO_ISA_AUTO takes the cap from the environment variable HLO_ISA
  * (unset or empty: no cap); HLO_ERR with a message in *why when that
  * variable holds no level name. */
-int hlo_isa_effective(hlo_isa cap, hlo_isa *level, const char **why);
+HLO_API int hlo_isa_effective(hlo_isa cap, hlo_isa *level, const char **why);
 
 typedef struct hlo_exec_options {
   bool reference;          /* run every op through the scalar reference code */
@@ -91,15 +91,15 @@ typedef struct hlo_mempool_stats {
   uint64_t peak;    /* most bytes allocated at once */
   uint64_t refused; /* size of the first request refused for the limit, 0 if none */
 } hlo_mempool_stats;
-hlo_mempool *hlo_mempool_new(uint64_t limit);
-void hlo_mempool_free(hlo_mempool *p);
-const hlo_allocator *hlo_mempool_allocator(hlo_mempool *p);
-hlo_mempool_stats hlo_mempool_stats_of(const hlo_mempool *p);
+HLO_API hlo_mempool *hlo_mempool_new(uint64_t limit);
+HLO_API void hlo_mempool_free(hlo_mempool *p);
+HLO_API const hlo_allocator *hlo_mempool_allocator(hlo_mempool *p);
+HLO_API hlo_mempool_stats hlo_mempool_stats_of(const hlo_mempool *p);
 /* Start the peak again from the bytes live now (returned), e.g. to measure
  * one run. */
-uint64_t hlo_mempool_reset_peak(hlo_mempool *p);
+HLO_API uint64_t hlo_mempool_reset_peak(hlo_mempool *p);
 /* Half the physical memory: the limit hlo-run uses by default. */
-uint64_t hlo_mempool_default_limit(void);
+HLO_API uint64_t hlo_mempool_default_limit(void);
 
 /* Per-instruction profile, accumulated over runs when opts.profile is set.
  * seconds is the time inside the instruction's kernel (for call, while,
@@ -122,32 +122,32 @@ typedef struct hlo_exec hlo_exec;
  * when something in the module cannot run (unsupported op, rank too large,
  * custom-call target unknown, ...): the message names the instruction.
  * opts may be NULL (fast path, seed 0).  alloc may be NULL. */
-hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
-                       const hlo_allocator *alloc, hlo_diags *d);
-void hlo_exec_free(hlo_exec *e);
+HLO_API hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
+                               const hlo_allocator *alloc, hlo_diags *d);
+HLO_API void hlo_exec_free(hlo_exec *e);
 
 /* Run the entry computation on nargs arguments (borrowed; their shapes must
  * be compatible with the entry parameters, which is checked).  On success
  * *result holds a new reference the caller releases.  Runtime errors (e.g.
  * while iteration limit) go to the diags given at creation. */
-int hlo_exec_run(hlo_exec *e, hlo_val **args, int nargs, hlo_val **result);
+HLO_API int hlo_exec_run(hlo_exec *e, hlo_val **args, int nargs, hlo_val **result);
 
 /* The profile entries (one per planned instruction, in plan order) and their
  * count in *n; NULL with *n = 0 unless opts.profile.  Owned by e. */
-const hlo_exec_prof *hlo_exec_profile(const hlo_exec *e, int *n);
+HLO_API const hlo_exec_prof *hlo_exec_profile(const hlo_exec *e, int *n);
 /* Zero the accumulated profile (e.g. after a warm-up run). */
-void hlo_exec_profile_reset(hlo_exec *e);
+HLO_API void hlo_exec_profile_reset(hlo_exec *e);
 
 /* The ISA level e's fast kernels use (hlo_isa_effective of opts.isa). */
-hlo_isa hlo_exec_isa(const hlo_exec *e);
+HLO_API hlo_isa hlo_exec_isa(const hlo_exec *e);
 
 /* Number of entry parameters and the shape of parameter i. */
-int hlo_exec_nparams(const hlo_exec *e);
-const hlo_shape *hlo_exec_param_shape(const hlo_exec *e, int i);
+HLO_API int hlo_exec_nparams(const hlo_exec *e);
+HLO_API const hlo_shape *hlo_exec_param_shape(const hlo_exec *e, int i);
 
 /* A new value of the given shape (all leaves zero-filled), refs = 1.
  * NULL on allocation failure or size overflow. */
-hlo_val *hlo_val_new(const hlo_allocator *alloc, const hlo_shape *shape);
+HLO_API hlo_val *hlo_val_new(const hlo_allocator *alloc, const hlo_shape *shape);
 /* A value over caller-owned storage (zero-copy input): an array of the
  * given shape whose `data` holds its elements in the layout described at the
  * top of this file.  The library never writes, reuses or frees data; the
@@ -156,17 +156,17 @@ hlo_val *hlo_val_new(const hlo_allocator *alloc, const hlo_shape *shape);
  * shares the value also shares data).  hlo_val_release frees only the value
  * itself.  NULL for a tuple/token shape, a size overflow or allocation
  * failure. */
-hlo_val *hlo_val_borrow(const hlo_allocator *alloc, const hlo_shape *shape, void *data);
-hlo_val *hlo_val_ref(hlo_val *v);
-void hlo_val_release(const hlo_allocator *alloc, hlo_val *v);
+HLO_API hlo_val *hlo_val_borrow(const hlo_allocator *alloc, const hlo_shape *shape, void *data);
+HLO_API hlo_val *hlo_val_ref(hlo_val *v);
+HLO_API void hlo_val_release(const hlo_allocator *alloc, hlo_val *v);
 
 /* Fill every leaf of v with deterministic pseudo-random data from seed:
  * floats uniform in [-1, 1) (complex both parts), ints over [-8, 8) clipped
  * to the type range, pred 0/1. */
-void hlo_val_randomize(hlo_val *v, uint64_t seed);
+HLO_API void hlo_val_randomize(hlo_val *v, uint64_t seed);
 
 /* Generic element access used by tools: element idx of an array value as a
  * double (real part for complex) and back with the interpreter's rounding. */
-double hlo_val_get_f64(const hlo_val *v, int64_t idx);
+HLO_API double hlo_val_get_f64(const hlo_val *v, int64_t idx);
 
 #endif

@@ -10,14 +10,15 @@
 #ifndef HLO_FP_H
 #define HLO_FP_H
 
-#include "hlo/hlo_ir.h"
+#include "hlo/hlo_core.h"
+#include "hlo/hlo_types.h"
 
 /* Room always sufficient for hlo_fp_format's output and NUL. */
 #define HLO_FP_FMT_MAX 48
 
 /* Decode a bit pattern of float type t (bits above the type's width are
  * ignored).  NaNs keep their sign; for a non-float t the result is NaN. */
-double hlo_fp_to_double(hlo_type t, uint64_t bits);
+HLO_API double hlo_fp_to_double(hlo_type t, uint64_t bits);
 
 /* Encode v in float type t, rounding to nearest, ties to even, exactly as
  * ml_dtypes' non-saturating conversion does: overflow gives inf (IEEE-like
@@ -26,23 +27,23 @@ double hlo_fp_to_double(hlo_type t, uint64_t bits);
  * f8e8m0fnu.  NaN input gives the type's quiet NaN with v's sign where the
  * type has one (f32/f64 keep the payload as the C conversion does).
  * Returns 0 for a non-float t. */
-uint64_t hlo_fp_from_double(hlo_type t, double v);
+HLO_API uint64_t hlo_fp_from_double(hlo_type t, double v);
 
 /* Like hlo_fp_from_double but also reports whether a finite v overflowed
  * (its rounded magnitude exceeds the largest finite value of t). */
-uint64_t hlo_fp_from_double_ex(hlo_type t, double v, bool *overflow);
+HLO_API uint64_t hlo_fp_from_double_ex(hlo_type t, double v, bool *overflow);
 
 /* Fast exact conversions for the common 16-bit types (round to nearest even;
  * NaN becomes the canonical quiet NaN with the same sign, as Eigen does). */
-uint16_t hlo_f32_to_f16(float f);
-float hlo_f16_to_f32(uint16_t h);
-uint16_t hlo_f32_to_bf16(float f);
-float hlo_bf16_to_f32(uint16_t h);
+HLO_API uint16_t hlo_f32_to_f16(float f);
+HLO_API float hlo_f16_to_f32(uint16_t h);
+HLO_API uint16_t hlo_f32_to_bf16(float f);
+HLO_API float hlo_bf16_to_f32(uint16_t h);
 
 /* Properties of float type t (0/false for non-float types). */
-int hlo_fp_max_digits10(hlo_type t); /* std::numeric_limits<T>::max_digits10 */
-bool hlo_fp_is_nan(hlo_type t, uint64_t bits);
-bool hlo_fp_is_inf(hlo_type t, uint64_t bits);
+HLO_API int hlo_fp_max_digits10(hlo_type t); /* std::numeric_limits<T>::max_digits10 */
+HLO_API bool hlo_fp_is_nan(hlo_type t, uint64_t bits);
+HLO_API bool hlo_fp_is_inf(hlo_type t, uint64_t bits);
 
 /* Write the text of one element of float type t into out (cap bytes,
  * always NUL-terminated when cap > 0).
@@ -55,17 +56,17 @@ bool hlo_fp_is_inf(hlo_type t, uint64_t bits);
  *   "(0x<payload>)" when the mantissa bits differ from the quiet bit alone.
  * Returns the length written, or HLO_ERR if t is not a float type or the
  * text does not fit (cap >= HLO_FP_FMT_MAX always fits). */
-int hlo_fp_format(char *out, size_t cap, hlo_type t, uint64_t bits, bool shortest);
+HLO_API int hlo_fp_format(char *out, size_t cap, hlo_type t, uint64_t bits, bool shortest);
 
 /* A complex element as XLA prints it: "(re, im)" with each part formatted
  * as by hlo_fp_format in the part type (f32 for c64, f64 for c128).
  * Needs at most 2 * HLO_FP_FMT_MAX + 4 bytes. */
-int hlo_fp_format_complex(char *out, size_t cap, hlo_type t, uint64_t re, uint64_t im,
-                          bool shortest);
+HLO_API int hlo_fp_format_complex(char *out, size_t cap, hlo_type t, uint64_t re, uint64_t im,
+                                  bool shortest);
 
 /* Length of the longest prefix of s[0..n) that has the form of a float
  * literal as XLA's HLO lexer reads it (see hlo_fp_parse), 0 if none. */
-size_t hlo_fp_scan(const char *s, size_t n);
+HLO_API size_t hlo_fp_scan(const char *s, size_t n);
 
 /* Parse exactly s[0..n) (not NUL-terminated) as a value of float type t:
  *   '-'? ( digits ('.' digits*)? | '.' digits ) ([eE] [+-]? digits)?
@@ -78,8 +79,8 @@ size_t hlo_fp_scan(const char *s, size_t n);
  * that is 0 or does not fit the type's mantissa (or any payload for a type
  * without IEEE NaNs); text longer than 1024 bytes.  *why (if not NULL) gets
  * a static message on error. */
-int hlo_fp_parse(const char *s, size_t n, hlo_type t, uint64_t *bits);
-int hlo_fp_parse_ex(const char *s, size_t n, hlo_type t, uint64_t *bits,
-                    const char **why);
+HLO_API int hlo_fp_parse(const char *s, size_t n, hlo_type t, uint64_t *bits);
+HLO_API int hlo_fp_parse_ex(const char *s, size_t n, hlo_type t, uint64_t *bits,
+                            const char **why);
 
 #endif

@@ -36,7 +36,7 @@ typedef enum hlo_fuse_verdict {
   HLO_FUSE_REJ_CYCLE       /* fusing would create a cycle */
 } hlo_fuse_verdict;
 
-const char *hlo_fuse_verdict_name(hlo_fuse_verdict v);
+HLO_API const char *hlo_fuse_verdict_name(hlo_fuse_verdict v);
 
 /* One decision.  Strings point into the module (valid while it lives) or
  * into the report's arena. */
@@ -68,11 +68,11 @@ typedef struct hlo_fuse_report {
   int64_t bytes_not_read;    /* operand reads saved by sibling fusion */
 } hlo_fuse_report;
 
-void hlo_fuse_report_init(hlo_fuse_report *r, const hlo_allocator *alloc);
-void hlo_fuse_report_release(hlo_fuse_report *r);
+HLO_API void hlo_fuse_report_init(hlo_fuse_report *r, const hlo_allocator *alloc);
+HLO_API void hlo_fuse_report_release(hlo_fuse_report *r);
 
 /* Count instructions and fusions of m (see hlo_fuse_counts). */
-hlo_fuse_counts hlo_fuse_count(const hlo_module *m);
+HLO_API hlo_fuse_counts hlo_fuse_count(const hlo_module *m);
 
 /* Fuse every computation of m that is not itself a fused computation or a
  * reducer (entry, while bodies and conditions, branches, call targets).
@@ -81,12 +81,12 @@ hlo_fuse_counts hlo_fuse_count(const hlo_module *m);
  * (decisions are then not recorded).  Returns 1 if m changed, 0 if not, -1
  * on allocation failure or malformed IR (diagnostic in d; m may then be
  * partly rewritten and should be discarded). */
-int hlo_fuse_module(hlo_module *m, const hlo_fuse_options *opts, hlo_fuse_report *report,
-                    hlo_diags *d);
+HLO_API int hlo_fuse_module(hlo_module *m, const hlo_fuse_options *opts, hlo_fuse_report *report,
+                            hlo_diags *d);
 
 /* Inline every fusion instruction of m (recursively) back into its
  * computation and drop the fused computations no longer called.  Returns 1
  * if m changed, 0 if there was no fusion, -1 on error (diagnostic in d). */
-int hlo_fuse_unfuse(hlo_module *m, hlo_diags *d);
+HLO_API int hlo_fuse_unfuse(hlo_module *m, hlo_diags *d);
 
 #endif

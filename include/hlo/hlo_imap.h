@@ -27,8 +27,8 @@ typedef struct imap_ctx {
   bool overflow;           /* the failure was an int64 overflow */
 } imap_ctx;
 
-void imap_ctx_init(imap_ctx *c, const hlo_allocator *alloc);
-void imap_ctx_release(imap_ctx *c);
+HLO_API void imap_ctx_init(imap_ctx *c, const hlo_allocator *alloc);
+HLO_API void imap_ctx_release(imap_ctx *c);
 
 /* ---- expressions ------------------------------------------------------------
  * Normal form: an expression is a constant, a variable, `arg floordiv v` or
@@ -58,36 +58,36 @@ struct imap_expr {
   uint64_t hash;
 };
 
-const imap_expr *imap_const(imap_ctx *c, int64_t v);
-const imap_expr *imap_dim(imap_ctx *c, int i);
-const imap_expr *imap_sym(imap_ctx *c, int i);
-const imap_expr *imap_rt(imap_ctx *c, int i);
-const imap_expr *imap_var(imap_ctx *c, imap_kind k, int i);
-const imap_expr *imap_add(imap_ctx *c, const imap_expr *a, const imap_expr *b);
-const imap_expr *imap_add_const(imap_ctx *c, const imap_expr *a, int64_t k);
-const imap_expr *imap_sub(imap_ctx *c, const imap_expr *a, const imap_expr *b);
-const imap_expr *imap_mul(imap_ctx *c, const imap_expr *a, int64_t k);
+HLO_API const imap_expr *imap_const(imap_ctx *c, int64_t v);
+HLO_API const imap_expr *imap_dim(imap_ctx *c, int i);
+HLO_API const imap_expr *imap_sym(imap_ctx *c, int i);
+HLO_API const imap_expr *imap_rt(imap_ctx *c, int i);
+HLO_API const imap_expr *imap_var(imap_ctx *c, imap_kind k, int i);
+HLO_API const imap_expr *imap_add(imap_ctx *c, const imap_expr *a, const imap_expr *b);
+HLO_API const imap_expr *imap_add_const(imap_ctx *c, const imap_expr *a, int64_t k);
+HLO_API const imap_expr *imap_sub(imap_ctx *c, const imap_expr *a, const imap_expr *b);
+HLO_API const imap_expr *imap_mul(imap_ctx *c, const imap_expr *a, int64_t k);
 /* k == 0 is an error (NULL). */
-const imap_expr *imap_floordiv(imap_ctx *c, const imap_expr *a, int64_t k);
+HLO_API const imap_expr *imap_floordiv(imap_ctx *c, const imap_expr *a, int64_t k);
 /* k <= 0 is an error (NULL). */
-const imap_expr *imap_mod(imap_ctx *c, const imap_expr *a, int64_t k);
+HLO_API const imap_expr *imap_mod(imap_ctx *c, const imap_expr *a, int64_t k);
 /* Build a sum from n (coeff, atom) terms plus a constant; atoms may be any
  * expressions (they are flattened). */
-const imap_expr *imap_sum(imap_ctx *c, const imap_term *t, int n, int64_t cst);
+HLO_API const imap_expr *imap_sum(imap_ctx *c, const imap_term *t, int n, int64_t cst);
 
 /* Replace variables: dims[i], syms[i], rts[i] (NULL arrays or NULL entries
  * keep the variable).  Returns the rebuilt expression. */
-const imap_expr *imap_subst(imap_ctx *c, const imap_expr *e, const imap_expr *const *dims,
-                            int ndims, const imap_expr *const *syms, int nsyms,
-                            const imap_expr *const *rts, int nrts);
+HLO_API const imap_expr *imap_subst(imap_ctx *c, const imap_expr *e, const imap_expr *const *dims,
+                                    int ndims, const imap_expr *const *syms, int nsyms,
+                                    const imap_expr *const *rts, int nrts);
 
 /* Total order used for canonical term order (<0, 0, >0). */
-int imap_expr_cmp(const imap_expr *a, const imap_expr *b);
+HLO_API int imap_expr_cmp(const imap_expr *a, const imap_expr *b);
 /* Does e mention variable (k, i)? */
-bool imap_expr_uses(const imap_expr *e, imap_kind k, int i);
+HLO_API bool imap_expr_uses(const imap_expr *e, imap_kind k, int i);
 /* Evaluate with floor semantics; false on int64 overflow. */
-bool imap_eval(const imap_expr *e, const int64_t *d, const int64_t *s, const int64_t *rt,
-               int64_t *out);
+HLO_API bool imap_eval(const imap_expr *e, const int64_t *d, const int64_t *s, const int64_t *rt,
+                       int64_t *out);
 
 /* ---- maps -------------------------------------------------------------------- */
 typedef struct imap_interval {
@@ -111,48 +111,48 @@ typedef struct imap_map {
 
 /* A map with the given counts, all bounds [0, -1] and results NULL, for the
  * caller to fill.  NULL on allocation failure or a negative count. */
-imap_map *imap_map_new(imap_ctx *c, int ndims, int nsyms, int nrts, int nresults);
-imap_map *imap_map_undefined(imap_ctx *c);
+HLO_API imap_map *imap_map_new(imap_ctx *c, int ndims, int nsyms, int nrts, int nresults);
+HLO_API imap_map *imap_map_undefined(imap_ctx *c);
 /* The identity over dims [0, n_i - 1]. */
-imap_map *imap_map_identity(imap_ctx *c, int rank, const int64_t *dims);
-imap_map *imap_map_copy(imap_ctx *c, const imap_map *m);
+HLO_API imap_map *imap_map_identity(imap_ctx *c, int rank, const int64_t *dims);
+HLO_API imap_map *imap_map_copy(imap_ctx *c, const imap_map *m);
 /* Add `e in [lo, hi]`: a bare variable narrows its bounds, a constant is
  * checked (failure makes the map KNOWN EMPTY), an expression already
  * constrained is intersected.  HLO_ERR on allocation failure. */
-int imap_map_add_constraint(imap_ctx *c, imap_map *m, const imap_expr *e, int64_t lo, int64_t hi);
+HLO_API int imap_map_add_constraint(imap_ctx *c, imap_map *m, const imap_expr *e, int64_t lo, int64_t hi);
 /* Reset to the known-empty map (results 0, bounds [0, -1], no constraints). */
-void imap_map_set_empty(imap_ctx *c, imap_map *m);
+HLO_API void imap_map_set_empty(imap_ctx *c, imap_map *m);
 /* Bounds of variable (k, i). */
-imap_interval imap_map_var_bounds(const imap_map *m, imap_kind k, int i);
+HLO_API imap_interval imap_map_var_bounds(const imap_map *m, imap_kind k, int i);
 /* Interval over-approximation of e over m's domain; with use_constraints,
  * sub-expressions that carry a constraint are intersected with it. */
-imap_interval imap_range(const imap_map *m, const imap_expr *e, bool use_constraints);
+HLO_API imap_interval imap_range(const imap_map *m, const imap_expr *e, bool use_constraints);
 
 /* compose(first: A->B, second: B->C) = A->C.  Requires first->nresults ==
  * second->ndims.  Symbols are ordered [range(second) | range(first) |
  * rt(second) | rt(first)].  Undefined in, undefined out. */
-imap_map *imap_compose(imap_ctx *c, const imap_map *first, const imap_map *second);
+HLO_API imap_map *imap_compose(imap_ctx *c, const imap_map *first, const imap_map *second);
 
 /* Simplify (range analysis, floordiv/mod rewrites, gcd splitting,
  * constraint rewriting and merging, empty-domain detection).  Idempotent.
  * Returns a new map, NULL on failure. */
-imap_map *imap_simplify(imap_ctx *c, const imap_map *m);
-const imap_expr *imap_simplify_expr(imap_ctx *c, const imap_map *m, const imap_expr *e,
-                                    bool use_constraints);
+HLO_API imap_map *imap_simplify(imap_ctx *c, const imap_map *m);
+HLO_API const imap_expr *imap_simplify_expr(imap_ctx *c, const imap_map *m, const imap_expr *e,
+                                            bool use_constraints);
 /* Drop symbols / runtime vars that no result uses (and the constraints that
  * only involve unused ones); renumber compactly. */
-imap_map *imap_remove_unused_symbols(imap_ctx *c, const imap_map *m);
+HLO_API imap_map *imap_remove_unused_symbols(imap_ctx *c, const imap_map *m);
 /* Also drop dimensions that no result and no constraint uses (the map's
  * dimension count shrinks; the remaining dims are renumbered in order). */
-imap_map *imap_remove_unused_vars(imap_ctx *c, const imap_map *m);
+HLO_API imap_map *imap_remove_unused_vars(imap_ctx *c, const imap_map *m);
 /* Structural equality (after interning: same vars, bounds, results, and the
  * same set of constraints). */
-bool imap_map_same(const imap_map *a, const imap_map *b);
+HLO_API bool imap_map_same(const imap_map *a, const imap_map *b);
 
 /* ---- text ------------------------------------------------------------------- */
 /* Print the expression as the seed does: `d0 * 8 + d1`, `(d1 mod 2) * 4`,
  * `-d1 + 16`, `d0 - rt0`. */
-void imap_expr_print(hlo_buf *b, const imap_expr *e);
+HLO_API void imap_expr_print(hlo_buf *b, const imap_expr *e);
 /* Print the map in the multi-line format:
  *   (d0, d1)[s0]{rt0} -> (results),
  *   domain:
@@ -160,7 +160,7 @@ void imap_expr_print(hlo_buf *b, const imap_expr *e);
  *   ...
  * without a final newline; or UNDEFINED / KNOWN EMPTY; a map with no
  * variables prints only its header line. */
-void imap_map_print(hlo_buf *b, const imap_map *m);
+HLO_API void imap_map_print(hlo_buf *b, const imap_map *m);
 
 /* Parse one map (multi-line or XLA's one-line form; whitespace is free)
  * from text[*pos..len).  Variable names in the header are arbitrary
@@ -168,8 +168,8 @@ void imap_map_print(hlo_buf *b, const imap_map *m);
  * are constraints.  Also accepts UNDEFINED and KNOWN EMPTY.  On success
  * *pos is past the map.  NULL on error with a message in err (size errn)
  * and *pos at the error. */
-imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos, char *err,
-                         size_t errn);
+HLO_API imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos, char *err,
+                                 size_t errn);
 
 /* ---- comparison by meaning ---------------------------------------------------
  * Two maps are equal when they have the same number of dims and results,
@@ -178,7 +178,7 @@ imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos,
  * runtime values.  Small domains are enumerated; otherwise dim points are
  * sampled (corners plus pseudo-random points).  Returns 1 equal, 0 different
  * (with a reason in why), -1 when it cannot decide (symbol space too big). */
-int imap_equal_meaning(const imap_map *a, const imap_map *b, char *why, size_t whyn);
+HLO_API int imap_equal_meaning(const imap_map *a, const imap_map *b, char *why, size_t whyn);
 
 /* ---- per-op rules ---------------------------------------------------------------
  * Indexing of one instruction.  Output->input: for each operand, a set of
@@ -191,7 +191,7 @@ typedef struct imap_set {
 } imap_set;
 
 /* Add m unless a structurally equal map is already there. */
-int imap_set_add(imap_ctx *c, imap_set *s, imap_map *m);
+HLO_API int imap_set_add(imap_ctx *c, imap_set *s, imap_map *m);
 
 typedef struct imap_indexing {
   int n;        /* operands (O->I) or outputs (I->O) */
@@ -200,32 +200,32 @@ typedef struct imap_indexing {
 
 /* HLO_ERR (with a diagnostic) on allocation failure or malformed
  * attributes; an op without a rule is not an error. */
-int imap_output_to_input(imap_ctx *c, const hlo_instruction *in, int output,
-                         imap_indexing *out, hlo_diags *d);
-int imap_input_to_output(imap_ctx *c, const hlo_instruction *in, int input,
-                         imap_indexing *out, hlo_diags *d);
+HLO_API int imap_output_to_input(imap_ctx *c, const hlo_instruction *in, int output,
+                                 imap_indexing *out, hlo_diags *d);
+HLO_API int imap_input_to_output(imap_ctx *c, const hlo_instruction *in, int input,
+                                 imap_indexing *out, hlo_diags *d);
 
 /* Rewrite an indexing computed by the two functions above (i2o says which;
  * index is the output or input it was computed for) so that every map goes
  * from and to PHYSICAL indices: dimensions in the major-to-minor order of
  * each shape's layout. */
-int imap_use_physical_layout(imap_ctx *c, const hlo_instruction *in, bool i2o, int index,
-                             imap_indexing *x, hlo_diags *d);
+HLO_API int imap_use_physical_layout(imap_ctx *c, const hlo_instruction *in, bool i2o, int index,
+                                     imap_indexing *x, hlo_diags *d);
 
 /* Print an indexing as `operand id = N` blocks (the label word is given:
  * "operand" or "output"); a set that holds only UNDEFINED prints
  * `unknown indexing`. */
-void imap_indexing_print(hlo_buf *b, const imap_indexing *x, const char *label);
+HLO_API void imap_indexing_print(hlo_buf *b, const imap_indexing *x, const char *label);
 
 /* Parse a listing as printed by imap_indexing_print or XLA's
  * HloInstructionIndexing::ToString (`operand id = N` blocks, maps,
  * `unknown indexing`; XLA's `runtime variables:` notes are skipped).  Maps
  * before any label form block 0.  HLO_ERR with a message in err (and the
  * offset in *errpos) on a syntax error or allocation failure. */
-int imap_parse_indexing(imap_ctx *c, const char *text, size_t len, imap_indexing *out, char *err,
-                        size_t errn, size_t *errpos);
+HLO_API int imap_parse_indexing(imap_ctx *c, const char *text, size_t len, imap_indexing *out, char *err,
+                                size_t errn, size_t *errpos);
 /* Block by block, each map of one side has an equal-by-meaning map on the
  * other side.  1 equal, 0 different, -1 undecidable; a reason in why. */
-int imap_indexing_equal(const imap_indexing *a, const imap_indexing *b, char *why, size_t whyn);
+HLO_API int imap_indexing_equal(const imap_indexing *a, const imap_indexing *b, char *why, size_t whyn);
 
 #endif

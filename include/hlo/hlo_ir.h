@@ -13,29 +13,18 @@
 #define HLO_IR_H
 
 #include "hlo/hlo_core.h"
+#include "hlo/hlo_types.h"
 
-/* ---- element types ------------------------------------------------------ */
-typedef enum hlo_type_kind {
-  HLO_KIND_PRED, HLO_KIND_SINT, HLO_KIND_UINT, HLO_KIND_FLOAT,
-  HLO_KIND_COMPLEX, HLO_KIND_TOKEN, HLO_KIND_OPAQUE, HLO_KIND_TUPLE
-} hlo_type_kind;
-
-typedef enum hlo_type {
-#define HLO_TYPE(e, name, bits, bytes, kind) HLO_##e,
-#include "hlo/hlo_types.def"
-#undef HLO_TYPE
-  HLO_TYPE_COUNT
-} hlo_type;
-
-const char *hlo_type_name(hlo_type t);
+/* ---- element types (the enums are in hlo_types.h) ------------------------ */
+HLO_API const char *hlo_type_name(hlo_type t);
 /* Look up a spelling of length n; returns false if it is not a type name. */
-bool hlo_type_lookup(const char *s, size_t n, hlo_type *out);
-int hlo_type_bits(hlo_type t);  /* logical width: pred 1, s4 4, c64 64 */
-int hlo_type_bytes(hlo_type t); /* storage per element in literals/buffers */
-hlo_type_kind hlo_type_kind_of(hlo_type t);
-bool hlo_type_is_array(hlo_type t); /* has dims: not token/opaque/tuple */
-bool hlo_type_is_float(hlo_type t);
-bool hlo_type_is_int(hlo_type t); /* signed or unsigned, not pred */
+HLO_API bool hlo_type_lookup(const char *s, size_t n, hlo_type *out);
+HLO_API int hlo_type_bits(hlo_type t);  /* logical width: pred 1, s4 4, c64 64 */
+HLO_API int hlo_type_bytes(hlo_type t); /* storage per element in literals/buffers */
+HLO_API hlo_type_kind hlo_type_kind_of(hlo_type t);
+HLO_API bool hlo_type_is_array(hlo_type t); /* has dims: not token/opaque/tuple */
+HLO_API bool hlo_type_is_float(hlo_type t);
+HLO_API bool hlo_type_is_int(hlo_type t); /* signed or unsigned, not pred */
 
 /* ---- opcodes ------------------------------------------------------------- */
 enum {
@@ -45,6 +34,8 @@ enum {
   HLO_F_SIDE_EFFECT = 1 << 3,
   HLO_F_COLLECTIVE = 1 << 4,
   HLO_F_ASYNC = 1 << 5,
+  HLO_F_CONTROL = 1 << 6, /* runs called computations as subroutines: while, conditional, call */
+  HLO_F_P2P = 1 << 7,     /* point-to-point transfer sharing a channel: send, recv and their -done */
 };
 #define HLO_VARIADIC (-1)
 
@@ -55,10 +46,10 @@ typedef enum hlo_opcode {
   HLO_OP_COUNT
 } hlo_opcode;
 
-const char *hlo_opcode_name(hlo_opcode op);
-bool hlo_opcode_lookup(const char *s, size_t n, hlo_opcode *out);
-int hlo_opcode_arity(hlo_opcode op); /* HLO_VARIADIC or a count */
-unsigned hlo_opcode_flags(hlo_opcode op);
+HLO_API const char *hlo_opcode_name(hlo_opcode op);
+HLO_API bool hlo_opcode_lookup(const char *s, size_t n, hlo_opcode *out);
+HLO_API int hlo_opcode_arity(hlo_opcode op); /* HLO_VARIADIC or a count */
+HLO_API unsigned hlo_opcode_flags(hlo_opcode op);
 
 /* ---- shapes and layouts --------------------------------------------------- */
 #define HLO_DIM_UNBOUNDED INT64_MIN /* a '?' dimension */
@@ -90,25 +81,25 @@ struct hlo_shape {
   hlo_shape *tuple;  /* elements, when type == HLO_TUPLE */
 };
 
-bool hlo_shape_is_tuple(const hlo_shape *s);
-bool hlo_shape_is_array(const hlo_shape *s);
-bool hlo_shape_is_scalar(const hlo_shape *s);
+HLO_API bool hlo_shape_is_tuple(const hlo_shape *s);
+HLO_API bool hlo_shape_is_array(const hlo_shape *s);
+HLO_API bool hlo_shape_is_scalar(const hlo_shape *s);
 /* Element count of an array shape; false on overflow or unbounded dims. */
-bool hlo_shape_elements(const hlo_shape *s, int64_t *out);
+HLO_API bool hlo_shape_elements(const hlo_shape *s, int64_t *out);
 /* Byte size of an array shape (elements * storage bytes); false on overflow. */
-bool hlo_shape_bytes(const hlo_shape *s, int64_t *out);
+HLO_API bool hlo_shape_bytes(const hlo_shape *s, int64_t *out);
 /* Same type and dims (and dynamic flags); layouts ignored. */
-bool hlo_shape_compatible(const hlo_shape *a, const hlo_shape *b);
+HLO_API bool hlo_shape_compatible(const hlo_shape *a, const hlo_shape *b);
 /* Same everything including layouts. */
-bool hlo_shape_equal(const hlo_shape *a, const hlo_shape *b);
+HLO_API bool hlo_shape_equal(const hlo_shape *a, const hlo_shape *b);
 /* Deep copy into an arena; returns HLO_ERR on allocation failure. */
-int hlo_shape_copy(hlo_arena *a, hlo_shape *dst, const hlo_shape *src);
+HLO_API int hlo_shape_copy(hlo_arena *a, hlo_shape *dst, const hlo_shape *src);
 /* Build an array shape with the default (descending) layout. */
-int hlo_shape_make_array(hlo_arena *a, hlo_shape *dst, hlo_type t, int rank,
-                         const int64_t *dims);
+HLO_API int hlo_shape_make_array(hlo_arena *a, hlo_shape *dst, hlo_type t, int rank,
+                                 const int64_t *dims);
 /* Give every array sub-shape without a layout the default layout
  * {rank-1,...,0}. */
-int hlo_shape_set_default_layouts(hlo_arena *a, hlo_shape *s);
+HLO_API int hlo_shape_set_default_layouts(hlo_arena *a, hlo_shape *s);
 
 /* ---- literals ------------------------------------------------------------
  * Array data is dense, row-major in logical dimension order (whatever the
@@ -142,9 +133,9 @@ typedef enum hlo_attr_key {
   HLO_A_UNKNOWN = HLO_ATTR_COUNT /* kept verbatim under its own name */
 } hlo_attr_key;
 
-const char *hlo_attr_name(hlo_attr_key k);
-bool hlo_attr_lookup(const char *s, size_t n, hlo_attr_key *out);
-hlo_attr_kind hlo_attr_kind_of(hlo_attr_key k);
+HLO_API const char *hlo_attr_name(hlo_attr_key k);
+HLO_API bool hlo_attr_lookup(const char *s, size_t n, hlo_attr_key *out);
+HLO_API hlo_attr_kind hlo_attr_kind_of(hlo_attr_key k);
 
 typedef struct hlo_window_dim {
   int64_t size, stride, pad_lo, pad_hi, lhs_dilate, rhs_dilate;
@@ -333,25 +324,25 @@ struct hlo_module {
 };
 
 /* Create an empty module whose arena uses alloc (NULL = malloc). */
-hlo_module *hlo_module_new(const hlo_allocator *alloc);
-void hlo_module_free(hlo_module *m);
+HLO_API hlo_module *hlo_module_new(const hlo_allocator *alloc);
+HLO_API void hlo_module_free(hlo_module *m);
 
 /* Find by name; NULL if absent. */
-hlo_computation *hlo_module_find_computation(const hlo_module *m, const char *name);
-hlo_instruction *hlo_computation_find(const hlo_computation *c, const char *name);
+HLO_API hlo_computation *hlo_module_find_computation(const hlo_module *m, const char *name);
+HLO_API hlo_instruction *hlo_computation_find(const hlo_computation *c, const char *name);
 
 /* Attribute access: the first attribute with key k, or NULL. */
-const hlo_attr *hlo_instr_attr(const hlo_instruction *i, hlo_attr_key k);
-const hlo_attr *hlo_module_attr(const hlo_module *m, hlo_attr_key k);
+HLO_API const hlo_attr *hlo_instr_attr(const hlo_instruction *i, hlo_attr_key k);
+HLO_API const hlo_attr *hlo_module_attr(const hlo_module *m, hlo_attr_key k);
 /* Convenience: integer list attribute (dims) or NULL/0. */
-const int64_t *hlo_instr_ints(const hlo_instruction *i, hlo_attr_key k, int *n);
+HLO_API const int64_t *hlo_instr_ints(const hlo_instruction *i, hlo_attr_key k, int *n);
 /* Convenience: integer attribute with a default. */
-int64_t hlo_instr_int(const hlo_instruction *i, hlo_attr_key k, int64_t dflt);
-bool hlo_instr_bool(const hlo_instruction *i, hlo_attr_key k, bool dflt);
-const char *hlo_instr_word(const hlo_instruction *i, hlo_attr_key k);
+HLO_API int64_t hlo_instr_int(const hlo_instruction *i, hlo_attr_key k, int64_t dflt);
+HLO_API bool hlo_instr_bool(const hlo_instruction *i, hlo_attr_key k, bool dflt);
+HLO_API const char *hlo_instr_word(const hlo_instruction *i, hlo_attr_key k);
 
 /* Recompute users, called-computation lists, parameter tables and fused
  * flags after the IR was built or edited.  HLO_ERR on allocation failure. */
-int hlo_module_link(hlo_module *m);
+HLO_API int hlo_module_link(hlo_module *m);
 
 #endif

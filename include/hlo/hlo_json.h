@@ -23,7 +23,7 @@ typedef struct hlo_json_options {
  * called computations, parsed metadata and the literal text.  opts may be NULL.
  * Returns HLO_ERR if memory ran out (b->failed is then set or the tree could
  * not be built). */
-int hlo_json_write(hlo_buf *b, hlo_module *const *mods, int n, const hlo_json_options *opts);
+HLO_API int hlo_json_write(hlo_buf *b, hlo_module *const *mods, int n, const hlo_json_options *opts);
 
 /* Read a document written by hlo_json_write.  On success stores a malloc'd
  * (through alloc) array of *nmods modules in *mods and returns HLO_OK; the
@@ -31,12 +31,12 @@ int hlo_json_write(hlo_buf *b, hlo_module *const *mods, int n, const hlo_json_op
  * hlo_free(alloc, ...).  On failure returns HLO_ERR with every problem
  * recorded in d (positions point into src where one can be found) and
  * nothing to free.  The modules are linked (hlo_module_link). */
-int hlo_json_read_modules(const hlo_src *src, const hlo_allocator *alloc, hlo_diags *d,
-                          hlo_module ***mods, int *nmods);
+HLO_API int hlo_json_read_modules(const hlo_src *src, const hlo_allocator *alloc, hlo_diags *d,
+                                  hlo_module ***mods, int *nmods);
 
 /* Convenience for a document that holds exactly one module: returns it
  * (free with hlo_module_free) or NULL with diagnostics in d. */
-hlo_module *hlo_json_read(const hlo_src *src, const hlo_allocator *alloc, hlo_diags *d);
+HLO_API hlo_module *hlo_json_read(const hlo_src *src, const hlo_allocator *alloc, hlo_diags *d);
 
 typedef struct hlo_json_graph_options {
   const char *computation; /* graph of this computation; NULL = entry */
@@ -49,7 +49,7 @@ typedef struct hlo_json_graph_options {
  * (called computations nested below their caller), incomingEdges from the
  * operands, attrs and outputsMetadata with shapes.  HLO_ERR on allocation
  * failure or an unknown computation (recorded in d). */
-int hlo_json_graph_write(hlo_buf *b, const hlo_module *m, const hlo_json_graph_options *opts,
-                         hlo_diags *d);
+HLO_API int hlo_json_graph_write(hlo_buf *b, const hlo_module *m, const hlo_json_graph_options *opts,
+                                 hlo_diags *d);
 
 #endif

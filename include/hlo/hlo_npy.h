@@ -35,29 +35,29 @@ typedef struct hlo_npy_opts {
 } hlo_npy_opts;
 
 /* Default options (void1 unset, void2 = bf16). */
-hlo_npy_opts hlo_npy_default_opts(void);
+HLO_API hlo_npy_opts hlo_npy_default_opts(void);
 
 /* ---- dtype mapping ----------------------------------------------------------- */
 /* The numpy dtype string written for t ('<f4', '|b1', '<c16', '<V2' for bf16,
  * '|V1' for f8/f4/int4...); NULL for token/tuple/opaque. */
-const char *hlo_npy_descr(hlo_type t);
+HLO_API const char *hlo_npy_descr(hlo_type t);
 /* numpy's (or ml_dtypes') dtype name: "float32", "bool", "bfloat16",
  * "float8_e4m3fn", "int4", ...; "?" for types numpy has no name for. */
-const char *hlo_npy_dtype_name(hlo_type t);
+HLO_API const char *hlo_npy_dtype_name(hlo_type t);
 
 /* ---- .npy -------------------------------------------------------------------- */
 /* Parse a whole .npy image (versions 1.0, 2.0, 3.0; either byte order; C or
  * Fortran order) into out.  name is used in messages.  The buffer is not
  * kept. */
-int hlo_npy_read(hlo_arena *a, const char *name, const void *buf, size_t len,
-                 const hlo_npy_opts *opts, hlo_array *out, hlo_diags *d);
+HLO_API int hlo_npy_read(hlo_arena *a, const char *name, const void *buf, size_t len,
+                         const hlo_npy_opts *opts, hlo_array *out, hlo_diags *d);
 /* Read the file at path (opts may be NULL). */
-int hlo_npy_load(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_array *out,
-                 hlo_diags *d);
+HLO_API int hlo_npy_load(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_array *out,
+                         hlo_diags *d);
 /* Append the .npy image of arr (little-endian, C order, version 1.0 unless
  * the header needs 2.0), byte-identical to numpy.save, to b. */
-int hlo_npy_write(hlo_buf *b, const hlo_array *arr, hlo_diags *d);
-int hlo_npy_save(const char *path, const hlo_array *arr, hlo_diags *d);
+HLO_API int hlo_npy_write(hlo_buf *b, const hlo_array *arr, hlo_diags *d);
+HLO_API int hlo_npy_save(const char *path, const hlo_array *arr, hlo_diags *d);
 
 /* ---- .npz -------------------------------------------------------------------- */
 typedef struct hlo_npz_member {
@@ -72,15 +72,15 @@ typedef struct hlo_npz {
 
 /* Read a zip archive of .npy members (stored or deflated, zip64 aware;
  * CRCs are checked).  Members not ending in ".npy" are an error. */
-int hlo_npz_read(hlo_arena *a, const char *name, const void *buf, size_t len,
-                 const hlo_npy_opts *opts, hlo_npz *out, hlo_diags *d);
-int hlo_npz_load(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_npz *out,
-                 hlo_diags *d);
+HLO_API int hlo_npz_read(hlo_arena *a, const char *name, const void *buf, size_t len,
+                         const hlo_npy_opts *opts, hlo_npz *out, hlo_diags *d);
+HLO_API int hlo_npz_load(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_npz *out,
+                         hlo_diags *d);
 /* Write n members as "<name>.npy" entries, deflated (compress, like
  * numpy.savez_compressed) or stored (like numpy.savez). */
-int hlo_npz_write(hlo_buf *b, const hlo_npz_member *m, int n, bool compress, hlo_diags *d);
-int hlo_npz_save(const char *path, const hlo_npz_member *m, int n, bool compress,
-                 hlo_diags *d);
+HLO_API int hlo_npz_write(hlo_buf *b, const hlo_npz_member *m, int n, bool compress, hlo_diags *d);
+HLO_API int hlo_npz_save(const char *path, const hlo_npz_member *m, int n, bool compress,
+                         hlo_diags *d);
 
 /* ---- inline literals ------------------------------------------------------ */
 /* Parse src->text as a numpy-style literal of element type t: a scalar
@@ -89,21 +89,21 @@ int hlo_npz_save(const char *path, const hlo_npz_member *m, int n, bool compress
  * shape is inferred; ragged lists, values of the wrong kind (1.5 for an
  * integer type, 1j for a real type) and values out of the type's range are
  * errors located at the offending byte of src. */
-int hlo_nplit_parse(hlo_arena *a, const hlo_src *src, hlo_type t, hlo_array *out,
-                    hlo_diags *d);
+HLO_API int hlo_nplit_parse(hlo_arena *a, const hlo_src *src, hlo_type t, hlo_array *out,
+                            hlo_diags *d);
 
 /* ---- numpy repr ------------------------------------------------------------ */
 /* Append numpy's repr(array) of arr to b, as numpy 1.24 prints with default
  * print options: "array([[1., 2.],\n       [3., 4.]], dtype=float32)",
  * 75-column wrapping, summarisation with "..." above 1000 elements
  * (3 edge items), dtype suffix omitted for float64/int64/bool/complex128. */
-int hlo_npy_repr(hlo_buf *b, const hlo_array *arr, hlo_diags *d);
+HLO_API int hlo_npy_repr(hlo_buf *b, const hlo_array *arr, hlo_diags *d);
 
 /* ---- helpers ------------------------------------------------------------- */
 /* Allocate an array of type t and shape dims[rank] in the arena (data
  * zeroed); HLO_ERR on overflow or allocation failure. */
-int hlo_array_alloc(hlo_arena *a, hlo_type t, int rank, const int64_t *dims, hlo_array *out);
+HLO_API int hlo_array_alloc(hlo_arena *a, hlo_type t, int rank, const int64_t *dims, hlo_array *out);
 /* View arr as an hlo_literal (shape with the default layout, data shared). */
-int hlo_array_to_literal(hlo_arena *a, const hlo_array *arr, hlo_literal *lit);
+HLO_API int hlo_array_to_literal(hlo_arena *a, const hlo_array *arr, hlo_literal *lit);
 
 #endif

@@ -21,13 +21,13 @@
  * inference and the verifier (some rules keep per-computation arrays on the
  * stack; operand counts are bounded by hlo_shape_operand_count_ok). */
 #define HLO_INFER_MAX_OPERANDS 16384
-int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out,
-                    hlo_diags *d, const hlo_src *src);
+HLO_API int hlo_infer_shape(const hlo_instruction *in, hlo_arena *a, hlo_shape *out,
+                            hlo_diags *d, const hlo_src *src);
 
 /* Whether the instruction has an operand count its opcode's rules accept
  * (the table's arity, or a range for ops the table lists as variadic).
  * The accepted range goes to *lo / *hi (either may be NULL). */
-bool hlo_shape_operand_count_ok(const hlo_instruction *in, int *lo, int *hi);
+HLO_API bool hlo_shape_operand_count_ok(const hlo_instruction *in, int *lo, int *hi);
 
 /* Fill in the result shape of every instruction written without one
  * (shape_omitted), in dependency order: called computations first, operands
@@ -35,29 +35,23 @@ bool hlo_shape_operand_count_ok(const hlo_instruction *in, int *lo, int *hi);
  * none.  Shapes are allocated in the module's arena; shape_omitted stays set
  * so printers can tell.  Returns HLO_ERR (with diagnostics) if any omitted
  * shape cannot be inferred; the others are still filled. */
-int hlo_shape_fill_omitted(hlo_module *m, hlo_diags *d, const hlo_src *src);
+HLO_API int hlo_shape_fill_omitted(hlo_module *m, hlo_diags *d, const hlo_src *src);
 
 /* Re-infer the shape of every instruction (filling omitted ones).  A
  * declared shape that is not compatible with the inferred one is replaced
  * by it and a warning "%name: declared shape X differs from the inferred
  * shape Y" is recorded; *nchanged (may be NULL) counts them.  Returns
  * HLO_ERR if some shape could not be inferred (errors in d). */
-int hlo_shape_infer_module(hlo_module *m, hlo_diags *d, const hlo_src *src, int *nchanged);
-
-/* Append XLA's text of a shape ("f32[<=4,?]{1,0}", "(s32[], token[])") to b.
- * Layouts are written only if with_layout.  Returns HLO_ERR if b failed. */
-int hlo_shape_format(hlo_buf *b, const hlo_shape *s, bool with_layout);
-/* The same, as a NUL-terminated string in arena a (NULL on failure). */
-char *hlo_shape_str(hlo_arena *a, const hlo_shape *s, bool with_layout);
+HLO_API int hlo_shape_infer_module(hlo_module *m, hlo_diags *d, const hlo_src *src, int *nchanged);
 
 /* XLA's ShapeUtil::Compatible: same element types (or, with
  * ignore_fp_precision, both floating point), same ranks and tuple
  * structure, equal dimension sizes where neither is unbounded ('?');
  * layouts and dynamic flags ignored. */
-bool hlo_shape_xla_compatible(const hlo_shape *a, const hlo_shape *b, bool ignore_fp_precision);
+HLO_API bool hlo_shape_xla_compatible(const hlo_shape *a, const hlo_shape *b, bool ignore_fp_precision);
 
 /* The element type with more precision of two floating types (a if equal
  * or not both floating). */
-hlo_type hlo_shape_higher_precision(hlo_type a, hlo_type b);
+HLO_API hlo_type hlo_shape_higher_precision(hlo_type a, hlo_type b);
 
 #endif

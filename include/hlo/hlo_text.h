@@ -19,21 +19,21 @@ typedef struct hlo_parse_options {
 /* End offset of the module chunk that starts at `begin`: the offset of the
  * next line "// -----" (exclusive), or src->len.  *next is set to where the
  * following chunk starts (src->len if none). */
-size_t hlo_module_chunk_end(const hlo_src *src, size_t begin, size_t *next);
+HLO_API size_t hlo_module_chunk_end(const hlo_src *src, size_t begin, size_t *next);
 
 /* True if [begin, end) of src holds only blanks and // comments (an empty
  * chunk, e.g. after a final "// -----"). */
-bool hlo_chunk_is_blank(const hlo_src *src, size_t begin, size_t end);
+HLO_API bool hlo_chunk_is_blank(const hlo_src *src, size_t begin, size_t end);
 
 /* Parse the module text in [begin, end) of src.  Returns the module (free
  * with hlo_module_free) or NULL, with every error found recorded in d.
  * opts may be NULL.  The module does not point into src. */
-hlo_module *hlo_parse_module(const hlo_src *src, size_t begin, size_t end,
-                             const hlo_allocator *alloc, hlo_diags *d,
-                             const hlo_parse_options *opts);
+HLO_API hlo_module *hlo_parse_module(const hlo_src *src, size_t begin, size_t end,
+                                     const hlo_allocator *alloc, hlo_diags *d,
+                                     const hlo_parse_options *opts);
 
 /* Parse a shape such as "(f32[2,3]{1,0}, s32[])" (used by tools and tests). */
-int hlo_parse_shape(const hlo_src *src, hlo_arena *arena, hlo_shape *out, hlo_diags *d);
+HLO_API int hlo_parse_shape(const hlo_src *src, hlo_arena *arena, hlo_shape *out, hlo_diags *d);
 
 typedef struct hlo_print_options {
   bool operand_shapes;   /* XLA's long form: "add(f32[2] %a, f32[2] %b)" */
@@ -46,12 +46,17 @@ typedef struct hlo_print_options {
 /* Append the text of the whole module / one computation / one instruction /
  * a shape / a literal to b.  opts may be NULL (XLA's default style).
  * Return HLO_ERR if b ran out of memory. */
-int hlo_print_module(hlo_buf *b, const hlo_module *m, const hlo_print_options *opts);
-int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_options *opts);
-int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print_options *opts);
-int hlo_print_shape(hlo_buf *b, const hlo_shape *s, bool with_layout);
-int hlo_print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *opts);
+HLO_API int hlo_print_module(hlo_buf *b, const hlo_module *m, const hlo_print_options *opts);
+HLO_API int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_options *opts);
+HLO_API int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print_options *opts);
+HLO_API int hlo_print_shape(hlo_buf *b, const hlo_shape *s, bool with_layout);
+/* A shape as XLA's messages write it ("f32[<=4,?]{1,0}", "(s32[], token[])":
+ * no tuple index comments, no layout on scalars), NUL-terminated in arena a
+ * (NULL on failure).  Layouts only if with_layout.  The same printer as
+ * hlo_print_shape. */
+HLO_API char *hlo_shape_str(hlo_arena *a, const hlo_shape *s, bool with_layout);
+HLO_API int hlo_print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *opts);
 /* The value text of one attribute (what follows "name="). */
-int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options *opts);
+HLO_API int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options *opts);
 
 #endif

@@ -25,7 +25,7 @@ typedef struct hlo_verify_options {
  * filled by hlo_shape_fill_omitted).  opts may be NULL (XLA's defaults: all
  * false).  Every error found is recorded in d.  Returns HLO_OK if the module
  * is valid, HLO_ERR otherwise.  m is not modified. */
-int hlo_verify_module(const hlo_module *m, const hlo_verify_options *opts, hlo_diags *d,
-                      const hlo_src *src);
+HLO_API int hlo_verify_module(const hlo_module *m, const hlo_verify_options *opts, hlo_diags *d,
+                              const hlo_src *src);
 
 #endif

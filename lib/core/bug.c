@@ -1,5 +1,5 @@
-/* bug.c - the one place the library writes to standard error: a BUG report
- * for an internal error (bug.h), just before it aborts. */
+/* bug.c - hlo_bug: the one place the library writes to stderr, for internal
+ * errors only (see bug.h); user errors always go through hlo_diags. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,5 +13,6 @@ void hlo_bug(const char *file, int line, const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
+  fflush(stderr);
   abort();
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hlo/hlo_fp.h"
+#include "hlo/hlo_ir.h" /* type names and widths for messages */
 #include "testing.h"
 
 #define PY "/usr/bin/python3"

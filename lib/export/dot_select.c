@@ -91,7 +91,7 @@ static int node_of(const hlo_dot_graph *g, const hlo_instruction *in) {
 }
 
 static bool expands_body(const hlo_instruction *in) {
-  return in->op == HLO_OP_WHILE || in->op == HLO_OP_CONDITIONAL || in->op == HLO_OP_CALL;
+  return hlo_opcode_flags(in->op) & HLO_F_CONTROL;
 }
 
 /* Is `in` drawn as a cluster instead of a node? */

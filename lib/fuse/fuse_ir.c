@@ -152,7 +152,7 @@ bool fuse_is_control_comp(const hlo_module *m, const hlo_computation *c) {
     const hlo_computation *o = m->comps[i];
     for (int j = 0; j < o->ninstrs; j++) {
       const hlo_instruction *in = o->instrs[j];
-      bool control = in->op == HLO_OP_WHILE || in->op == HLO_OP_CONDITIONAL || in->op == HLO_OP_CALL;
+      bool control = hlo_opcode_flags(in->op) & HLO_F_CONTROL;
       if (!control) continue;
       for (int k = 0; k < in->ncalled; k++)
         if (in->called[k] == c) return true;

@@ -27,6 +27,10 @@ static void test_tables(void) {
   CHECK_INT(hlo_opcode_arity(HLO_OP_ADD), 2);
   CHECK_INT(hlo_opcode_arity(HLO_OP_TUPLE), HLO_VARIADIC);
   CHECK(hlo_opcode_flags(HLO_OP_EXP) & HLO_F_TRANSCENDENTAL);
+  CHECK(hlo_opcode_flags(HLO_OP_WHILE) & HLO_F_CONTROL);
+  CHECK(!(hlo_opcode_flags(HLO_OP_FUSION) & HLO_F_CONTROL)); /* fusion is not control flow */
+  CHECK(hlo_opcode_flags(HLO_OP_RECV_DONE) & HLO_F_P2P);
+  CHECK(!(hlo_opcode_flags(HLO_OP_INFEED) & HLO_F_P2P));
   CHECK_INT(hlo_type_bytes(HLO_C128), 16);
   CHECK_INT(hlo_type_bits(HLO_S4), 4);
   CHECK(hlo_type_is_float(HLO_F8E4M3FN) && !hlo_type_is_float(HLO_S8));

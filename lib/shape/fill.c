@@ -4,7 +4,7 @@
  * before users, without cascading errors past an instruction that failed. */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "shape/infer_internal.h"
 
 typedef struct fill_ctx {
   hlo_module *m;

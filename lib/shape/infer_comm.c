@@ -3,9 +3,10 @@
  * generic async-start/update/done wrappers. */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "core/bug.h"
+#include "shape/infer_internal.h"
 
-static int operands_or_tuple(sctx *c) {
+static int operands_or_tuple(infer_ctx *c) {
   int n = c->in->noperands;
   if (n == 1) return sx_copy(c, sx_op(c, 0));
   const hlo_shape **el = SX_TMP(c, n, const hlo_shape *);
@@ -14,7 +15,7 @@ static int operands_or_tuple(sctx *c) {
   return sx_tuple(c, n, el);
 }
 
-static int tuple_elem(sctx *c, int op, int idx, const char *what) {
+static int tuple_elem(infer_ctx *c, int op, int idx, const char *what) {
   const hlo_shape *s = sx_op(c, op);
   if (s->type != HLO_TUPLE || s->ntuple <= idx)
     return sx_fail(c, "The operand of %s must be a tuple with at least %d elements; got %s.", what, idx + 1,
@@ -39,7 +40,7 @@ static int64_t shard_count(const hlo_instruction *in) {
 }
 
 /* all-gather / reduce-scatter: operand i's dimension `dim` scaled. */
-static int scaled_dim(sctx *c, bool gather, hlo_shape *out_elems) {
+static int scaled_dim(infer_ctx *c, bool gather, hlo_shape *out_elems) {
   int nd;
   const int64_t *d = hlo_instr_ints(c->in, HLO_A_DIMENSIONS, &nd);
   const char *what = gather ? "all-gather" : "reduce-scatter";
@@ -77,9 +78,9 @@ static int scaled_dim(sctx *c, bool gather, hlo_shape *out_elems) {
   return HLO_OK;
 }
 
-static int gather_or_scatter(sctx *c, bool gather, bool start) {
+static int gather_or_scatter(infer_ctx *c, bool gather, bool start) {
   int n = c->in->noperands;
-  if (n < 1) return sx_fail(c, "%s needs an operand", hlo_opcode_name(c->in->op));
+  HLO_ASSERT(n >= 1); /* hlo_infer_shape checked the operand count */
   hlo_shape *outs = SX_TMP(c, n, hlo_shape);
   if (!outs) return HLO_ERR;
   /* for all-gather-start the declared shape holds (inputs, outputs) */
@@ -91,7 +92,7 @@ static int gather_or_scatter(sctx *c, bool gather, bool start) {
     hlo_instruction tmp = *c->in;
     tmp.shape = ds->tuple[1];
     tmp.shape_omitted = false;
-    sctx c2 = *c;
+    infer_ctx c2 = *c;
     c2.in = &tmp;
     if (scaled_dim(&c2, true, outs)) return HLO_ERR;
   } else if (scaled_dim(c, gather, outs)) {
@@ -119,176 +120,208 @@ static int gather_or_scatter(sctx *c, bool gather, bool start) {
   return sx_tuple(c, 2, p2);
 }
 
-int hlo_shape_infer_collective(sctx *c) {
-  const hlo_instruction *in = c->in;
-  int n = in->noperands;
-  switch (in->op) {
-  case HLO_OP_ALL_REDUCE: case HLO_OP_ALL_REDUCE_START: case HLO_OP_COLLECTIVE_REDUCE:
-  case HLO_OP_COLLECTIVE_BROADCAST: case HLO_OP_OPTIMIZATION_BARRIER: case HLO_OP_DOMAIN:
-    if (n < 1) return sx_fail(c, "%s needs an operand", hlo_opcode_name(in->op));
-    return operands_or_tuple(c);
-  case HLO_OP_ALL_TO_ALL: {
-    if (n < 1) return sx_fail(c, "all-to-all needs an operand");
-    int nd;
-    const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
-    if (nd > 1) return sx_fail(c, "all-to-all takes at most one split dimension; got %d.", nd);
-    int64_t g = sx_group_size(in);
-    for (int i = 0; i < n && nd == 1; i++) {
-      if (sx_need_array(c, i, "all-to-all")) return HLO_ERR;
-      const hlo_shape *s = sx_op(c, i);
-      if (d[0] < 0 || d[0] >= s->rank)
-        return sx_fail(c, "all-to-all split dimension %lld is out of range for operand %s.", (long long)d[0],
-                       sx_str(c, s));
-      if (g > 0 && s->dims[d[0]] != HLO_DIM_UNBOUNDED && s->dims[d[0]] % g)
-        return sx_fail(c, "all-to-all split dimension %lld (size %lld) must be divisible by the split count %lld.",
-                       (long long)d[0], (long long)s->dims[d[0]], (long long)g);
-    }
-    return operands_or_tuple(c);
-  }
-  case HLO_OP_ALL_GATHER: return gather_or_scatter(c, true, false);
-  case HLO_OP_ALL_GATHER_START: return gather_or_scatter(c, true, true);
-  case HLO_OP_REDUCE_SCATTER: return gather_or_scatter(c, false, false);
-  case HLO_OP_ALL_REDUCE_DONE:
-    return sx_copy(c, sx_op(c, 0));
-  case HLO_OP_ALL_GATHER_DONE: case HLO_OP_COLLECTIVE_PERMUTE_DONE:
-    return tuple_elem(c, 0, 1, hlo_opcode_name(in->op));
-  case HLO_OP_RAGGED_ALL_TO_ALL:
-    for (int i = 0; i < n; i++)
-      if (sx_need_array(c, i, "ragged-all-to-all")) return HLO_ERR;
-    if (sx_op(c, 0)->rank != sx_op(c, 1)->rank || !sx_same_type_fp(sx_op(c, 0)->type, sx_op(c, 1)->type))
-      return sx_fail(c, "ragged-all-to-all input %s and output %s must have the same rank and element type.",
-                     sx_str(c, sx_op(c, 0)), sx_str(c, sx_op(c, 1)));
-    for (int i = 2; i < n; i++)
-      if (!hlo_type_is_int(sx_op(c, i)->type))
-        return sx_fail(c, "ragged-all-to-all offsets and sizes must be integers; operand %d is %s.", i,
-                       sx_str(c, sx_op(c, i)));
-    return sx_copy(c, sx_op(c, 1));
-  case HLO_OP_COLLECTIVE_PERMUTE:
-    if (n < 1) return sx_fail(c, "collective-permute needs an operand");
-    if (n == 4 && (sx_op(c, 2)->type == HLO_TUPLE || hlo_type_is_int(sx_op(c, 2)->type)) &&
-        !hlo_shape_xla_compatible(sx_op(c, 2), sx_op(c, 0), true))
-      return sx_copy(c, sx_op(c, 1)); /* in-place form: input, output, offsets */
-    return operands_or_tuple(c);
-  case HLO_OP_COLLECTIVE_PERMUTE_START: {
-    if (n < 1) return sx_fail(c, "collective-permute-start needs an operand");
-    const hlo_shape *s = n == 4 ? sx_op(c, 1) : sx_op(c, 0);
-    if (!c->in->shape_omitted && c->in->shape.type == HLO_TUPLE && c->in->shape.ntuple >= 2 && n == 1) {
-      /* keep declared context elements; check the buffers */
-      const hlo_shape *ds = &c->in->shape;
-      if (!hlo_shape_xla_compatible(&ds->tuple[0], sx_op(c, 0), true) ||
-          !hlo_shape_xla_compatible(&ds->tuple[1], s, true))
-        return sx_fail(c, "collective-permute-start buffers %s must have the operand shape %s.", sx_str(c, ds),
-                       sx_str(c, s));
-      return sx_copy(c, ds);
-    }
-    hlo_shape u;
-    if (hlo_shape_make_array(c->a, &u, HLO_U32, 0, NULL)) return HLO_ERR;
-    const hlo_shape *p[4] = {sx_op(c, 0), s, &u, &u};
-    return sx_tuple(c, 4, p);
-  }
-  case HLO_OP_SEND: {
-    if (sx_op(c, 1)->type != HLO_TOKEN)
-      return sx_fail(c, "The second operand of send must be a token; got %s.", sx_str(c, sx_op(c, 1)));
-    hlo_shape u, t = {.type = HLO_TOKEN};
-    if (hlo_shape_make_array(c->a, &u, HLO_U32, 0, NULL)) return HLO_ERR;
-    const hlo_shape *p[3] = {sx_op(c, 0), &u, &t};
-    return sx_tuple(c, 3, p);
-  }
-  case HLO_OP_SEND_DONE:
-    if (sx_op(c, 0)->type != HLO_TUPLE)
-      return sx_fail(c, "The operand of send-done must be a send context tuple; got %s.", sx_str(c, sx_op(c, 0)));
-    return sx_token(c);
-  case HLO_OP_RECV: {
-    if (sx_op(c, 0)->type != HLO_TOKEN)
-      return sx_fail(c, "The operand of recv must be a token; got %s.", sx_str(c, sx_op(c, 0)));
-    if (sx_declared(c)) return HLO_ERR;
-    const hlo_shape *r = &c->in->shape;
-    if (r->type != HLO_TUPLE || r->ntuple != 3 || r->tuple[1].type != HLO_U32 || r->tuple[1].rank != 0 ||
-        r->tuple[2].type != HLO_TOKEN)
-      return sx_fail(c, "recv must have shape (data, u32[], token[]); got %s.", sx_str(c, r));
-    return HLO_OK;
-  }
-  case HLO_OP_RECV_DONE: {
-    const hlo_shape *s = sx_op(c, 0);
-    if (s->type != HLO_TUPLE || s->ntuple < 1)
-      return sx_fail(c, "The operand of recv-done must be a recv context tuple; got %s.", sx_str(c, s));
-    hlo_shape t = {.type = HLO_TOKEN};
-    const hlo_shape *p[2] = {&s->tuple[0], &t};
-    return sx_tuple(c, 2, p);
-  }
-  case HLO_OP_INFEED: {
-    if (sx_op(c, 0)->type != HLO_TOKEN)
-      return sx_fail(c, "The operand of infeed must be a token; got %s.", sx_str(c, sx_op(c, 0)));
-    if (sx_declared(c)) return HLO_ERR;
-    const hlo_shape *r = &c->in->shape;
-    if (r->type != HLO_TUPLE || r->ntuple != 2 || r->tuple[1].type != HLO_TOKEN)
-      return sx_fail(c, "infeed must have shape (data, token[]); got %s.", sx_str(c, r));
-    return HLO_OK;
-  }
-  case HLO_OP_OUTFEED: {
-    if (sx_op(c, 1)->type != HLO_TOKEN)
-      return sx_fail(c, "The second operand of outfeed must be a token; got %s.", sx_str(c, sx_op(c, 1)));
-    const hlo_attr *os = hlo_instr_attr(in, HLO_A_OUTFEED_SHAPE);
-    if (os && os->kind == HLO_AK_SHAPE && !hlo_shape_xla_compatible(os->u.shape, sx_op(c, 0), false))
-      return sx_fail(c, "Expected outfeed shape to be equal to operand's shape %s, actual shape is %s.",
-                     sx_str(c, sx_op(c, 0)), sx_str(c, os->u.shape));
-    return sx_token(c);
-  }
-  case HLO_OP_AFTER_ALL:
-    for (int i = 0; i < n; i++)
-      if (sx_op(c, i)->type != HLO_TOKEN)
-        return sx_fail(c, "Operands of token instructions must be TOKEN types; operand %d is %s.", i,
-                       sx_str(c, sx_op(c, i)));
-    return sx_token(c);
-  case HLO_OP_COPY_START: {
-    hlo_shape u;
-    if (hlo_shape_make_array(c->a, &u, HLO_U32, 0, NULL)) return HLO_ERR;
-    const hlo_shape *p[3] = {sx_op(c, 0), sx_op(c, 0), &u};
-    return sx_tuple(c, 3, p);
-  }
-  case HLO_OP_COPY_DONE:
-    return tuple_elem(c, 0, 0, "copy-done");
-  default:
-    return sx_fail(c, "internal: %s is not a communication op", hlo_opcode_name(in->op));
-  }
+int hlo_shape_infer_same_as_operands(infer_ctx *c) {
+  int n = c->in->noperands;
+  HLO_ASSERT(n >= 1); /* hlo_infer_shape checked the operand count */
+  return operands_or_tuple(c);
 }
 
-int hlo_shape_infer_async(sctx *c) {
+int hlo_shape_infer_all_to_all(infer_ctx *c) {
   const hlo_instruction *in = c->in;
-  switch (in->op) {
-  case HLO_OP_ASYNC_START: {
-    const hlo_shape *root = sx_called_root(c, 0, "calls");
-    if (!root) return HLO_ERR;
-    hlo_shape ops;
-    hlo_shape *save = c->out;
-    c->out = &ops;
-    int n = in->noperands;
-    const hlo_shape **el = SX_TMP(c, n, const hlo_shape *);
-    if (!el) return HLO_ERR;
-    for (int i = 0; i < n; i++) el[i] = sx_op(c, i);
-    if (sx_tuple(c, n, el)) return HLO_ERR;
-    c->out = save;
-    const hlo_shape *ds = in->shape_omitted ? NULL : &in->shape;
-    int nctx = ds && ds->type == HLO_TUPLE && ds->ntuple >= 2 ? ds->ntuple - 2 : 1;
-    const hlo_shape **p = SX_TMP(c, 2 + nctx, const hlo_shape *);
-    if (!p) return HLO_ERR;
-    hlo_shape u;
-    p[0] = &ops;
-    p[1] = root;
-    if (ds && ds->type == HLO_TUPLE && ds->ntuple >= 2) {
-      for (int i = 0; i < nctx; i++) p[2 + i] = &ds->tuple[2 + i];
-    } else {
-      if (hlo_shape_make_array(c->a, &u, HLO_S32, 0, NULL)) return HLO_ERR;
-      p[2] = &u;
-    }
-    return sx_tuple(c, 2 + nctx, p);
+  int n = c->in->noperands;
+  HLO_ASSERT(n >= 1); /* hlo_infer_shape checked the operand count */
+  int nd;
+  const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+  if (nd > 1) return sx_fail(c, "all-to-all takes at most one split dimension; got %d.", nd);
+  int64_t g = sx_group_size(in);
+  for (int i = 0; i < n && nd == 1; i++) {
+    if (sx_need_array(c, i, "all-to-all")) return HLO_ERR;
+    const hlo_shape *s = sx_op(c, i);
+    if (d[0] < 0 || d[0] >= s->rank)
+      return sx_fail(c, "all-to-all split dimension %lld is out of range for operand %s.", (long long)d[0],
+                     sx_str(c, s));
+    if (g > 0 && s->dims[d[0]] != HLO_DIM_UNBOUNDED && s->dims[d[0]] % g)
+      return sx_fail(c, "all-to-all split dimension %lld (size %lld) must be divisible by the split count %lld.",
+                     (long long)d[0], (long long)s->dims[d[0]], (long long)g);
   }
-  case HLO_OP_ASYNC_UPDATE:
-    if (in->noperands < 1) return sx_fail(c, "async-update needs an operand");
-    return sx_copy(c, sx_op(c, 0));
-  case HLO_OP_ASYNC_DONE:
-    return tuple_elem(c, 0, 1, "async-done");
-  default:
-    return sx_fail(c, "internal: %s is not an async op", hlo_opcode_name(in->op));
-  }
+  return operands_or_tuple(c);
 }
+
+int hlo_shape_infer_all_gather(infer_ctx *c) {
+  return gather_or_scatter(c, true, false);
+}
+
+int hlo_shape_infer_all_gather_start(infer_ctx *c) {
+  return gather_or_scatter(c, true, true);
+}
+
+int hlo_shape_infer_reduce_scatter(infer_ctx *c) {
+  return gather_or_scatter(c, false, false);
+}
+
+int hlo_shape_infer_all_reduce_done(infer_ctx *c) {
+  return sx_copy(c, sx_op(c, 0));
+}
+
+int hlo_shape_infer_async_result(infer_ctx *c) {
+  const hlo_instruction *in = c->in;
+  return tuple_elem(c, 0, 1, hlo_opcode_name(in->op));
+}
+
+int hlo_shape_infer_ragged_all_to_all(infer_ctx *c) {
+  int n = c->in->noperands;
+  for (int i = 0; i < n; i++)
+    if (sx_need_array(c, i, "ragged-all-to-all")) return HLO_ERR;
+  if (sx_op(c, 0)->rank != sx_op(c, 1)->rank || !sx_same_type_fp(sx_op(c, 0)->type, sx_op(c, 1)->type))
+    return sx_fail(c, "ragged-all-to-all input %s and output %s must have the same rank and element type.",
+                   sx_str(c, sx_op(c, 0)), sx_str(c, sx_op(c, 1)));
+  for (int i = 2; i < n; i++)
+    if (!hlo_type_is_int(sx_op(c, i)->type))
+      return sx_fail(c, "ragged-all-to-all offsets and sizes must be integers; operand %d is %s.", i,
+                     sx_str(c, sx_op(c, i)));
+  return sx_copy(c, sx_op(c, 1));
+}
+
+int hlo_shape_infer_collective_permute(infer_ctx *c) {
+  int n = c->in->noperands;
+  HLO_ASSERT(n >= 1); /* hlo_infer_shape checked the operand count */
+  if (n == 4 && (sx_op(c, 2)->type == HLO_TUPLE || hlo_type_is_int(sx_op(c, 2)->type)) &&
+      !hlo_shape_xla_compatible(sx_op(c, 2), sx_op(c, 0), true))
+    return sx_copy(c, sx_op(c, 1)); /* in-place form: input, output, offsets */
+  return operands_or_tuple(c);
+}
+
+int hlo_shape_infer_collective_permute_start(infer_ctx *c) {
+  int n = c->in->noperands;
+  HLO_ASSERT(n >= 1); /* hlo_infer_shape checked the operand count */
+  const hlo_shape *s = n == 4 ? sx_op(c, 1) : sx_op(c, 0);
+  if (!c->in->shape_omitted && c->in->shape.type == HLO_TUPLE && c->in->shape.ntuple >= 2 && n == 1) {
+    /* keep declared context elements; check the buffers */
+    const hlo_shape *ds = &c->in->shape;
+    if (!hlo_shape_xla_compatible(&ds->tuple[0], sx_op(c, 0), true) ||
+        !hlo_shape_xla_compatible(&ds->tuple[1], s, true))
+      return sx_fail(c, "collective-permute-start buffers %s must have the operand shape %s.", sx_str(c, ds),
+                     sx_str(c, s));
+    return sx_copy(c, ds);
+  }
+  hlo_shape u;
+  if (hlo_shape_make_array(c->a, &u, HLO_U32, 0, NULL)) return HLO_ERR;
+  const hlo_shape *p[4] = {sx_op(c, 0), s, &u, &u};
+  return sx_tuple(c, 4, p);
+}
+
+int hlo_shape_infer_send(infer_ctx *c) {
+  if (sx_op(c, 1)->type != HLO_TOKEN)
+    return sx_fail(c, "The second operand of send must be a token; got %s.", sx_str(c, sx_op(c, 1)));
+  hlo_shape u, t = {.type = HLO_TOKEN};
+  if (hlo_shape_make_array(c->a, &u, HLO_U32, 0, NULL)) return HLO_ERR;
+  const hlo_shape *p[3] = {sx_op(c, 0), &u, &t};
+  return sx_tuple(c, 3, p);
+}
+
+int hlo_shape_infer_send_done(infer_ctx *c) {
+  if (sx_op(c, 0)->type != HLO_TUPLE)
+    return sx_fail(c, "The operand of send-done must be a send context tuple; got %s.", sx_str(c, sx_op(c, 0)));
+  return sx_token(c);
+}
+
+int hlo_shape_infer_recv(infer_ctx *c) {
+  if (sx_op(c, 0)->type != HLO_TOKEN)
+    return sx_fail(c, "The operand of recv must be a token; got %s.", sx_str(c, sx_op(c, 0)));
+  if (sx_declared(c)) return HLO_ERR;
+  const hlo_shape *r = &c->in->shape;
+  if (r->type != HLO_TUPLE || r->ntuple != 3 || r->tuple[1].type != HLO_U32 || r->tuple[1].rank != 0 ||
+      r->tuple[2].type != HLO_TOKEN)
+    return sx_fail(c, "recv must have shape (data, u32[], token[]); got %s.", sx_str(c, r));
+  return HLO_OK;
+}
+
+int hlo_shape_infer_recv_done(infer_ctx *c) {
+  const hlo_shape *s = sx_op(c, 0);
+  if (s->type != HLO_TUPLE || s->ntuple < 1)
+    return sx_fail(c, "The operand of recv-done must be a recv context tuple; got %s.", sx_str(c, s));
+  hlo_shape t = {.type = HLO_TOKEN};
+  const hlo_shape *p[2] = {&s->tuple[0], &t};
+  return sx_tuple(c, 2, p);
+}
+
+int hlo_shape_infer_infeed(infer_ctx *c) {
+  if (sx_op(c, 0)->type != HLO_TOKEN)
+    return sx_fail(c, "The operand of infeed must be a token; got %s.", sx_str(c, sx_op(c, 0)));
+  if (sx_declared(c)) return HLO_ERR;
+  const hlo_shape *r = &c->in->shape;
+  if (r->type != HLO_TUPLE || r->ntuple != 2 || r->tuple[1].type != HLO_TOKEN)
+    return sx_fail(c, "infeed must have shape (data, token[]); got %s.", sx_str(c, r));
+  return HLO_OK;
+}
+
+int hlo_shape_infer_outfeed(infer_ctx *c) {
+  const hlo_instruction *in = c->in;
+  if (sx_op(c, 1)->type != HLO_TOKEN)
+    return sx_fail(c, "The second operand of outfeed must be a token; got %s.", sx_str(c, sx_op(c, 1)));
+  const hlo_attr *os = hlo_instr_attr(in, HLO_A_OUTFEED_SHAPE);
+  if (os && os->kind == HLO_AK_SHAPE && !hlo_shape_xla_compatible(os->u.shape, sx_op(c, 0), false))
+    return sx_fail(c, "Expected outfeed shape to be equal to operand's shape %s, actual shape is %s.",
+                   sx_str(c, sx_op(c, 0)), sx_str(c, os->u.shape));
+  return sx_token(c);
+}
+
+int hlo_shape_infer_after_all(infer_ctx *c) {
+  int n = c->in->noperands;
+  for (int i = 0; i < n; i++)
+    if (sx_op(c, i)->type != HLO_TOKEN)
+      return sx_fail(c, "Operands of token instructions must be TOKEN types; operand %d is %s.", i,
+                     sx_str(c, sx_op(c, i)));
+  return sx_token(c);
+}
+
+int hlo_shape_infer_copy_start(infer_ctx *c) {
+  hlo_shape u;
+  if (hlo_shape_make_array(c->a, &u, HLO_U32, 0, NULL)) return HLO_ERR;
+  const hlo_shape *p[3] = {sx_op(c, 0), sx_op(c, 0), &u};
+  return sx_tuple(c, 3, p);
+}
+
+int hlo_shape_infer_copy_done(infer_ctx *c) {
+  return tuple_elem(c, 0, 0, "copy-done");
+}
+
+int hlo_shape_infer_async_start(infer_ctx *c) {
+  const hlo_instruction *in = c->in;
+  const hlo_shape *root = sx_called_root(c, 0, "calls");
+  if (!root) return HLO_ERR;
+  hlo_shape ops;
+  hlo_shape *save = c->out;
+  c->out = &ops;
+  int n = in->noperands;
+  const hlo_shape **el = SX_TMP(c, n, const hlo_shape *);
+  if (!el) return HLO_ERR;
+  for (int i = 0; i < n; i++) el[i] = sx_op(c, i);
+  if (sx_tuple(c, n, el)) return HLO_ERR;
+  c->out = save;
+  const hlo_shape *ds = in->shape_omitted ? NULL : &in->shape;
+  int nctx = ds && ds->type == HLO_TUPLE && ds->ntuple >= 2 ? ds->ntuple - 2 : 1;
+  const hlo_shape **p = SX_TMP(c, 2 + nctx, const hlo_shape *);
+  if (!p) return HLO_ERR;
+  hlo_shape u;
+  p[0] = &ops;
+  p[1] = root;
+  if (ds && ds->type == HLO_TUPLE && ds->ntuple >= 2) {
+    for (int i = 0; i < nctx; i++) p[2 + i] = &ds->tuple[2 + i];
+  } else {
+    if (hlo_shape_make_array(c->a, &u, HLO_S32, 0, NULL)) return HLO_ERR;
+    p[2] = &u;
+  }
+  return sx_tuple(c, 2 + nctx, p);
+}
+
+int hlo_shape_infer_async_update(infer_ctx *c) {
+  const hlo_instruction *in = c->in;
+  HLO_ASSERT(in->noperands >= 1); /* hlo_infer_shape checked the operand count */
+  return sx_copy(c, sx_op(c, 0));
+}
+
+int hlo_shape_infer_async_done(infer_ctx *c) {
+  return tuple_elem(c, 0, 1, "async-done");
+}
+

@@ -3,7 +3,8 @@
  * reverse and iota.  (gather/scatter live in infer_gather.c.) */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "core/bug.h"
+#include "shape/infer_internal.h"
 
 static bool has_unbounded(const hlo_shape *s) {
   for (int i = 0; i < s->rank; i++)
@@ -11,7 +12,7 @@ static bool has_unbounded(const hlo_shape *s) {
   return false;
 }
 
-int hlo_shape_infer_reshape(sctx *c) {
+int hlo_shape_infer_reshape(infer_ctx *c) {
   if (sx_need_array(c, 0, "reshape")) return HLO_ERR;
   if (sx_declared(c)) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0), *r = &c->in->shape;
@@ -27,8 +28,8 @@ int hlo_shape_infer_reshape(sctx *c) {
   return HLO_OK;
 }
 
-int hlo_shape_infer_dynamic_reshape(sctx *c) {
-  if (c->in->noperands < 1) return sx_fail(c, "dynamic-reshape needs an operand");
+int hlo_shape_infer_dynamic_reshape(infer_ctx *c) {
+  HLO_ASSERT(c->in->noperands >= 1); /* hlo_infer_shape checked the operand count */
   if (sx_need_array(c, 0, "dynamic-reshape")) return HLO_ERR;
   if (sx_declared(c)) return HLO_ERR;
   const hlo_shape *r = &c->in->shape;
@@ -45,7 +46,7 @@ int hlo_shape_infer_dynamic_reshape(sctx *c) {
   return HLO_OK;
 }
 
-int hlo_shape_infer_transpose(sctx *c) {
+int hlo_shape_infer_transpose(infer_ctx *c) {
   if (sx_need_array(c, 0, "transpose")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0);
   int n;
@@ -69,7 +70,7 @@ int hlo_shape_infer_transpose(sctx *c) {
   return HLO_OK;
 }
 
-int hlo_shape_infer_broadcast(sctx *c) {
+int hlo_shape_infer_broadcast(infer_ctx *c) {
   if (sx_need_array(c, 0, "broadcast")) return HLO_ERR;
   if (sx_declared(c)) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0), *r = &c->in->shape;
@@ -94,7 +95,7 @@ int hlo_shape_infer_broadcast(sctx *c) {
   return HLO_OK;
 }
 
-int hlo_shape_infer_slice(sctx *c) {
+int hlo_shape_infer_slice(infer_ctx *c) {
   if (sx_need_array(c, 0, "slice")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0);
   const hlo_attr *at = hlo_instr_attr(c->in, HLO_A_SLICE);
@@ -118,7 +119,7 @@ int hlo_shape_infer_slice(sctx *c) {
   return sx_array(c, s->type, n, dims);
 }
 
-static int scalar_int_indices(sctx *c, int first, int count, const char *what) {
+static int scalar_int_indices(infer_ctx *c, int first, int count, const char *what) {
   hlo_type t = HLO_TYPE_COUNT;
   for (int i = first; i < first + count; i++) {
     const hlo_shape *s = sx_op(c, i);
@@ -133,8 +134,8 @@ static int scalar_int_indices(sctx *c, int first, int count, const char *what) {
   return HLO_OK;
 }
 
-int hlo_shape_infer_dynamic_slice(sctx *c) {
-  if (c->in->noperands < 1) return sx_fail(c, "dynamic-slice needs an operand");
+int hlo_shape_infer_dynamic_slice(infer_ctx *c) {
+  HLO_ASSERT(c->in->noperands >= 1); /* hlo_infer_shape checked the operand count */
   if (sx_need_array(c, 0, "dynamic-slice")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0);
   int n;
@@ -155,8 +156,8 @@ int hlo_shape_infer_dynamic_slice(sctx *c) {
   return sx_array(c, s->type, n, sz);
 }
 
-int hlo_shape_infer_dynamic_update_slice(sctx *c) {
-  if (c->in->noperands < 2) return sx_fail(c, "dynamic-update-slice needs an operand and an update");
+int hlo_shape_infer_dynamic_update_slice(infer_ctx *c) {
+  HLO_ASSERT(c->in->noperands >= 2); /* hlo_infer_shape checked the operand count */
   if (sx_need_array(c, 0, "dynamic-update-slice") || sx_need_array(c, 1, "dynamic-update-slice")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0), *u = sx_op(c, 1);
   if (c->in->noperands - 2 != s->rank)
@@ -178,7 +179,7 @@ int hlo_shape_infer_dynamic_update_slice(sctx *c) {
   return sx_copy(c, s);
 }
 
-int hlo_shape_infer_pad(sctx *c) {
+int hlo_shape_infer_pad(infer_ctx *c) {
   if (sx_need_array(c, 0, "pad") || sx_need_array(c, 1, "pad")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0), *v = sx_op(c, 1);
   if (v->rank != 0) return sx_fail(c, "Pad value must be a scalar; got %s.", sx_str(c, v));
@@ -217,8 +218,8 @@ int hlo_shape_infer_pad(sctx *c) {
   return HLO_OK;
 }
 
-int hlo_shape_infer_concatenate(sctx *c) {
-  if (c->in->noperands < 1) return sx_fail(c, "Concatenate expects at least one argument.");
+int hlo_shape_infer_concatenate(infer_ctx *c) {
+  HLO_ASSERT(c->in->noperands >= 1); /* hlo_infer_shape checked the operand count */
   int n;
   const int64_t *dv = hlo_instr_ints(c->in, HLO_A_DIMENSIONS, &n);
   if (n != 1) return sx_fail(c, "Concatenate needs exactly one dimension in dimensions={...}; got %d.", n);
@@ -262,7 +263,7 @@ int hlo_shape_infer_concatenate(sctx *c) {
   return HLO_OK;
 }
 
-int hlo_shape_infer_reverse(sctx *c) {
+int hlo_shape_infer_reverse(infer_ctx *c) {
   if (sx_need_array(c, 0, "reverse")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0);
   int n;
@@ -272,7 +273,7 @@ int hlo_shape_infer_reverse(sctx *c) {
   return sx_copy(c, s);
 }
 
-int hlo_shape_infer_iota(sctx *c) {
+int hlo_shape_infer_iota(infer_ctx *c) {
   if (sx_declared(c)) return HLO_ERR;
   const hlo_shape *r = &c->in->shape;
   if (!hlo_shape_is_array(r)) return sx_fail(c, "Iota does not support non-array result.");

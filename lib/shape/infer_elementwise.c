@@ -4,18 +4,18 @@
  * and the element-type conversions. */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "shape/infer_internal.h"
 
-static const char *opname(const sctx *c) { return hlo_opcode_name(c->in->op); }
+static const char *opname(const infer_ctx *c) { return hlo_opcode_name(c->in->op); }
 
 /* Result equal to operand 0 but with element type t. */
-static int same_dims(sctx *c, const hlo_shape *s, hlo_type t) {
+static int same_dims(infer_ctx *c, const hlo_shape *s, hlo_type t) {
   if (sx_copy(c, s)) return HLO_ERR;
   c->out->type = t;
   return HLO_OK;
 }
 
-int hlo_shape_infer_unary(sctx *c) {
+int hlo_shape_infer_unary(infer_ctx *c) {
   if (c->in->op == HLO_OP_COPY) return sx_copy(c, sx_op(c, 0)); /* tuples too */
   if (sx_need_array(c, 0, opname(c))) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0);
@@ -66,7 +66,7 @@ int hlo_shape_infer_unary(sctx *c) {
 }
 
 /* XLA's implicit broadcasting of two array operands into c->out. */
-static int broadcast2(sctx *c, const hlo_shape *l, const hlo_shape *r, hlo_type t) {
+static int broadcast2(infer_ctx *c, const hlo_shape *l, const hlo_shape *r, hlo_type t) {
   if (l->rank == r->rank) {
     int64_t dims[l->rank ? l->rank : 1];
     bool dyn[l->rank ? l->rank : 1];
@@ -107,7 +107,7 @@ static int broadcast2(sctx *c, const hlo_shape *l, const hlo_shape *r, hlo_type 
 }
 
 /* Checks shared by every binary elementwise op; result element type in *t. */
-static int binary_common(sctx *c, hlo_type *t) {
+static int binary_common(infer_ctx *c, hlo_type *t) {
   if (sx_need_array(c, 0, opname(c)) || sx_need_array(c, 1, opname(c))) return HLO_ERR;
   const hlo_shape *l = sx_op(c, 0), *r = sx_op(c, 1);
   if (!sx_same_type_fp(l->type, r->type))
@@ -117,7 +117,7 @@ static int binary_common(sctx *c, hlo_type *t) {
   return HLO_OK;
 }
 
-int hlo_shape_infer_binary(sctx *c) {
+int hlo_shape_infer_binary(infer_ctx *c) {
   hlo_type t;
   if (binary_common(c, &t)) return HLO_ERR;
   hlo_type_kind k = hlo_type_kind_of(t);
@@ -154,13 +154,13 @@ int hlo_shape_infer_binary(sctx *c) {
   return broadcast2(c, sx_op(c, 0), sx_op(c, 1), t);
 }
 
-int hlo_shape_infer_compare(sctx *c) {
+int hlo_shape_infer_compare(infer_ctx *c) {
   hlo_type t;
   if (binary_common(c, &t)) return HLO_ERR;
   return broadcast2(c, sx_op(c, 0), sx_op(c, 1), HLO_PRED);
 }
 
-int hlo_shape_infer_select(sctx *c) {
+int hlo_shape_infer_select(infer_ctx *c) {
   const hlo_shape *p = sx_op(c, 0), *a = sx_op(c, 1), *b = sx_op(c, 2);
   if (!hlo_shape_is_array(a) || !hlo_shape_is_array(b))
     return sx_fail(c, "Expected array argument for select, but got %s.",
@@ -181,7 +181,7 @@ int hlo_shape_infer_select(sctx *c) {
   return HLO_OK;
 }
 
-int hlo_shape_infer_clamp(sctx *c) {
+int hlo_shape_infer_clamp(infer_ctx *c) {
   for (int i = 0; i < 3; i++)
     if (sx_need_array(c, i, "clamp")) return HLO_ERR;
   const hlo_shape *mn = sx_op(c, 0), *x = sx_op(c, 1), *mx = sx_op(c, 2);
@@ -193,7 +193,7 @@ int hlo_shape_infer_clamp(sctx *c) {
   return sx_copy(c, x);
 }
 
-int hlo_shape_infer_convert(sctx *c) {
+int hlo_shape_infer_convert(infer_ctx *c) {
   if (sx_need_array(c, 0, "convert")) return HLO_ERR;
   if (c->in->shape_omitted) return sx_declared(c);
   const hlo_shape *s = sx_op(c, 0);
@@ -206,7 +206,7 @@ int hlo_shape_infer_convert(sctx *c) {
   return same_dims(c, s, t);
 }
 
-int hlo_shape_infer_bitcast_convert(sctx *c) {
+int hlo_shape_infer_bitcast_convert(infer_ctx *c) {
   if (sx_need_array(c, 0, "bitcast-convert")) return HLO_ERR;
   if (c->in->shape_omitted) return sx_declared(c);
   const hlo_shape *s = sx_op(c, 0);
@@ -231,7 +231,7 @@ int hlo_shape_infer_bitcast_convert(sctx *c) {
   return sx_array(c, t, s->rank - 1, s->dims);
 }
 
-int hlo_shape_infer_stochastic_convert(sctx *c) {
+int hlo_shape_infer_stochastic_convert(infer_ctx *c) {
   if (sx_need_array(c, 0, "stochastic-convert") || sx_need_array(c, 1, "stochastic-convert")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0), *r = sx_op(c, 1);
   if (!hlo_type_is_float(s->type))
@@ -246,7 +246,7 @@ int hlo_shape_infer_stochastic_convert(sctx *c) {
   return same_dims(c, s, c->in->shape.type);
 }
 
-int hlo_shape_infer_reduce_precision(sctx *c) {
+int hlo_shape_infer_reduce_precision(infer_ctx *c) {
   if (sx_need_array(c, 0, "reduce-precision")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0);
   if (!hlo_type_is_float(s->type))

@@ -2,7 +2,7 @@
  * batching dimensions (operand_batching_dims / input_batching_dims). */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "shape/infer_internal.h"
 
 static bool contains(const int64_t *v, int n, int64_t x) {
   for (int i = 0; i < n; i++)
@@ -10,14 +10,14 @@ static bool contains(const int64_t *v, int n, int64_t x) {
   return false;
 }
 
-static int sorted_unique(sctx *c, const char *what, const int64_t *v, int n) {
+static int sorted_unique(infer_ctx *c, const char *what, const int64_t *v, int n) {
   for (int i = 1; i < n; i++)
     if (v[i] <= v[i - 1]) return sx_fail(c, "%s in gather/scatter op must be sorted and unique; got %lld after %lld.",
                                          what, (long long)v[i], (long long)v[i - 1]);
   return HLO_OK;
 }
 
-int hlo_shape_infer_gather(sctx *c) {
+int hlo_shape_infer_gather(infer_ctx *c) {
   if (sx_need_array(c, 0, "gather") || sx_need_array(c, 1, "gather")) return HLO_ERR;
   const hlo_shape *op = sx_op(c, 0), *ix = sx_op(c, 1);
   const hlo_instruction *in = c->in;
@@ -105,7 +105,7 @@ int hlo_shape_infer_gather(sctx *c) {
   return HLO_OK;
 }
 
-int hlo_shape_infer_scatter(sctx *c) {
+int hlo_shape_infer_scatter(infer_ctx *c) {
   const hlo_instruction *in = c->in;
   if (in->noperands < 3 || in->noperands % 2 == 0)
     return sx_fail(c, "scatter takes N operands, the indices and N updates (an odd count >= 3); got %d.", in->noperands);

@@ -3,7 +3,8 @@
  * triangular-solve and cholesky. */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "core/bug.h"
+#include "shape/infer_internal.h"
 
 static bool contains(const int64_t *v, int n, int64_t x) {
   for (int i = 0; i < n; i++)
@@ -14,7 +15,7 @@ static bool contains(const int64_t *v, int n, int64_t x) {
 /* The general dot rule over lhs/rhs; rhs_skip (or -1) is an rhs dimension
  * left out of the result (ragged-dot's group dimension).  Result dims go to
  * dims[], count to *rank. */
-static int dot_dims(sctx *c, const hlo_shape *l, const hlo_shape *r, int64_t rhs_skip, int64_t *dims, int *rank,
+static int dot_dims(infer_ctx *c, const hlo_shape *l, const hlo_shape *r, int64_t rhs_skip, int64_t *dims, int *rank,
                     int *src_side, int *src_dim) {
   const hlo_instruction *in = c->in;
   int nlb, nlc, nrb, nrc;
@@ -64,7 +65,7 @@ static int dot_dims(sctx *c, const hlo_shape *l, const hlo_shape *r, int64_t rhs
   return HLO_OK;
 }
 
-static int dot_like(sctx *c, int li, int ri, int64_t rhs_skip, int prefix_n, const int64_t *prefix) {
+static int dot_like(infer_ctx *c, int li, int ri, int64_t rhs_skip, int prefix_n, const int64_t *prefix) {
   if (sx_need_array(c, li, "dot") || sx_need_array(c, ri, "dot")) return HLO_ERR;
   const hlo_shape *l = sx_op(c, li), *r = sx_op(c, ri);
   if (!sx_same_type_fp(l->type, r->type) && !(hlo_type_is_int(l->type) && hlo_type_is_int(r->type)) &&
@@ -83,7 +84,7 @@ static int dot_like(sctx *c, int li, int ri, int64_t rhs_skip, int prefix_n, con
   return HLO_OK;
 }
 
-int hlo_shape_infer_dot(sctx *c) {
+int hlo_shape_infer_dot(infer_ctx *c) {
   if (hlo_instr_attr(c->in, HLO_A_SPARSITY)) { /* sparse dot: lhs holds half the contracting size */
     if (sx_need_array(c, 0, "dot") || sx_need_array(c, 1, "dot")) return HLO_ERR;
     return sx_declared(c);
@@ -91,7 +92,7 @@ int hlo_shape_infer_dot(sctx *c) {
   return dot_like(c, 0, 1, -1, 0, NULL);
 }
 
-int hlo_shape_infer_scaled_dot(sctx *c) {
+int hlo_shape_infer_scaled_dot(infer_ctx *c) {
   for (int i = 0; i < 4; i++)
     if (sx_need_array(c, i, "scaled-dot")) return HLO_ERR;
   const hlo_shape *l = sx_op(c, 0), *ls = sx_op(c, 1), *r = sx_op(c, 2), *rs = sx_op(c, 3);
@@ -105,7 +106,7 @@ int hlo_shape_infer_scaled_dot(sctx *c) {
 /* ragged-dot(lhs, rhs, group_sizes): the ragged lhs dimension decides the
  * mode (non-contracting: rhs group dim dropped; contracting: result gets a
  * leading group dimension; batch: as dot). */
-int hlo_shape_infer_ragged_dot(sctx *c) {
+int hlo_shape_infer_ragged_dot(infer_ctx *c) {
   for (int i = 0; i < 3; i++)
     if (sx_need_array(c, i, "ragged-dot")) return HLO_ERR;
   const hlo_shape *l = sx_op(c, 0), *r = sx_op(c, 1), *g = sx_op(c, 2);
@@ -127,8 +128,8 @@ int hlo_shape_infer_ragged_dot(sctx *c) {
   return dot_like(c, 0, 1, grp[0], 0, NULL);
 }
 
-int hlo_shape_infer_convolution(sctx *c) {
-  if (c->in->noperands != 2) return sx_fail(c, "convolution takes 2 operands; got %d.", c->in->noperands);
+int hlo_shape_infer_convolution(infer_ctx *c) {
+  HLO_ASSERT(c->in->noperands == 2); /* hlo_infer_shape checked the operand count */
   if (sx_need_array(c, 0, "convolution") || sx_need_array(c, 1, "convolution")) return HLO_ERR;
   const hlo_shape *l = sx_op(c, 0), *r = sx_op(c, 1);
   const hlo_attr *da = hlo_instr_attr(c->in, HLO_A_DIM_LABELS);
@@ -200,7 +201,7 @@ int hlo_shape_infer_convolution(sctx *c) {
   return bgc == 1 ? sx_keep_dynamic(c, (int)dn->out_batch, l, (int)dn->in_batch) : HLO_OK;
 }
 
-int hlo_shape_infer_fft(sctx *c) {
+int hlo_shape_infer_fft(infer_ctx *c) {
   if (sx_need_array(c, 0, "fft")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0);
   const char *ty = hlo_instr_word(c->in, HLO_A_FFT_TYPE);
@@ -246,7 +247,7 @@ int hlo_shape_infer_fft(sctx *c) {
   return sx_fail(c, "Unknown fft_type %s.", ty);
 }
 
-int hlo_shape_infer_triangular_solve(sctx *c) {
+int hlo_shape_infer_triangular_solve(infer_ctx *c) {
   if (sx_need_array(c, 0, "triangular-solve") || sx_need_array(c, 1, "triangular-solve")) return HLO_ERR;
   const hlo_shape *a = sx_op(c, 0), *b = sx_op(c, 1);
   hlo_type_kind k = hlo_type_kind_of(a->type);
@@ -274,7 +275,7 @@ int hlo_shape_infer_triangular_solve(sctx *c) {
   return sx_copy(c, b);
 }
 
-int hlo_shape_infer_cholesky(sctx *c) {
+int hlo_shape_infer_cholesky(infer_ctx *c) {
   if (sx_need_array(c, 0, "cholesky")) return HLO_ERR;
   const hlo_shape *a = sx_op(c, 0);
   hlo_type_kind k = hlo_type_kind_of(a->type);

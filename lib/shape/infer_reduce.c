@@ -4,9 +4,10 @@
  * result shape and the operand constraints. */
 #include <string.h>
 
-#include "infer_internal.h"
+#include "core/bug.h"
+#include "shape/infer_internal.h"
 
-static int result_n(sctx *c, int n, const hlo_shape *el) {
+static int result_n(infer_ctx *c, int n, const hlo_shape *el) {
   if (n == 1) return sx_copy(c, &el[0]);
   const hlo_shape **p = SX_TMP(c, n, const hlo_shape *);
   if (!p) return HLO_ERR;
@@ -15,7 +16,7 @@ static int result_n(sctx *c, int n, const hlo_shape *el) {
 }
 
 /* Common checks of N inputs followed by N scalar init values. */
-static int inputs_and_inits(sctx *c, const char *what, int *n_out) {
+static int inputs_and_inits(infer_ctx *c, const char *what, int *n_out) {
   int no = c->in->noperands;
   if (no < 2 || no % 2) return sx_fail(c, "%s takes N inputs and N init values; got %d operands.", what, no);
   int n = no / 2;
@@ -40,7 +41,7 @@ static int inputs_and_inits(sctx *c, const char *what, int *n_out) {
   return HLO_OK;
 }
 
-int hlo_shape_infer_reduce(sctx *c) {
+int hlo_shape_infer_reduce(infer_ctx *c) {
   int n;
   if (inputs_and_inits(c, "reduce", &n)) return HLO_ERR;
   const hlo_shape *s0 = sx_op(c, 0);
@@ -69,7 +70,7 @@ int hlo_shape_infer_reduce(sctx *c) {
   return result_n(c, n, el);
 }
 
-static const hlo_window *window_of(sctx *c, int rank, const char *what) {
+static const hlo_window *window_of(infer_ctx *c, int rank, const char *what) {
   const hlo_attr *a = hlo_instr_attr(c->in, HLO_A_WINDOW);
   static const hlo_window empty = {0, NULL};
   if (!a || a->kind != HLO_AK_WINDOW) {
@@ -91,7 +92,7 @@ static const hlo_window *window_of(sctx *c, int rank, const char *what) {
   return &a->u.window;
 }
 
-static int windowed_dims(sctx *c, const hlo_shape *s, const hlo_window *w, int64_t *out) {
+static int windowed_dims(infer_ctx *c, const hlo_shape *s, const hlo_window *w, int64_t *out) {
   for (int i = 0; i < s->rank; i++) {
     if (s->dims[i] == HLO_DIM_UNBOUNDED) {
       out[i] = HLO_DIM_UNBOUNDED;
@@ -103,7 +104,7 @@ static int windowed_dims(sctx *c, const hlo_shape *s, const hlo_window *w, int64
   return HLO_OK;
 }
 
-int hlo_shape_infer_reduce_window(sctx *c) {
+int hlo_shape_infer_reduce_window(infer_ctx *c) {
   int n;
   if (inputs_and_inits(c, "reduce-window", &n)) return HLO_ERR;
   const hlo_shape *s0 = sx_op(c, 0);
@@ -118,7 +119,7 @@ int hlo_shape_infer_reduce_window(sctx *c) {
   return result_n(c, n, el);
 }
 
-int hlo_shape_infer_select_and_scatter(sctx *c) {
+int hlo_shape_infer_select_and_scatter(infer_ctx *c) {
   for (int i = 0; i < 3; i++)
     if (sx_need_array(c, i, "select-and-scatter")) return HLO_ERR;
   const hlo_shape *op = sx_op(c, 0), *src = sx_op(c, 1), *init = sx_op(c, 2);
@@ -138,9 +139,9 @@ int hlo_shape_infer_select_and_scatter(sctx *c) {
   return sx_copy(c, op);
 }
 
-int hlo_shape_infer_sort(sctx *c) {
+int hlo_shape_infer_sort(infer_ctx *c) {
   int n = c->in->noperands;
-  if (n < 1) return sx_fail(c, "sort needs at least one operand");
+  HLO_ASSERT(n >= 1); /* hlo_infer_shape checked the operand count */
   for (int i = 0; i < n; i++)
     if (sx_need_array(c, i, "sort")) return HLO_ERR;
   const hlo_shape *s0 = sx_op(c, 0);
@@ -162,7 +163,7 @@ int hlo_shape_infer_sort(sctx *c) {
   return sx_tuple(c, n, el);
 }
 
-int hlo_shape_infer_topk(sctx *c) {
+int hlo_shape_infer_topk(infer_ctx *c) {
   if (sx_need_array(c, 0, "topk")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0);
   int64_t k = hlo_instr_int(c->in, HLO_A_K, -1);
@@ -184,7 +185,7 @@ int hlo_shape_infer_topk(sctx *c) {
 
 /* batch-norm-training(operand, scale, offset), -inference(operand, scale,
  * offset, mean, variance), -grad(operand, scale, mean, variance, grad_out). */
-int hlo_shape_infer_batch_norm(sctx *c) {
+int hlo_shape_infer_batch_norm(infer_ctx *c) {
   int no = c->in->noperands;
   for (int i = 0; i < no; i++)
     if (sx_need_array(c, i, hlo_opcode_name(c->in->op))) return HLO_ERR;

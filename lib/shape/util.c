@@ -1,52 +1,11 @@
-/* util.c - shape text, XLA's shape compatibility, and the small helpers the
+/* util.c - XLA's shape compatibility, and the small helpers the
  * inference files share (result setters, diagnostics, dimension checks). */
 #include <stdio.h>
 #include <string.h>
 
-#include "infer_internal.h"
+#include "shape/infer_internal.h"
 
 /* ---- public helpers ------------------------------------------------------ */
-
-int hlo_shape_format(hlo_buf *b, const hlo_shape *s, bool with_layout) {
-  if (s->type == HLO_TUPLE) {
-    hlo_buf_putc(b, '(');
-    for (int i = 0; i < s->ntuple; i++) {
-      if (i) hlo_buf_puts(b, ", ");
-      hlo_shape_format(b, &s->tuple[i], with_layout);
-    }
-    hlo_buf_putc(b, ')');
-    return b->failed ? HLO_ERR : HLO_OK;
-  }
-  hlo_buf_puts(b, hlo_type_name(s->type));
-  hlo_buf_putc(b, '[');
-  for (int i = 0; i < s->rank; i++) {
-    if (i) hlo_buf_putc(b, ',');
-    if (s->dims[i] == HLO_DIM_UNBOUNDED) {
-      hlo_buf_putc(b, '?');
-      continue;
-    }
-    if (s->dynamic && s->dynamic[i]) hlo_buf_puts(b, "<=");
-    hlo_buf_printf(b, "%lld", (long long)s->dims[i]);
-  }
-  hlo_buf_putc(b, ']');
-  if (with_layout && s->layout && s->rank > 0) {
-    hlo_buf_putc(b, '{');
-    for (int i = 0; i < s->layout->n; i++)
-      hlo_buf_printf(b, "%s%lld", i ? "," : "", (long long)s->layout->minor_to_major[i]);
-    if (s->layout->ext) hlo_buf_printf(b, ":%s", s->layout->ext);
-    hlo_buf_putc(b, '}');
-  }
-  return b->failed ? HLO_ERR : HLO_OK;
-}
-
-char *hlo_shape_str(hlo_arena *a, const hlo_shape *s, bool with_layout) {
-  hlo_buf b;
-  hlo_buf_init(&b, a->alloc);
-  hlo_shape_format(&b, s, with_layout);
-  char *r = b.failed || !b.data ? NULL : hlo_arena_strndup(a, b.data, b.len);
-  hlo_buf_release(&b);
-  return r;
-}
 
 bool hlo_shape_xla_compatible(const hlo_shape *a, const hlo_shape *b, bool ignore_fp) {
   if (a->type == HLO_TUPLE || b->type == HLO_TUPLE) {
@@ -74,7 +33,7 @@ hlo_type hlo_shape_higher_precision(hlo_type a, hlo_type b) {
 
 /* ---- internal helpers ---------------------------------------------------- */
 
-int sx_fail(sctx *c, const char *fmt, ...) {
+int sx_fail(infer_ctx *c, const char *fmt, ...) {
   hlo_buf b;
   hlo_buf_init(&b, c->d->alloc);
   va_list ap;
@@ -87,28 +46,28 @@ int sx_fail(sctx *c, const char *fmt, ...) {
   return HLO_ERR;
 }
 
-const hlo_shape *sx_op(const sctx *c, int i) { return &c->in->operands[i]->shape; }
+const hlo_shape *sx_op(const infer_ctx *c, int i) { return &c->in->operands[i]->shape; }
 
-const char *sx_str(sctx *c, const hlo_shape *s) {
+const char *sx_str(infer_ctx *c, const hlo_shape *s) {
   const char *r = hlo_shape_str(c->a, s, false);
   return r ? r : "?";
 }
 
-int sx_array(sctx *c, hlo_type t, int rank, const int64_t *dims) {
+int sx_array(infer_ctx *c, hlo_type t, int rank, const int64_t *dims) {
   return hlo_shape_make_array(c->a, c->out, t, rank, dims);
 }
 
-int sx_copy(sctx *c, const hlo_shape *s) { return hlo_shape_copy(c->a, c->out, s); }
+int sx_copy(infer_ctx *c, const hlo_shape *s) { return hlo_shape_copy(c->a, c->out, s); }
 
-int sx_scalar(sctx *c, hlo_type t) { return sx_array(c, t, 0, NULL); }
+int sx_scalar(infer_ctx *c, hlo_type t) { return sx_array(c, t, 0, NULL); }
 
-int sx_token(sctx *c) {
+int sx_token(infer_ctx *c) {
   memset(c->out, 0, sizeof *c->out);
   c->out->type = HLO_TOKEN;
   return HLO_OK;
 }
 
-int sx_tuple(sctx *c, int n, const hlo_shape *const *elems) {
+int sx_tuple(infer_ctx *c, int n, const hlo_shape *const *elems) {
   memset(c->out, 0, sizeof *c->out);
   c->out->type = HLO_TUPLE;
   c->out->ntuple = n;
@@ -120,21 +79,21 @@ int sx_tuple(sctx *c, int n, const hlo_shape *const *elems) {
   return HLO_OK;
 }
 
-int sx_declared(sctx *c) {
+int sx_declared(infer_ctx *c) {
   if (c->in->shape_omitted)
     return sx_fail(c, "the result shape of %s cannot be inferred from its operands; write it",
                    hlo_opcode_name(c->in->op));
   return sx_copy(c, &c->in->shape);
 }
 
-int sx_need_array(sctx *c, int i, const char *what) {
+int sx_need_array(infer_ctx *c, int i, const char *what) {
   const hlo_shape *s = sx_op(c, i);
   if (!hlo_shape_is_array(s))
     return sx_fail(c, "Expected array argument for %s, but got %s.", what, sx_str(c, s));
   return HLO_OK;
 }
 
-hlo_type sx_declared_type(const sctx *c, hlo_type dflt) {
+hlo_type sx_declared_type(const infer_ctx *c, hlo_type dflt) {
   if (!c->in->shape_omitted && hlo_shape_is_array(&c->in->shape)) return c->in->shape.type;
   return dflt;
 }
@@ -159,21 +118,21 @@ bool sx_is_complex(hlo_type t) { return hlo_type_kind_of(t) == HLO_KIND_COMPLEX;
 
 hlo_type sx_complex_component(hlo_type t) { return t == HLO_C128 ? HLO_F64 : HLO_F32; }
 
-int sx_dims_in_range(sctx *c, const char *what, const int64_t *v, int n, int rank) {
+int sx_dims_in_range(infer_ctx *c, const char *what, const int64_t *v, int n, int rank) {
   for (int i = 0; i < n; i++)
     if (v[i] < 0 || v[i] >= rank)
       return sx_fail(c, "%s value %lld is out of range [0, %d)", what, (long long)v[i], rank);
   return HLO_OK;
 }
 
-int sx_dims_unique(sctx *c, const char *what, const int64_t *v, int n) {
+int sx_dims_unique(infer_ctx *c, const char *what, const int64_t *v, int n) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < i; j++)
       if (v[i] == v[j]) return sx_fail(c, "%s contains %lld more than once", what, (long long)v[i]);
   return HLO_OK;
 }
 
-int sx_keep_dynamic(sctx *c, int od, const hlo_shape *src, int sd) {
+int sx_keep_dynamic(infer_ctx *c, int od, const hlo_shape *src, int sd) {
   if (!src->dynamic || !src->dynamic[sd] || od < 0 || od >= c->out->rank) return HLO_OK;
   if (!c->out->dynamic && !(c->out->dynamic = hlo_arena_array(c->a, (size_t)c->out->rank, sizeof(bool))))
     return HLO_ERR;
@@ -198,7 +157,7 @@ int64_t sx_window_out(int64_t n, const hlo_window_dim *w) {
   return t;
 }
 
-const hlo_shape *sx_called_root(sctx *c, int k, const char *what) {
+const hlo_shape *sx_called_root(infer_ctx *c, int k, const char *what) {
   if (k >= c->in->ncalled || !c->in->called[k]) {
     sx_fail(c, "%s needs a called computation (%s)", hlo_opcode_name(c->in->op), what);
     return NULL;

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "scan.h"
+#include "text/scan.h"
 
 enum { MAX_ERRORS_PER_MODULE = 50 };
 
@@ -20,12 +20,12 @@ typedef struct vec {
   int n, cap;
 } vec;
 
-static int vpush_in(scanner *sc, hlo_arena *a, vec *v, void *p) {
+static int vpush_in(scanner *scn, hlo_arena *a, vec *v, void *p) {
   if (v->n == v->cap) {
     int cap = v->cap ? v->cap * 2 : 16;
-    if (cap <= v->cap) return sc_errorf(sc, sc->pos, "too many items");
+    if (cap <= v->cap) return scan_errorf(scn, scn->pos, "too many items");
     void **nv = hlo_arena_array(a, (size_t)cap, sizeof *nv);
-    if (!nv) return sc_errorf(sc, sc->pos, "out of memory");
+    if (!nv) return scan_errorf(scn, scn->pos, "out of memory");
     if (v->n) memcpy(nv, v->v, (size_t)v->n * sizeof *nv);
     v->v = nv;
     v->cap = cap;
@@ -36,16 +36,16 @@ static int vpush_in(scanner *sc, hlo_arena *a, vec *v, void *p) {
 
 
 /* Copy a finished list from scratch into the module arena, exactly sized. */
-static void **vfinal(scanner *sc, const vec *v) {
+static void **vfinal(scanner *scn, const vec *v) {
   if (!v->n) return NULL;
-  void **r = hlo_arena_array(sc->a, (size_t)v->n, sizeof *r);
+  void **r = hlo_arena_array(scn->a, (size_t)v->n, sizeof *r);
   if (r) memcpy(r, v->v, (size_t)v->n * sizeof *r);
-  else sc_errorf(sc, sc->pos, "out of memory");
+  else scan_errorf(scn, scn->pos, "out of memory");
   return r;
 }
 
 typedef struct parser {
-  scanner sc;
+  scanner scn;
   hlo_module *m;
   const hlo_parse_options *opts;
   hlo_strmap comps;   /* name -> computation */
@@ -85,10 +85,10 @@ static bool lookup_opcode(parser *p, const char *s, size_t n, hlo_opcode *out) {
  * maybe a declared shape; id == -1 marks it. */
 static hlo_instruction *operand_ref(parser *p, const char *nm, size_t n, size_t at,
                                     const hlo_shape *declared) {
-  scanner *sc = &p->sc;
+  scanner *scn = &p->scn;
   hlo_instruction *i = hlo_arena_alloc(&p->scratch, sizeof *i);
   if (!i || !(i->name = hlo_arena_strndup(&p->scratch, nm, n))) {
-    sc_errorf(sc, at, "out of memory");
+    scan_errorf(scn, at, "out of memory");
     return NULL;
   }
   i->off = at;
@@ -101,14 +101,14 @@ static hlo_instruction *operand_ref(parser *p, const char *nm, size_t n, size_t 
 static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested);
 
 /* An operand written with a shape its definition does not have. */
-static int operand_shape_mismatch(scanner *sc, size_t at, const char *name, const hlo_shape *written,
+static int operand_shape_mismatch(scanner *scn, size_t at, const char *name, const hlo_shape *written,
                                   const hlo_shape *actual) {
   hlo_buf want, got;
   hlo_buf_init(&want, NULL);
   hlo_buf_init(&got, NULL);
   hlo_print_shape(&want, written, false);
   hlo_print_shape(&got, actual, false);
-  int rc = sc_errorf(sc, at, "operand '%s' is written with shape %s but its shape is %s", name,
+  int rc = scan_errorf(scn, at, "operand '%s' is written with shape %s but its shape is %s", name,
                      want.data ? want.data : "?", got.data ? got.data : "?");
   hlo_buf_release(&want);
   hlo_buf_release(&got);
@@ -119,54 +119,54 @@ static int set_layouts(parser *p, hlo_shape *s);
 
 /* operands -> [operand {',' operand}] ')'  ('(' already consumed) */
 static int parse_operands(parser *p, hlo_instruction *in) {
-  scanner *sc = &p->sc;
+  scanner *scn = &p->scn;
   void *first[16]; /* most operand lists fit: no scratch allocation */
   vec ops = {first, 0, 16};
-  if (!sc_peek(sc, ')')) {
+  if (!scan_peek(scn, ')')) {
     do {
-      sc_skip(sc);
+      scan_skip(scn);
       hlo_shape decl;
       bool has_shape = false;
-      if (sc_at_shape(sc)) {
+      if (scan_at_shape(scn)) {
         /* declared operand shapes are only checked: keep them in scratch */
-        hlo_arena *keep = sc->a;
-        sc->a = &p->scratch;
-        int rc = sc_shape(sc, &decl);
-        sc->a = keep;
+        hlo_arena *keep = scn->a;
+        scn->a = &p->scratch;
+        int rc = scan_shape(scn, &decl);
+        scn->a = keep;
         if (rc) return HLO_ERR;
         has_shape = true;
       }
       const char *nm;
-      size_t at = (sc_skip(sc), sc->pos);
-      size_t n = sc_name(sc, &nm, NULL);
-      if (!n) return sc_errorf(sc, at, "expected an operand name");
+      size_t at = (scan_skip(scn), scn->pos);
+      size_t n = scan_name(scn, &nm, NULL);
+      if (!n) return scan_errorf(scn, at, "expected an operand name");
       hlo_opcode op;
-      if (sc_peek(sc, '(') && lookup_opcode(p, nm, n, &op) && nm[-1] != '%') {
+      if (scan_peek(scn, '(') && lookup_opcode(p, nm, n, &op) && nm[-1] != '%') {
         /* nested operand: an anonymous instruction defined in place */
-        hlo_instruction *nin = hlo_arena_alloc(sc->a, sizeof *nin);
-        if (!nin) return sc_errorf(sc, at, "out of memory");
+        hlo_instruction *nin = hlo_arena_alloc(scn->a, sizeof *nin);
+        if (!nin) return scan_errorf(scn, at, "out of memory");
         nin->off = at;
         nin->op_off = at;
         nin->op = op;
         /* its shape is the instruction's own: copy it out of scratch and
          * give it the default layout like any result shape */
         if (has_shape) {
-          if (hlo_shape_copy(sc->a, &nin->shape, &decl)) return sc_errorf(sc, at, "out of memory");
-          if (set_layouts(p, &nin->shape)) return sc_errorf(sc, at, "out of memory");
+          if (hlo_shape_copy(scn->a, &nin->shape, &decl)) return scan_errorf(scn, at, "out of memory");
+          if (set_layouts(p, &nin->shape)) return scan_errorf(scn, at, "out of memory");
         } else {
           nin->shape_omitted = true;
         }
-        if (sc_enter(sc)) return HLO_ERR;
+        if (scan_enter(scn)) return HLO_ERR;
         int rc = parse_instruction_rhs(p, nin, true);
-        sc_leave(sc);
+        scan_leave(scn);
         if (rc) return HLO_ERR;
         char name[64];
         do snprintf(name, sizeof name, "%s.nested.%d", hlo_opcode_name(op), ++p->nested_counter);
         while (hlo_strmap_get(&p->instrs, name));
-        if (!(nin->name = hlo_arena_strdup(sc->a, name))) return sc_errorf(sc, at, "out of memory");
-        if (hlo_strmap_put(&p->instrs, nin->name, nin, NULL) || vpush_in(sc, &p->scratch, &p->cur, nin))
-          return sc_errorf(sc, at, "out of memory");
-        if (vpush_in(sc, &p->scratch, &ops, nin)) return HLO_ERR;
+        if (!(nin->name = hlo_arena_strdup(scn->a, name))) return scan_errorf(scn, at, "out of memory");
+        if (hlo_strmap_put(&p->instrs, nin->name, nin, NULL) || vpush_in(scn, &p->scratch, &p->cur, nin))
+          return scan_errorf(scn, at, "out of memory");
+        if (vpush_in(scn, &p->scratch, &ops, nin)) return HLO_ERR;
         continue;
       }
       /* an operand defined earlier (the usual case) resolves now; forward
@@ -174,39 +174,39 @@ static int parse_operands(parser *p, hlo_instruction *in) {
       hlo_instruction *def = hlo_strmap_getn(&p->instrs, nm, n);
       if (def) {
         if (has_shape && !def->shape_omitted && !hlo_shape_compatible(&decl, &def->shape))
-          operand_shape_mismatch(sc, at, def->name, &decl, &def->shape);
-        if (vpush_in(sc, &p->scratch, &ops, def)) return HLO_ERR;
+          operand_shape_mismatch(scn, at, def->name, &decl, &def->shape);
+        if (vpush_in(scn, &p->scratch, &ops, def)) return HLO_ERR;
         continue;
       }
       hlo_instruction *ref = operand_ref(p, nm, n, at, has_shape ? &decl : NULL);
-      if (!ref || vpush_in(sc, &p->scratch, &ops, ref)) return HLO_ERR;
-    } while (sc_accept(sc, ','));
+      if (!ref || vpush_in(scn, &p->scratch, &ops, ref)) return HLO_ERR;
+    } while (scan_accept(scn, ','));
   }
-  if (sc_expect(sc, ')', "to close the operand list")) return HLO_ERR;
+  if (scan_expect(scn, ')', "to close the operand list")) return HLO_ERR;
   in->noperands = ops.n;
-  in->operands = (hlo_instruction **)vfinal(sc, &ops);
+  in->operands = (hlo_instruction **)vfinal(scn, &ops);
   if (ops.n && !in->operands) return HLO_ERR;
   return HLO_OK;
 }
 
 /* After the opcode: '(' operands ')' {',' attr}.  in->op is set. */
 static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested) {
-  scanner *sc = &p->sc;
-  if (sc_expect(sc, '(', "after the opcode")) return HLO_ERR;
+  scanner *scn = &p->scn;
+  if (scan_expect(scn, '(', "after the opcode")) return HLO_ERR;
   switch (in->op) {
   case HLO_OP_CONSTANT: {
-    if (in->shape_omitted) return sc_errorf(sc, in->op_off, "a constant needs a result shape");
-    in->literal = hlo_arena_alloc(sc->a, sizeof *in->literal);
-    if (!in->literal) return sc_errorf(sc, sc->pos, "out of memory");
-    if (sc_literal(sc, &in->shape, in->literal)) return HLO_ERR;
-    if (sc_expect(sc, ')', "to close the constant")) return HLO_ERR;
+    if (in->shape_omitted) return scan_errorf(scn, in->op_off, "a constant needs a result shape");
+    in->literal = hlo_arena_alloc(scn->a, sizeof *in->literal);
+    if (!in->literal) return scan_errorf(scn, scn->pos, "out of memory");
+    if (scan_literal(scn, &in->shape, in->literal)) return HLO_ERR;
+    if (scan_expect(scn, ')', "to close the constant")) return HLO_ERR;
     break;
   }
   case HLO_OP_PARAMETER: {
-    size_t at = (sc_skip(sc), sc->pos);
-    if (sc_int(sc, &in->param_number)) return HLO_ERR;
-    if (in->param_number < 0) return sc_errorf(sc, at, "negative parameter number");
-    if (sc_expect(sc, ')', "to close the parameter number")) return HLO_ERR;
+    size_t at = (scan_skip(scn), scn->pos);
+    if (scan_int(scn, &in->param_number)) return HLO_ERR;
+    if (in->param_number < 0) return scan_errorf(scn, at, "negative parameter number");
+    if (scan_expect(scn, ')', "to close the parameter number")) return HLO_ERR;
     break;
   }
   default:
@@ -214,9 +214,8 @@ static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested) {
     break;
   }
   int arity = hlo_opcode_arity(in->op);
-  if (arity != HLO_VARIADIC && in->noperands != arity && in->op != HLO_OP_CONSTANT &&
-      in->op != HLO_OP_PARAMETER)
-    return sc_errorf(sc, in->op_off, "%s takes %d operand%s but %d %s given", hlo_opcode_name(in->op),
+  if (arity != HLO_VARIADIC && in->noperands != arity) /* constant, parameter: 0, as in hlo_ops.def */
+    return scan_errorf(scn, in->op_off, "%s takes %d operand%s but %d %s given", hlo_opcode_name(in->op),
                      arity, arity == 1 ? "" : "s", in->noperands, in->noperands == 1 ? "is" : "are");
   if (nested) return HLO_OK;
   return parse_attrs(p, &in->attrs, &in->nattrs, false);
@@ -224,26 +223,26 @@ static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested) {
 
 /* {',' attrname '=' value} */
 static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) {
-  scanner *sc = &p->sc;
+  scanner *scn = &p->scn;
   enum { LOCAL = 8 }; /* attributes held on the stack before scratch */
   hlo_attr local[LOCAL];
   void *first[LOCAL];
   vec v = {first, 0, LOCAL};
-  while (sc_accept(sc, ',')) {
+  while (scan_accept(scn, ',')) {
     const char *nm;
-    size_t at = (sc_skip(sc), sc->pos);
-    size_t n = sc_name(sc, &nm, NULL);
-    if (!n) return sc_errorf(sc, at, "expected an attribute name after ','");
-    if (sc_expect(sc, '=', "after the attribute name")) return HLO_ERR;
+    size_t at = (scan_skip(scn), scn->pos);
+    size_t n = scan_name(scn, &nm, NULL);
+    if (!n) return scan_errorf(scn, at, "expected an attribute name after ','");
+    if (scan_expect(scn, '=', "after the attribute name")) return HLO_ERR;
     {
       /* a value never starts on the next line: point at the gap */
-      size_t q = sc->pos;
-      while (q < sc->end && (sc->s[q] == ' ' || sc->s[q] == '\t' || sc->s[q] == '\r')) q++;
-      if (q >= sc->end || sc->s[q] == '\n')
-        return sc_errorf(sc, sc->pos, "expected a value for attribute '%.*s'", (int)n, nm);
+      size_t q = scn->pos;
+      while (q < scn->end && (scn->s[q] == ' ' || scn->s[q] == '\t' || scn->s[q] == '\r')) q++;
+      if (q >= scn->end || scn->s[q] == '\n')
+        return scan_errorf(scn, scn->pos, "expected a value for attribute '%.*s'", (int)n, nm);
     }
     hlo_attr *a = v.n < LOCAL ? memset(&local[v.n], 0, sizeof *a) : hlo_arena_alloc(&p->scratch, sizeof *a);
-    if (!a) return sc_errorf(sc, at, "out of memory");
+    if (!a) return scan_errorf(scn, at, "out of memory");
     a->off = at;
     void *key = hlo_strmap_getn(&p->attrs, nm, n);
     if (key) a->key = (hlo_attr_key)((uintptr_t)key - 1);
@@ -254,18 +253,18 @@ static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) 
       a->kind = hlo_attr_kind_of(a->key);
     }
     /* known spellings share the table's string; unknown ones are copied */
-    a->name = key ? hlo_attr_name(a->key) : hlo_arena_strndup(sc->a, nm, n);
-    if (!a->name) return sc_errorf(sc, at, "out of memory");
+    a->name = key ? hlo_attr_name(a->key) : hlo_arena_strndup(scn->a, nm, n);
+    if (!a->name) return scan_errorf(scn, at, "out of memory");
     for (int i = 0; i < v.n; i++)
       if (strcmp(((hlo_attr *)v.v[i])->name, a->name) == 0)
-        return sc_errorf(sc, at, "attribute '%s' given twice", a->name);
-    if (sc_attr_value(sc, a)) return HLO_ERR;
-    if (vpush_in(sc, &p->scratch, &v, a)) return HLO_ERR;
+        return scan_errorf(scn, at, "attribute '%s' given twice", a->name);
+    if (scan_attr_value(scn, a)) return HLO_ERR;
+    if (vpush_in(scn, &p->scratch, &v, a)) return HLO_ERR;
   }
   (void)module_level;
   if (!v.n) return HLO_OK;
-  *out = hlo_arena_array(sc->a, (size_t)v.n, sizeof(hlo_attr));
-  if (!*out) return sc_errorf(sc, sc->pos, "out of memory");
+  *out = hlo_arena_array(scn->a, (size_t)v.n, sizeof(hlo_attr));
+  if (!*out) return scan_errorf(scn, scn->pos, "out of memory");
   for (int i = 0; i < v.n; i++) (*out)[i] = *(hlo_attr *)v.v[i];
   *nout = v.n;
   return HLO_OK;
@@ -281,55 +280,55 @@ static int set_layouts(parser *p, hlo_shape *s) {
     return HLO_OK;
   }
   if (!hlo_type_is_array(s->type) || s->layout) return HLO_OK;
-  if (s->rank >= 9) return hlo_shape_set_default_layouts(p->sc.a, s);
-  s->layout = sc_default_layout(&p->sc, s->rank);
+  if (s->rank >= 9) return hlo_shape_set_default_layouts(p->scn.a, s);
+  s->layout = scan_default_layout(&p->scn, s->rank);
   return s->layout ? HLO_OK : HLO_ERR;
 }
 
 /* instruction -> ['ROOT'] name '=' [shape] opcode '(' ... */
 static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **root) {
-  scanner *sc = &p->sc;
-  bool is_root = sc_accept_kw(sc, "ROOT");
-  hlo_instruction *in = hlo_arena_alloc(sc->a, sizeof *in);
-  if (!in) return sc_errorf(sc, sc->pos, "out of memory");
-  sc_skip(sc);
-  in->off = sc->pos;
-  if (sc_name_dup(sc, &in->name, "an instruction name")) return HLO_ERR;
-  if (sc_expect(sc, '=', "after the instruction name")) return HLO_ERR;
-  sc_skip(sc);
-  if (sc_at_shape(sc)) {
-    if (sc_shape(sc, &in->shape) || set_layouts(p, &in->shape)) return HLO_ERR;
+  scanner *scn = &p->scn;
+  bool is_root = scan_accept_kw(scn, "ROOT");
+  hlo_instruction *in = hlo_arena_alloc(scn->a, sizeof *in);
+  if (!in) return scan_errorf(scn, scn->pos, "out of memory");
+  scan_skip(scn);
+  in->off = scn->pos;
+  if (scan_name_dup(scn, &in->name, "an instruction name")) return HLO_ERR;
+  if (scan_expect(scn, '=', "after the instruction name")) return HLO_ERR;
+  scan_skip(scn);
+  if (scan_at_shape(scn)) {
+    if (scan_shape(scn, &in->shape) || set_layouts(p, &in->shape)) return HLO_ERR;
   } else {
     in->shape_omitted = true;
   }
   const char *opn;
-  sc_skip(sc);
-  in->op_off = sc->pos;
-  size_t n = sc_name(sc, &opn, NULL);
-  if (!n) return sc_errorf(sc, in->op_off, "expected a shape or an opcode");
+  scan_skip(scn);
+  in->op_off = scn->pos;
+  size_t n = scan_name(scn, &opn, NULL);
+  if (!n) return scan_errorf(scn, in->op_off, "expected a shape or an opcode");
   if (!lookup_opcode(p, opn, n, &in->op)) {
     hlo_type t;
     /* "f31[2]": a shape whose element type is misspelt, not an opcode */
-    if (in->shape_omitted && sc->pos < sc->end && sc->s[sc->pos] == '[')
-      return sc_errorf(sc, in->op_off, "unknown element type '%.*s'", (int)n, opn);
+    if (in->shape_omitted && scn->pos < scn->end && scn->s[scn->pos] == '[')
+      return scan_errorf(scn, in->op_off, "unknown element type '%.*s'", (int)n, opn);
     if (!in->shape_omitted || !hlo_type_lookup(opn, n, &t))
-      return sc_errorf(sc, in->op_off, "unknown opcode '%.*s'", (int)n, opn);
-    return sc_errorf(sc, in->op_off, "malformed shape: expected '[' after element type '%.*s'", (int)n, opn);
+      return scan_errorf(scn, in->op_off, "unknown opcode '%.*s'", (int)n, opn);
+    return scan_errorf(scn, in->op_off, "malformed shape: expected '[' after element type '%.*s'", (int)n, opn);
   }
   if (parse_instruction_rhs(p, in, false)) return HLO_ERR;
   void *old;
-  if (hlo_strmap_put(&p->instrs, in->name, in, &old)) return sc_errorf(sc, in->off, "out of memory");
+  if (hlo_strmap_put(&p->instrs, in->name, in, &old)) return scan_errorf(scn, in->off, "out of memory");
   if (old) {
-    sc_errorf(sc, in->off, "instruction '%s' is defined twice", in->name);
-    hlo_notef(sc->d, sc->src, ((hlo_instruction *)old)->off, "previous definition of '%s' is here", in->name);
+    scan_errorf(scn, in->off, "instruction '%s' is defined twice", in->name);
+    hlo_notef(scn->d, scn->src, ((hlo_instruction *)old)->off, "previous definition of '%s' is here", in->name);
     return HLO_ERR;
   }
-  if (vpush_in(sc, &p->scratch, &p->cur, in)) return HLO_ERR;
+  if (vpush_in(scn, &p->scratch, &p->cur, in)) return HLO_ERR;
   in->parent = c;
   if (is_root) {
     if (*root) {
-      sc_errorf(sc, in->off, "computation '%s' has more than one ROOT", c->name);
-      hlo_notef(sc->d, sc->src, (*root)->off, "first ROOT is here");
+      scan_errorf(scn, in->off, "computation '%s' has more than one ROOT", c->name);
+      hlo_notef(scn->d, scn->src, (*root)->off, "first ROOT is here");
       return HLO_ERR;
     }
     *root = in;
@@ -339,22 +338,22 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
 
 /* Error recovery: skip the rest of the line, unless the parser already
  * stands on a '}' that starts its line (the end of the computation). */
-static void sync_line(scanner *sc) {
-  size_t ls = sc->pos, q;
-  while (ls > 0 && sc->s[ls - 1] != '\n') ls--;
-  for (q = ls; q < sc->end && (sc->s[q] == ' ' || sc->s[q] == '\t'); q++) {
+static void sync_line(scanner *scn) {
+  size_t ls = scn->pos, q;
+  while (ls > 0 && scn->s[ls - 1] != '\n') ls--;
+  for (q = ls; q < scn->end && (scn->s[q] == ' ' || scn->s[q] == '\t'); q++) {
   }
-  if (q < sc->end && sc->s[q] == '}' && q >= sc->pos) {
-    sc->pos = q;
+  if (q < scn->end && scn->s[q] == '}' && q >= scn->pos) {
+    scn->pos = q;
     return;
   }
-  while (sc->pos < sc->end && sc->s[sc->pos] != '\n') sc->pos++;
+  while (scn->pos < scn->end && scn->s[scn->pos] != '\n') scn->pos++;
 }
 
 /* Replace placeholder operands and control predecessors by the named
  * instructions of the computation. */
 static int resolve_instrs(parser *p, hlo_computation *c) {
-  scanner *sc = &p->sc;
+  scanner *scn = &p->scn;
   int rc = HLO_OK;
   for (int i = 0; i < c->ninstrs; i++) {
     hlo_instruction *in = c->instrs[i];
@@ -363,11 +362,11 @@ static int resolve_instrs(parser *p, hlo_computation *c) {
       if (ref->id != -1) continue; /* nested operand, already real */
       hlo_instruction *def = hlo_strmap_get(&p->instrs, ref->name);
       if (!def) {
-        rc = sc_errorf(sc, ref->off, "use of undefined instruction '%s'", ref->name);
+        rc = scan_errorf(scn, ref->off, "use of undefined instruction '%s'", ref->name);
         continue;
       }
       if (!ref->shape_omitted && !def->shape_omitted && !hlo_shape_compatible(&ref->shape, &def->shape)) {
-        rc = operand_shape_mismatch(sc, ref->off, ref->name, &ref->shape, &def->shape);
+        rc = operand_shape_mismatch(scn, ref->off, ref->name, &ref->shape, &def->shape);
         continue;
       }
       in->operands[k] = def;
@@ -379,7 +378,7 @@ static int resolve_instrs(parser *p, hlo_computation *c) {
       for (int k = 0; k < cp->u.instrs.n; k++) {
         hlo_instruction *def = hlo_strmap_get(&p->instrs, cp->u.instrs.v[k]->name);
         if (!def) {
-          rc = sc_errorf(sc, cp->u.instrs.v[k]->off, "control predecessor '%s' is not defined in '%s'",
+          rc = scan_errorf(scn, cp->u.instrs.v[k]->off, "control predecessor '%s' is not defined in '%s'",
                          cp->u.instrs.v[k]->name, c->name);
           continue;
         }
@@ -392,68 +391,68 @@ static int resolve_instrs(parser *p, hlo_computation *c) {
 
 /* signature -> '(' [name ':' shape {',' name ':' shape}] ')' '->' shape */
 static int parse_signature(parser *p) {
-  scanner *sc = &p->sc;
-  sc->pos++; /* '(' */
-  if (!sc_peek(sc, ')')) {
+  scanner *scn = &p->scn;
+  scn->pos++; /* '(' */
+  if (!scan_peek(scn, ')')) {
     do {
       const char *nm;
-      size_t at = (sc_skip(sc), sc->pos);
-      if (!sc_name(sc, &nm, NULL)) return sc_errorf(sc, at, "expected a parameter name");
-      if (sc_expect(sc, ':', "after the parameter name")) return HLO_ERR;
+      size_t at = (scan_skip(scn), scn->pos);
+      if (!scan_name(scn, &nm, NULL)) return scan_errorf(scn, at, "expected a parameter name");
+      if (scan_expect(scn, ':', "after the parameter name")) return HLO_ERR;
       hlo_shape s;
-      if (sc_shape(sc, &s)) return HLO_ERR;
-    } while (sc_accept(sc, ','));
+      if (scan_shape(scn, &s)) return HLO_ERR;
+    } while (scan_accept(scn, ','));
   }
-  if (sc_expect(sc, ')', "to close the parameter list")) return HLO_ERR;
-  sc_skip(sc);
-  if (!(sc->pos + 1 < sc->end && sc->s[sc->pos] == '-' && sc->s[sc->pos + 1] == '>'))
-    return sc_errorf(sc, sc->pos, "expected '->' and the result shape");
-  sc->pos += 2;
+  if (scan_expect(scn, ')', "to close the parameter list")) return HLO_ERR;
+  scan_skip(scn);
+  if (!(scn->pos + 1 < scn->end && scn->s[scn->pos] == '-' && scn->s[scn->pos + 1] == '>'))
+    return scan_errorf(scn, scn->pos, "expected '->' and the result shape");
+  scn->pos += 2;
   hlo_shape r;
-  return sc_shape(sc, &r);
+  return scan_shape(scn, &r);
 }
 
 static int parse_computation(parser *p, hlo_computation **out) {
-  scanner *sc = &p->sc;
-  hlo_computation *c = hlo_arena_alloc(sc->a, sizeof *c);
-  if (!c) return sc_errorf(sc, sc->pos, "out of memory");
-  c->is_entry = sc_accept_kw(sc, "ENTRY");
-  sc_skip(sc);
-  c->off = sc->pos;
-  if (sc_name_dup(sc, &c->name, c->is_entry ? "the entry computation's name" : "a computation name"))
+  scanner *scn = &p->scn;
+  hlo_computation *c = hlo_arena_alloc(scn->a, sizeof *c);
+  if (!c) return scan_errorf(scn, scn->pos, "out of memory");
+  c->is_entry = scan_accept_kw(scn, "ENTRY");
+  scan_skip(scn);
+  c->off = scn->pos;
+  if (scan_name_dup(scn, &c->name, c->is_entry ? "the entry computation's name" : "a computation name"))
     return HLO_ERR;
-  if (sc_peek(sc, '(')) {
+  if (scan_peek(scn, '(')) {
     if (parse_signature(p)) return HLO_ERR;
     c->has_signature = true;
   }
-  if (sc_expect(sc, '{', "to start the computation body")) return HLO_ERR;
+  if (scan_expect(scn, '{', "to start the computation body")) return HLO_ERR;
   p->cur = (vec){0};
   hlo_strmap_init(&p->instrs, &p->scratch);
   hlo_instruction *root = NULL;
-  int start_errors = sc->nerrors;
-  while (!sc_peek(sc, '}')) {
-    if (sc_at_end(sc)) {
-      if (sc->nerrors > start_errors) return HLO_ERR; /* the input ended inside a broken instruction */
-      return sc_errorf(sc, c->off, "computation '%s' is not closed with '}'", c->name);
+  int start_errors = scn->nerrors;
+  while (!scan_peek(scn, '}')) {
+    if (scan_at_end(scn)) {
+      if (scn->nerrors > start_errors) return HLO_ERR; /* the input ended inside a broken instruction */
+      return scan_errorf(scn, c->off, "computation '%s' is not closed with '}'", c->name);
     }
     if (parse_instruction(p, c, &root)) {
-      if (sc->nerrors >= MAX_ERRORS_PER_MODULE || sc->d->oom) return HLO_ERR;
-      sync_line(sc);
+      if (scn->nerrors >= MAX_ERRORS_PER_MODULE || scn->d->oom) return HLO_ERR;
+      sync_line(scn);
     }
   }
-  sc->pos++; /* '}' */
+  scn->pos++; /* '}' */
   if (parse_attrs(p, &c->attrs, &c->nattrs, false)) return HLO_ERR;
   c->ninstrs = p->cur.n;
-  c->instrs = (hlo_instruction **)vfinal(sc, &p->cur);
+  c->instrs = (hlo_instruction **)vfinal(scn, &p->cur);
   if (p->cur.n && !c->instrs) return HLO_ERR;
   if (!c->ninstrs) {
     /* every instruction failed: that was reported already */
-    if (sc->nerrors > start_errors) return HLO_ERR;
-    return sc_errorf(sc, c->off, "computation '%s' has no instructions", c->name);
+    if (scn->nerrors > start_errors) return HLO_ERR;
+    return scan_errorf(scn, c->off, "computation '%s' has no instructions", c->name);
   }
   c->root = root ? root : c->instrs[c->ninstrs - 1];
   c->root_explicit = root != NULL;
-  if (sc->nerrors > start_errors) return HLO_ERR;
+  if (scn->nerrors > start_errors) return HLO_ERR;
   if (resolve_instrs(p, c)) return HLO_ERR;
   *out = c;
   return HLO_OK;
@@ -461,7 +460,7 @@ static int parse_computation(parser *p, hlo_computation **out) {
 
 /* Resolve computation placeholders in every attribute of every instruction. */
 static int resolve_comps(parser *p) {
-  scanner *sc = &p->sc;
+  scanner *scn = &p->scn;
   int rc = HLO_OK;
   hlo_module *m = p->m;
   for (int ci = 0; ci < m->ncomps; ci++) {
@@ -482,11 +481,11 @@ static int resolve_comps(parser *p) {
         for (int q = 0; q < n; q++) {
           hlo_computation *def = hlo_strmap_get(&p->comps, refs[q]->name);
           if (!def) {
-            rc = sc_errorf(sc, refs[q]->off, "'%s' refers to undefined computation '%s'", a->name, refs[q]->name);
+            rc = scan_errorf(scn, refs[q]->off, "'%s' refers to undefined computation '%s'", a->name, refs[q]->name);
             continue;
           }
           if (def == c) {
-            rc = sc_errorf(sc, refs[q]->off, "computation '%s' calls itself", c->name);
+            rc = scan_errorf(scn, refs[q]->off, "computation '%s' calls itself", c->name);
             continue;
           }
           refs[q] = def;
@@ -530,57 +529,57 @@ bool hlo_chunk_is_blank(const hlo_src *src, size_t begin, size_t end) {
 }
 
 static int parse_module_body(parser *p) {
-  scanner *sc = &p->sc;
+  scanner *scn = &p->scn;
   hlo_module *m = p->m;
-  sc_skip(sc);
-  if (sc_accept_kw(sc, "HloModule")) {
+  scan_skip(scn);
+  if (scan_accept_kw(scn, "HloModule")) {
     m->has_header = true;
-    if (sc_name_dup(sc, &m->name, "the module name")) return HLO_ERR;
-    sc_accept(sc, ':'); /* older dumps write "HloModule name:" */
+    if (scan_name_dup(scn, &m->name, "the module name")) return HLO_ERR;
+    scan_accept(scn, ':'); /* older dumps write "HloModule name:" */
     if (parse_attrs(p, &m->attrs, &m->nattrs, true)) return HLO_ERR;
     for (int i = 0; i < m->nattrs; i++)
       if (m->attrs[i].kind == HLO_AK_PROGRAM_SHAPE) {
         hlo_program_shape *ps = m->attrs[i].u.pshape;
         for (int k = 0; k < ps->nparams; k++)
-          if (set_layouts(p, &ps->params[k])) return sc_errorf(sc, sc->pos, "out of memory");
-        if (set_layouts(p, &ps->result)) return sc_errorf(sc, sc->pos, "out of memory");
+          if (set_layouts(p, &ps->params[k])) return scan_errorf(scn, scn->pos, "out of memory");
+        if (set_layouts(p, &ps->result)) return scan_errorf(scn, scn->pos, "out of memory");
       }
   }
   vec comps = {0};
   hlo_strmap_init(&p->comps, &p->scratch);
   int rc = HLO_OK;
-  while (!sc_at_end(sc)) {
+  while (!scan_at_end(scn)) {
     hlo_computation *c = NULL;
     if (parse_computation(p, &c)) {
       rc = HLO_ERR;
       break; /* structure is unreliable after a broken computation */
     }
     void *old;
-    if (hlo_strmap_put(&p->comps, c->name, c, &old) || vpush_in(sc, &p->scratch, &comps, c))
-      return sc_errorf(sc, c->off, "out of memory");
+    if (hlo_strmap_put(&p->comps, c->name, c, &old) || vpush_in(scn, &p->scratch, &comps, c))
+      return scan_errorf(scn, c->off, "out of memory");
     if (old) {
-      rc = sc_errorf(sc, c->off, "computation '%s' is defined twice", c->name);
-      hlo_notef(sc->d, sc->src, ((hlo_computation *)old)->off, "previous definition is here");
+      rc = scan_errorf(scn, c->off, "computation '%s' is defined twice", c->name);
+      hlo_notef(scn->d, scn->src, ((hlo_computation *)old)->off, "previous definition is here");
     }
     if (c->is_entry) {
       if (m->entry) {
-        rc = sc_errorf(sc, c->off, "more than one ENTRY computation");
-        hlo_notef(sc->d, sc->src, m->entry->off, "first ENTRY is '%s'", m->entry->name);
+        rc = scan_errorf(scn, c->off, "more than one ENTRY computation");
+        hlo_notef(scn->d, scn->src, m->entry->off, "first ENTRY is '%s'", m->entry->name);
       }
       m->entry = c;
     }
   }
   if (rc) return HLO_ERR;
-  if (!comps.n) return sc_errorf(sc, sc->pos, "no computation found");
+  if (!comps.n) return scan_errorf(scn, scn->pos, "no computation found");
   m->ncomps = comps.n;
-  m->comps = (hlo_computation **)vfinal(sc, &comps);
+  m->comps = (hlo_computation **)vfinal(scn, &comps);
   if (!m->comps) return HLO_ERR;
   if (!m->entry) {
     m->entry = m->comps[m->ncomps - 1];
     m->entry->is_entry = true;
   }
   if (resolve_comps(p)) return HLO_ERR;
-  if (hlo_module_link(m)) return sc_errorf(sc, 0, "out of memory");
+  if (hlo_module_link(m)) return scan_errorf(scn, 0, "out of memory");
   return HLO_OK;
 }
 
@@ -598,7 +597,7 @@ hlo_module *hlo_parse_module(const hlo_src *src, size_t begin, size_t end,
   p.opts = opts;
   hlo_arena_init(&p.scratch, alloc);
   hlo_strmap_init(&p.layouts, &p.scratch);
-  p.sc = (scanner){.src = src, .s = src->text, .pos = begin, .end = end, .d = d, .a = &m->arena,
+  p.scn = (scanner){.src = src, .s = src->text, .pos = begin, .end = end, .d = d, .a = &m->arena,
                    .ir = &m->arena, .max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 256,
                    .layouts = &p.layouts, .scratch = &p.scratch};
   /* NUL bytes cannot appear in HLO text; report the first instead of
@@ -612,7 +611,7 @@ hlo_module *hlo_parse_module(const hlo_src *src, size_t begin, size_t end,
   }
   int rc = build_name_maps(&p) ? hlo_errorf(d, src, begin, "out of memory") : parse_module_body(&p);
   hlo_arena_release(&p.scratch);
-  if (rc || p.sc.nerrors) {
+  if (rc || p.scn.nerrors) {
     hlo_module_free(m);
     return NULL;
   }

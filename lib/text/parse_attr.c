@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scan.h"
+#include "core/bug.h"
+#include "text/scan.h"
 
 enum { MAX_LIST = 1 << 20 };
 
@@ -16,12 +17,12 @@ typedef struct ilist {
   hlo_arena *a;
 } ilist;
 
-static int ipush(scanner *sc, ilist *l, int64_t x) {
+static int ipush(scanner *scn, ilist *l, int64_t x) {
   if (l->n == l->cap) {
-    if (l->cap >= MAX_LIST) return sc_errorf(sc, sc->pos, "list too long");
+    if (l->cap >= MAX_LIST) return scan_errorf(scn, scn->pos, "list too long");
     int cap = l->cap ? l->cap * 2 : 8;
     int64_t *nv = hlo_arena_array(l->a, (size_t)cap, sizeof *nv);
-    if (!nv) return sc_errorf(sc, sc->pos, "out of memory");
+    if (!nv) return scan_errorf(scn, scn->pos, "out of memory");
     if (l->n) memcpy(nv, l->v, (size_t)l->n * sizeof *nv);
     l->v = nv;
     l->cap = cap;
@@ -31,71 +32,71 @@ static int ipush(scanner *sc, ilist *l, int64_t x) {
 }
 
 /* '{' [INT {',' INT}] '}' */
-static int parse_ints(scanner *sc, ilist *l) {
-  l->a = sc->a;
-  if (sc_expect(sc, '{', "to start an integer list")) return HLO_ERR;
-  if (sc_accept(sc, '}')) return HLO_OK;
+static int parse_ints(scanner *scn, ilist *l) {
+  l->a = scn->a;
+  if (scan_expect(scn, '{', "to start an integer list")) return HLO_ERR;
+  if (scan_accept(scn, '}')) return HLO_OK;
   do {
     int64_t v;
-    if (sc_int(sc, &v) || ipush(sc, l, v)) return HLO_ERR;
-  } while (sc_accept(sc, ','));
-  return sc_expect(sc, '}', "to close the integer list");
+    if (scan_int(scn, &v) || ipush(scn, l, v)) return HLO_ERR;
+  } while (scan_accept(scn, ','));
+  return scan_expect(scn, '}', "to close the integer list");
 }
 
 /* INT {'x' INT} as in window sizes "3x3"; pairs "lo_hi" when pair_sep. */
-static int parse_xlist(scanner *sc, ilist *l, int per, const char *what) {
-  l->a = sc->a;
+static int parse_xlist(scanner *scn, ilist *l, int per, const char *what) {
+  l->a = scn->a;
   do {
     for (int k = 0; k < per; k++) {
       int64_t v;
       /* "1_2x3_4" is one token: no blanks around '_' (nor skipped here,
        * so an error points just after the last number) */
-      if (k && !(sc->pos < sc->end && sc->s[sc->pos] == '_')) {
+      if (k && !(scn->pos < scn->end && scn->s[scn->pos] == '_')) {
         if (per == 3 && k == 2) { /* interior padding is optional */
-          if (ipush(sc, l, INT64_MIN)) return HLO_ERR;
+          if (ipush(scn, l, INT64_MIN)) return HLO_ERR;
           break;
         }
-        return sc_errorf(sc, sc->pos, "expected '_' in %s: each dimension is low_high%s", what,
+        return scan_errorf(scn, scn->pos, "expected '_' in %s: each dimension is low_high%s", what,
                          per == 3 ? " or low_high_interior" : "");
       }
-      if (k) sc->pos++;
-      if (sc_int(sc, &v) || ipush(sc, l, v)) return HLO_ERR;
+      if (k) scn->pos++;
+      if (scan_int(scn, &v) || ipush(scn, l, v)) return HLO_ERR;
     }
-  } while (sc->pos < sc->end && sc->s[sc->pos] == 'x' && ++sc->pos);
-  if (sc->pos < sc->end && sc_is_name_char(sc->s[sc->pos]))
-    return sc_errorf(sc, sc->pos, "unexpected '%c' in %s", sc->s[sc->pos], what);
+  } while (scn->pos < scn->end && scn->s[scn->pos] == 'x' && ++scn->pos);
+  if (scn->pos < scn->end && scan_is_name_char(scn->s[scn->pos]))
+    return scan_errorf(scn, scn->pos, "unexpected '%c' in %s", scn->s[scn->pos], what);
   return HLO_OK;
 }
 
-static int parse_window(scanner *sc, hlo_window *w) {
-  size_t st = sc->pos;
-  if (sc_expect(sc, '{', "to start a window")) return HLO_ERR;
+static int parse_window(scanner *scn, hlo_window *w) {
+  size_t st = scn->pos;
+  if (scan_expect(scn, '{', "to start a window")) return HLO_ERR;
   ilist f[6] = {{0}};
   static const char *const names[6] = {"size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal"};
-  while (!sc_accept(sc, '}')) {
+  while (!scan_accept(scn, '}')) {
     const char *nm;
-    size_t at = (sc_skip(sc), sc->pos);
-    size_t n = sc_name(sc, &nm, NULL);
+    size_t at = (scan_skip(scn), scn->pos);
+    size_t n = scan_name(scn, &nm, NULL);
     int k = -1;
     for (int i = 0; i < 6; i++)
       if (n == strlen(names[i]) && memcmp(nm, names[i], n) == 0) k = i;
-    if (k < 0) return sc_errorf(sc, at, "unknown window field '%.*s'", (int)n, n ? nm : "");
-    if (f[k].n) return sc_errorf(sc, at, "window field '%s' given twice", names[k]);
-    if (sc_expect(sc, '=', "after a window field")) return HLO_ERR;
-    if (parse_xlist(sc, &f[k], k == 2 ? 2 : 1, names[k])) return HLO_ERR;
-    if (sc->pos >= sc->end) return sc_errorf(sc, st, "unterminated window");
+    if (k < 0) return scan_errorf(scn, at, "unknown window field '%.*s'", (int)n, n ? nm : "");
+    if (f[k].n) return scan_errorf(scn, at, "window field '%s' given twice", names[k]);
+    if (scan_expect(scn, '=', "after a window field")) return HLO_ERR;
+    if (parse_xlist(scn, &f[k], k == 2 ? 2 : 1, names[k])) return HLO_ERR;
+    if (scn->pos >= scn->end) return scan_errorf(scn, st, "unterminated window");
   }
   int n = f[0].n;
-  if (!n) return sc_errorf(sc, st, "window has no size");
+  if (!n) return scan_errorf(scn, st, "window has no size");
   for (int k = 1; k < 6; k++) {
     int got = k == 2 ? f[k].n / 2 : f[k].n;
     if (f[k].n && got != n)
-      return sc_errorf(sc, st, "window field '%s' covers %d dimension%s but size covers %d", names[k], got,
+      return scan_errorf(scn, st, "window field '%s' covers %d dimension%s but size covers %d", names[k], got,
                        got == 1 ? "" : "s", n);
   }
   w->n = n;
-  w->dims = hlo_arena_array(sc->a, (size_t)n, sizeof *w->dims);
-  if (!w->dims) return sc_errorf(sc, st, "out of memory");
+  w->dims = hlo_arena_array(scn->a, (size_t)n, sizeof *w->dims);
+  if (!w->dims) return scan_errorf(scn, st, "out of memory");
   for (int i = 0; i < n; i++) {
     hlo_window_dim *d = &w->dims[i];
     d->size = f[0].v[i];
@@ -110,97 +111,97 @@ static int parse_window(scanner *sc, hlo_window *w) {
 }
 
 /* One side of dim_labels: b/f (or i/o) and spatial digits. */
-static int parse_labels(scanner *sc, const char *s, size_t n, char a, char b, int64_t *pa,
+static int parse_labels(scanner *scn, const char *s, size_t n, char a, char b, int64_t *pa,
                         int64_t *pb, int64_t *spatial, int *nsp, size_t at) {
   *pa = *pb = -1;
   int count = 0;
   for (size_t i = 0; i < n; i++) {
     char c = s[i];
     if (c == a) {
-      if (*pa >= 0) return sc_errorf(sc, at, "dim_labels repeat '%c'", c);
+      if (*pa >= 0) return scan_errorf(scn, at, "dim_labels repeat '%c'", c);
       *pa = (int64_t)i;
     } else if (c == b) {
-      if (*pb >= 0) return sc_errorf(sc, at, "dim_labels repeat '%c'", c);
+      if (*pb >= 0) return scan_errorf(scn, at, "dim_labels repeat '%c'", c);
       *pb = (int64_t)i;
     } else if (c >= '0' && c <= '9') {
       int k = c - '0';
-      if (spatial[k] >= 0) return sc_errorf(sc, at, "dim_labels repeat '%c'", c);
+      if (spatial[k] >= 0) return scan_errorf(scn, at, "dim_labels repeat '%c'", c);
       spatial[k] = (int64_t)i;
       count++;
     } else {
-      return sc_errorf(sc, at, "unexpected '%c' in dim_labels", c);
+      return scan_errorf(scn, at, "unexpected '%c' in dim_labels", c);
     }
   }
-  if (*pa < 0 || *pb < 0) return sc_errorf(sc, at, "dim_labels need '%c' and '%c' on each side", a, b);
+  if (*pa < 0 || *pb < 0) return scan_errorf(scn, at, "dim_labels need '%c' and '%c' on each side", a, b);
   for (int k = 0; k < count; k++)
-    if (spatial[k] < 0) return sc_errorf(sc, at, "dim_labels spatial dimensions must be 0..%d", count - 1);
+    if (spatial[k] < 0) return scan_errorf(scn, at, "dim_labels spatial dimensions must be 0..%d", count - 1);
   *nsp = count;
   return HLO_OK;
 }
 
-static int parse_conv_dnums(scanner *sc, hlo_conv_dnums *c) {
-  sc_skip(sc);
-  size_t st = sc->pos, p = st;
-  while (p < sc->end && (sc_is_name_char(sc->s[p]) || sc->s[p] == '>')) p++;
-  const char *s = sc->s + st;
+static int parse_conv_dnums(scanner *scn, hlo_conv_dnums *c) {
+  scan_skip(scn);
+  size_t st = scn->pos, p = st;
+  while (p < scn->end && (scan_is_name_char(scn->s[p]) || scn->s[p] == '>')) p++;
+  const char *s = scn->s + st;
   size_t n = p - st;
   const char *us = memchr(s, '_', n), *ar = NULL;
   for (size_t i = 0; i + 1 < n; i++)
     if (s[i] == '-' && s[i + 1] == '>') ar = s + i;
-  if (!us || !ar || ar < us) return sc_errorf(sc, st, "malformed dim_labels (expected like b01f_01io->b01f)");
+  if (!us || !ar || ar < us) return scan_errorf(scn, st, "malformed dim_labels (expected like b01f_01io->b01f)");
   int64_t in_sp[10], k_sp[10], out_sp[10];
   for (int i = 0; i < 10; i++) in_sp[i] = k_sp[i] = out_sp[i] = -1;
   int n1, n2, n3;
-  if (parse_labels(sc, s, (size_t)(us - s), 'b', 'f', &c->in_batch, &c->in_feature, in_sp, &n1, st) ||
-      parse_labels(sc, us + 1, (size_t)(ar - us - 1), 'i', 'o', &c->kernel_in, &c->kernel_out, k_sp, &n2, st) ||
-      parse_labels(sc, ar + 2, (size_t)(s + n - ar - 2), 'b', 'f', &c->out_batch, &c->out_feature, out_sp, &n3, st))
+  if (parse_labels(scn, s, (size_t)(us - s), 'b', 'f', &c->in_batch, &c->in_feature, in_sp, &n1, st) ||
+      parse_labels(scn, us + 1, (size_t)(ar - us - 1), 'i', 'o', &c->kernel_in, &c->kernel_out, k_sp, &n2, st) ||
+      parse_labels(scn, ar + 2, (size_t)(s + n - ar - 2), 'b', 'f', &c->out_batch, &c->out_feature, out_sp, &n3, st))
     return HLO_ERR;
-  if (n1 != n2 || n1 != n3) return sc_errorf(sc, st, "dim_labels sides have different numbers of spatial dimensions");
+  if (n1 != n2 || n1 != n3) return scan_errorf(scn, st, "dim_labels sides have different numbers of spatial dimensions");
   c->nspatial = n1;
-  c->in_spatial = hlo_arena_array(sc->a, (size_t)n1 + 1, sizeof(int64_t));
-  c->kernel_spatial = hlo_arena_array(sc->a, (size_t)n1 + 1, sizeof(int64_t));
-  c->out_spatial = hlo_arena_array(sc->a, (size_t)n1 + 1, sizeof(int64_t));
-  if (!c->in_spatial || !c->kernel_spatial || !c->out_spatial) return sc_errorf(sc, st, "out of memory");
+  c->in_spatial = hlo_arena_array(scn->a, (size_t)n1 + 1, sizeof(int64_t));
+  c->kernel_spatial = hlo_arena_array(scn->a, (size_t)n1 + 1, sizeof(int64_t));
+  c->out_spatial = hlo_arena_array(scn->a, (size_t)n1 + 1, sizeof(int64_t));
+  if (!c->in_spatial || !c->kernel_spatial || !c->out_spatial) return scan_errorf(scn, st, "out of memory");
   for (int i = 0; i < n1; i++) {
     c->in_spatial[i] = in_sp[i];
     c->kernel_spatial[i] = k_sp[i];
     c->out_spatial[i] = out_sp[i];
   }
-  sc->pos = p;
+  scn->pos = p;
   return HLO_OK;
 }
 
-static int parse_slices(scanner *sc, hlo_attr *a) {
-  if (sc_expect(sc, '{', "to start slice bounds")) return HLO_ERR;
+static int parse_slices(scanner *scn, hlo_attr *a) {
+  if (scan_expect(scn, '{', "to start slice bounds")) return HLO_ERR;
   ilist l = {0};
-  l.a = sc->a;
-  if (!sc_peek(sc, '}')) {
+  l.a = scn->a;
+  if (!scan_peek(scn, '}')) {
     do {
       int64_t st, li, str = 1;
-      if (sc_expect(sc, '[', "to start a slice bound") || sc_int(sc, &st) ||
-          sc_expect(sc, ':', "in a slice bound") || sc_int(sc, &li))
+      if (scan_expect(scn, '[', "to start a slice bound") || scan_int(scn, &st) ||
+          scan_expect(scn, ':', "in a slice bound") || scan_int(scn, &li))
         return HLO_ERR;
-      if (sc_accept(sc, ':') && sc_int(sc, &str)) return HLO_ERR;
-      if (sc_expect(sc, ']', "to close a slice bound")) return HLO_ERR;
-      if (ipush(sc, &l, st) || ipush(sc, &l, li) || ipush(sc, &l, str)) return HLO_ERR;
-    } while (sc_accept(sc, ','));
+      if (scan_accept(scn, ':') && scan_int(scn, &str)) return HLO_ERR;
+      if (scan_expect(scn, ']', "to close a slice bound")) return HLO_ERR;
+      if (ipush(scn, &l, st) || ipush(scn, &l, li) || ipush(scn, &l, str)) return HLO_ERR;
+    } while (scan_accept(scn, ','));
   }
-  if (sc_expect(sc, '}', "to close slice bounds")) return HLO_ERR;
+  if (scan_expect(scn, '}', "to close slice bounds")) return HLO_ERR;
   a->u.slices.n = l.n / 3;
-  a->u.slices.v = hlo_arena_array(sc->a, (size_t)l.n / 3 + 1, sizeof(hlo_slice_dim));
-  if (!a->u.slices.v) return sc_errorf(sc, sc->pos, "out of memory");
+  a->u.slices.v = hlo_arena_array(scn->a, (size_t)l.n / 3 + 1, sizeof(hlo_slice_dim));
+  if (!a->u.slices.v) return scan_errorf(scn, scn->pos, "out of memory");
   for (int i = 0; i < l.n / 3; i++)
     a->u.slices.v[i] = (hlo_slice_dim){l.v[3 * i], l.v[3 * i + 1], l.v[3 * i + 2]};
   return HLO_OK;
 }
 
-static int parse_padding(scanner *sc, hlo_padding *p) {
+static int parse_padding(scanner *scn, hlo_padding *p) {
   ilist l = {0};
-  size_t st = (sc_skip(sc), sc->pos);
-  if (parse_xlist(sc, &l, 3, "padding")) return HLO_ERR;
+  size_t st = (scan_skip(scn), scn->pos);
+  if (parse_xlist(scn, &l, 3, "padding")) return HLO_ERR;
   p->n = l.n / 3;
-  p->dims = hlo_arena_array(sc->a, (size_t)p->n + 1, sizeof *p->dims);
-  if (!p->dims) return sc_errorf(sc, st, "out of memory");
+  p->dims = hlo_arena_array(scn->a, (size_t)p->n + 1, sizeof *p->dims);
+  if (!p->dims) return scan_errorf(scn, st, "out of memory");
   /* as in XLA, each dimension may give or omit its interior padding (0) */
   bool any_int = false;
   for (int i = 0; i < p->n; i++) {
@@ -214,58 +215,58 @@ static int parse_padding(scanner *sc, hlo_padding *p) {
 }
 
 /* {{0,1},{2,3}} | {} | [G,S]<=[dims] [T(perm)] */
-static int parse_groups(scanner *sc, hlo_replica_groups *g, bool pairs, hlo_attr *a) {
-  sc_skip(sc);
-  size_t st = sc->pos;
-  if (!pairs && sc_peek(sc, '[')) {
+static int parse_groups(scanner *scn, hlo_replica_groups *g, bool pairs, hlo_attr *a) {
+  scan_skip(scn);
+  size_t st = scn->pos;
+  if (!pairs && scan_peek(scn, '[')) {
     ilist s1 = {0}, s2 = {0}, s3 = {0};
-    s1.a = s2.a = s3.a = sc->a;
-    sc->pos++;
+    s1.a = s2.a = s3.a = scn->a;
+    scn->pos++;
     do {
       int64_t v;
-      if (sc_int(sc, &v) || ipush(sc, &s1, v)) return HLO_ERR;
-    } while (sc_accept(sc, ','));
-    if (sc_expect(sc, ']', "in iota replica groups")) return HLO_ERR;
-    sc_skip(sc);
-    if (!(sc->pos + 1 < sc->end && sc->s[sc->pos] == '<' && sc->s[sc->pos + 1] == '='))
-      return sc_errorf(sc, sc->pos, "expected '<=' in iota replica groups");
-    sc->pos += 2;
-    if (sc_expect(sc, '[', "in iota replica groups")) return HLO_ERR;
+      if (scan_int(scn, &v) || ipush(scn, &s1, v)) return HLO_ERR;
+    } while (scan_accept(scn, ','));
+    if (scan_expect(scn, ']', "in iota replica groups")) return HLO_ERR;
+    scan_skip(scn);
+    if (!(scn->pos + 1 < scn->end && scn->s[scn->pos] == '<' && scn->s[scn->pos + 1] == '='))
+      return scan_errorf(scn, scn->pos, "expected '<=' in iota replica groups");
+    scn->pos += 2;
+    if (scan_expect(scn, '[', "in iota replica groups")) return HLO_ERR;
     do {
       int64_t v;
-      if (sc_int(sc, &v) || ipush(sc, &s2, v)) return HLO_ERR;
-    } while (sc_accept(sc, ','));
-    if (sc_expect(sc, ']', "in iota replica groups")) return HLO_ERR;
-    if (sc->pos + 1 < sc->end && sc->s[sc->pos] == 'T' && sc->s[sc->pos + 1] == '(') {
-      sc->pos++;
-      sc->pos++;
+      if (scan_int(scn, &v) || ipush(scn, &s2, v)) return HLO_ERR;
+    } while (scan_accept(scn, ','));
+    if (scan_expect(scn, ']', "in iota replica groups")) return HLO_ERR;
+    if (scn->pos + 1 < scn->end && scn->s[scn->pos] == 'T' && scn->s[scn->pos + 1] == '(') {
+      scn->pos++;
+      scn->pos++;
       do {
         int64_t v;
-        if (sc_int(sc, &v) || ipush(sc, &s3, v)) return HLO_ERR;
-      } while (sc_accept(sc, ','));
-      if (sc_expect(sc, ')', "in iota replica groups")) return HLO_ERR;
+        if (scan_int(scn, &v) || ipush(scn, &s3, v)) return HLO_ERR;
+      } while (scan_accept(scn, ','));
+      if (scan_expect(scn, ')', "in iota replica groups")) return HLO_ERR;
     }
-    if (s1.n != 2) return sc_errorf(sc, st, "iota replica groups need [groups,size]");
+    if (s1.n != 2) return scan_errorf(scn, st, "iota replica groups need [groups,size]");
     g->iota = true;
     g->niota_shape = s1.n; g->iota_shape = s1.v;
     g->niota_reshape = s2.n; g->iota_reshape = s2.v;
     g->niota_perm = s3.n; g->iota_perm = s3.v;
     return HLO_OK;
   }
-  if (sc_expect(sc, '{', "to start a list of groups")) return HLO_ERR;
+  if (scan_expect(scn, '{', "to start a list of groups")) return HLO_ERR;
   int cap = 0, n = 0;
   int64_t **groups = NULL;
   int *sizes = NULL;
-  if (!sc_peek(sc, '}')) {
+  if (!scan_peek(scn, '}')) {
     do {
       ilist l = {0};
-      if (parse_ints(sc, &l)) return HLO_ERR;
-      if (pairs && l.n != 2) return sc_errorf(sc, st, "source_target_pairs need pairs {source,target}");
+      if (parse_ints(scn, &l)) return HLO_ERR;
+      if (pairs && l.n != 2) return scan_errorf(scn, st, "source_target_pairs need pairs {source,target}");
       if (n == cap) {
         cap = cap ? cap * 2 : 8;
-        int64_t **ng = hlo_arena_array(sc->a, (size_t)cap, sizeof *ng);
-        int *ns = hlo_arena_array(sc->a, (size_t)cap, sizeof *ns);
-        if (!ng || !ns) return sc_errorf(sc, st, "out of memory");
+        int64_t **ng = hlo_arena_array(scn->a, (size_t)cap, sizeof *ng);
+        int *ns = hlo_arena_array(scn->a, (size_t)cap, sizeof *ns);
+        if (!ng || !ns) return scan_errorf(scn, st, "out of memory");
         if (n) {
           memcpy(ng, groups, (size_t)n * sizeof *ng);
           memcpy(ns, sizes, (size_t)n * sizeof *ns);
@@ -276,13 +277,13 @@ static int parse_groups(scanner *sc, hlo_replica_groups *g, bool pairs, hlo_attr
       groups[n] = l.v;
       sizes[n] = l.n;
       n++;
-    } while (sc_accept(sc, ','));
+    } while (scan_accept(scn, ','));
   }
-  if (sc_expect(sc, '}', "to close the list of groups")) return HLO_ERR;
+  if (scan_expect(scn, '}', "to close the list of groups")) return HLO_ERR;
   if (pairs) {
     a->u.pairs.n = n;
-    a->u.pairs.v = hlo_arena_array(sc->a, (size_t)n + 1, sizeof *a->u.pairs.v);
-    if (!a->u.pairs.v) return sc_errorf(sc, st, "out of memory");
+    a->u.pairs.v = hlo_arena_array(scn->a, (size_t)n + 1, sizeof *a->u.pairs.v);
+    if (!a->u.pairs.v) return scan_errorf(scn, st, "out of memory");
     for (int i = 0; i < n; i++) {
       a->u.pairs.v[i][0] = groups[i][0];
       a->u.pairs.v[i][1] = groups[i][1];
@@ -295,17 +296,17 @@ static int parse_groups(scanner *sc, hlo_replica_groups *g, bool pairs, hlo_attr
   return HLO_OK;
 }
 
-static hlo_computation *comp_ref(scanner *sc) {
+static hlo_computation *comp_ref(scanner *scn) {
   const char *nm;
-  size_t at = (sc_skip(sc), sc->pos);
-  size_t n = sc_name(sc, &nm, NULL);
+  size_t at = (scan_skip(scn), scn->pos);
+  size_t n = scan_name(scn, &nm, NULL);
   if (!n) {
-    sc_errorf(sc, at, "expected a computation name");
+    scan_errorf(scn, at, "expected a computation name");
     return NULL;
   }
-  hlo_computation *c = hlo_arena_alloc(sc->a, sizeof *c);
-  if (!c || !(c->name = hlo_arena_strndup(sc->a, nm, n))) {
-    sc_errorf(sc, at, "out of memory");
+  hlo_computation *c = hlo_arena_alloc(scn->a, sizeof *c);
+  if (!c || !(c->name = hlo_arena_strndup(scn->a, nm, n))) {
+    scan_errorf(scn, at, "out of memory");
     return NULL;
   }
   c->off = at;
@@ -313,17 +314,17 @@ static hlo_computation *comp_ref(scanner *sc) {
   return c;
 }
 
-static hlo_instruction *instr_ref(scanner *sc) {
+static hlo_instruction *instr_ref(scanner *scn) {
   const char *nm;
-  size_t at = (sc_skip(sc), sc->pos);
-  size_t n = sc_name(sc, &nm, NULL);
+  size_t at = (scan_skip(scn), scn->pos);
+  size_t n = scan_name(scn, &nm, NULL);
   if (!n) {
-    sc_errorf(sc, at, "expected an instruction name");
+    scan_errorf(scn, at, "expected an instruction name");
     return NULL;
   }
-  hlo_instruction *i = hlo_arena_alloc(sc->a, sizeof *i);
-  if (!i || !(i->name = hlo_arena_strndup(sc->a, nm, n))) {
-    sc_errorf(sc, at, "out of memory");
+  hlo_instruction *i = hlo_arena_alloc(scn->a, sizeof *i);
+  if (!i || !(i->name = hlo_arena_strndup(scn->a, nm, n))) {
+    scan_errorf(scn, at, "out of memory");
     return NULL;
   }
   i->off = at;
@@ -332,132 +333,132 @@ static hlo_instruction *instr_ref(scanner *sc) {
 }
 
 /* '{' item {',' item} '}' of pointers produced by fn. */
-static int parse_refs(scanner *sc, void ***out, int *nout, void *(*fn)(scanner *)) {
-  if (sc_expect(sc, '{', "to start a list of names")) return HLO_ERR;
+static int parse_refs(scanner *scn, void ***out, int *nout, void *(*fn)(scanner *)) {
+  if (scan_expect(scn, '{', "to start a list of names")) return HLO_ERR;
   int n = 0, cap = 0;
   void **v = NULL;
-  if (!sc_peek(sc, '}')) {
+  if (!scan_peek(scn, '}')) {
     do {
-      void *p = fn(sc);
+      void *p = fn(scn);
       if (!p) return HLO_ERR;
       if (n == cap) {
         cap = cap ? cap * 2 : 4;
-        if (cap > MAX_LIST) return sc_errorf(sc, sc->pos, "list too long");
-        void **nv = hlo_arena_array(sc->a, (size_t)cap, sizeof *nv);
-        if (!nv) return sc_errorf(sc, sc->pos, "out of memory");
+        if (cap > MAX_LIST) return scan_errorf(scn, scn->pos, "list too long");
+        void **nv = hlo_arena_array(scn->a, (size_t)cap, sizeof *nv);
+        if (!nv) return scan_errorf(scn, scn->pos, "out of memory");
         if (n) memcpy(nv, v, (size_t)n * sizeof *nv);
         v = nv;
       }
       v[n++] = p;
-    } while (sc_accept(sc, ','));
+    } while (scan_accept(scn, ','));
   }
-  if (sc_expect(sc, '}', "to close the list of names")) return HLO_ERR;
+  if (scan_expect(scn, '}', "to close the list of names")) return HLO_ERR;
   *out = v;
   *nout = n;
   return HLO_OK;
 }
 
-static void *comp_ref_v(scanner *sc) { return comp_ref(sc); }
-static void *instr_ref_v(scanner *sc) { return instr_ref(sc); }
+static void *comp_ref_v(scanner *scn) { return comp_ref(scn); }
+static void *instr_ref_v(scanner *scn) { return instr_ref(scn); }
 
-static int parse_shapes(scanner *sc, hlo_attr *a) {
-  if (sc_expect(sc, '{', "to start a list of shapes")) return HLO_ERR;
+static int parse_shapes(scanner *scn, hlo_attr *a) {
+  if (scan_expect(scn, '{', "to start a list of shapes")) return HLO_ERR;
   int n = 0, cap = 0;
   hlo_shape *v = NULL;
-  if (!sc_peek(sc, '}')) {
+  if (!scan_peek(scn, '}')) {
     do {
       if (n == cap) {
         cap = cap ? cap * 2 : 4;
-        hlo_shape *nv = hlo_arena_array(sc->a, (size_t)cap, sizeof *nv);
-        if (!nv) return sc_errorf(sc, sc->pos, "out of memory");
+        hlo_shape *nv = hlo_arena_array(scn->a, (size_t)cap, sizeof *nv);
+        if (!nv) return scan_errorf(scn, scn->pos, "out of memory");
         if (n) memcpy(nv, v, (size_t)n * sizeof *nv);
         v = nv;
       }
-      if (sc_shape(sc, &v[n])) return HLO_ERR;
+      if (scan_shape(scn, &v[n])) return HLO_ERR;
       n++;
-    } while (sc_accept(sc, ','));
+    } while (scan_accept(scn, ','));
   }
-  if (sc_expect(sc, '}', "to close the list of shapes")) return HLO_ERR;
+  if (scan_expect(scn, '}', "to close the list of shapes")) return HLO_ERR;
   a->u.shapes.n = n;
   a->u.shapes.v = v;
   return HLO_OK;
 }
 
 /* {(shape, ...)->shape} */
-static int parse_program_shape(scanner *sc, hlo_program_shape *ps) {
-  if (sc_expect(sc, '{', "to start a program shape") || sc_expect(sc, '(', "to start the parameter shapes"))
+static int parse_program_shape(scanner *scn, hlo_program_shape *ps) {
+  if (scan_expect(scn, '{', "to start a program shape") || scan_expect(scn, '(', "to start the parameter shapes"))
     return HLO_ERR;
   hlo_shape tup;
-  sc->pos--; /* reuse the tuple parser for the parameter list */
-  if (sc_shape(sc, &tup)) return HLO_ERR;
+  scn->pos--; /* reuse the tuple parser for the parameter list */
+  if (scan_shape(scn, &tup)) return HLO_ERR;
   ps->nparams = tup.ntuple;
   ps->params = tup.tuple;
-  sc_skip(sc);
-  if (!(sc->pos + 1 < sc->end && sc->s[sc->pos] == '-' && sc->s[sc->pos + 1] == '>'))
-    return sc_errorf(sc, sc->pos, "expected '->' in a program shape");
-  sc->pos += 2;
-  if (sc_shape(sc, &ps->result)) return HLO_ERR;
-  return sc_expect(sc, '}', "to close the program shape");
+  scan_skip(scn);
+  if (!(scn->pos + 1 < scn->end && scn->s[scn->pos] == '-' && scn->s[scn->pos + 1] == '>'))
+    return scan_errorf(scn, scn->pos, "expected '->' in a program shape");
+  scn->pos += 2;
+  if (scan_shape(scn, &ps->result)) return HLO_ERR;
+  return scan_expect(scn, '}', "to close the program shape");
 }
 
 /* aliasing -> '{' [entry {',' entry}] '}'
  * entry    -> '{' [INT {',' INT}] '}' ':' '(' INT ',' ints [',' word] ')'
  *           | '(' INT ',' ints ')'                      (buffer_donor) */
-static int parse_aliasing(scanner *sc, hlo_aliasing *al) {
-  sc_skip(sc);
-  size_t st = sc->pos;
-  if (sc_expect(sc, '{', "to start an aliasing list")) return HLO_ERR;
+static int parse_aliasing(scanner *scn, hlo_aliasing *al) {
+  scan_skip(scn);
+  size_t st = scn->pos;
+  if (scan_expect(scn, '{', "to start an aliasing list")) return HLO_ERR;
   int cap = 0;
-  while (!sc_peek(sc, '}')) {
-    if (al->n && sc_expect(sc, ',', "between aliasing entries")) return HLO_ERR;
+  while (!scan_peek(scn, '}')) {
+    if (al->n && scan_expect(scn, ',', "between aliasing entries")) return HLO_ERR;
     if (al->n == cap) {
       cap = cap ? cap * 2 : 4;
-      hlo_alias_entry *nv = hlo_arena_array(sc->a, (size_t)cap, sizeof *nv);
-      if (!nv) return sc_errorf(sc, st, "out of memory");
+      hlo_alias_entry *nv = hlo_arena_array(scn->a, (size_t)cap, sizeof *nv);
+      if (!nv) return scan_errorf(scn, st, "out of memory");
       if (al->n) memcpy(nv, al->v, (size_t)al->n * sizeof *nv);
       al->v = nv;
     }
     hlo_alias_entry *e = &al->v[al->n];
     memset(e, 0, sizeof *e);
-    if (sc_peek(sc, '{')) {
+    if (scan_peek(scn, '{')) {
       ilist out = {0};
-      if (parse_ints(sc, &out) || sc_expect(sc, ':', "after the output index")) return HLO_ERR;
+      if (parse_ints(scn, &out) || scan_expect(scn, ':', "after the output index")) return HLO_ERR;
       e->output_index = out.v;
       e->noutput = out.n;
     }
     ilist idx = {0};
-    if (sc_expect(sc, '(', "to start an aliased operand") || sc_int(sc, &e->operand) ||
-        sc_expect(sc, ',', "after the operand number") || parse_ints(sc, &idx))
+    if (scan_expect(scn, '(', "to start an aliased operand") || scan_int(scn, &e->operand) ||
+        scan_expect(scn, ',', "after the operand number") || parse_ints(scn, &idx))
       return HLO_ERR;
     e->operand_index = idx.v;
     e->noperand_index = idx.n;
-    if (sc_accept(sc, ',')) {
+    if (scan_accept(scn, ',')) {
       const char *w;
-      size_t at = (sc_skip(sc), sc->pos);
-      size_t n = sc_name(sc, &w, NULL);
-      if (!n) return sc_errorf(sc, at, "expected may-alias or must-alias");
-      if (!(e->kind = hlo_arena_strndup(sc->a, w, n))) return sc_errorf(sc, at, "out of memory");
+      size_t at = (scan_skip(scn), scn->pos);
+      size_t n = scan_name(scn, &w, NULL);
+      if (!n) return scan_errorf(scn, at, "expected may-alias or must-alias");
+      if (!(e->kind = hlo_arena_strndup(scn->a, w, n))) return scan_errorf(scn, at, "out of memory");
     }
-    if (sc_expect(sc, ')', "to close an aliased operand")) return HLO_ERR;
+    if (scan_expect(scn, ')', "to close an aliased operand")) return HLO_ERR;
     al->n++;
   }
-  sc->pos++; /* '}' */
-  al->text = hlo_arena_strndup(sc->a, sc->s + st, sc->pos - st);
-  return al->text ? HLO_OK : sc_errorf(sc, st, "out of memory");
+  scn->pos++; /* '}' */
+  al->text = hlo_arena_strndup(scn->a, scn->s + st, scn->pos - st);
+  return al->text ? HLO_OK : scan_errorf(scn, st, "out of memory");
 }
 
 /* '[' INT {',' INT} ']' */
-static int bracket_ints(scanner *sc, int64_t **v, int *n) {
+static int bracket_ints(scanner *scn, int64_t **v, int *n) {
   ilist l = {0};
-  l.a = sc->a;
-  if (sc_expect(sc, '[', "to start a list of dimensions")) return HLO_ERR;
-  if (!sc_peek(sc, ']')) {
+  l.a = scn->a;
+  if (scan_expect(scn, '[', "to start a list of dimensions")) return HLO_ERR;
+  if (!scan_peek(scn, ']')) {
     do {
       int64_t x;
-      if (sc_int(sc, &x) || ipush(sc, &l, x)) return HLO_ERR;
-    } while (sc_accept(sc, ','));
+      if (scan_int(scn, &x) || ipush(scn, &l, x)) return HLO_ERR;
+    } while (scan_accept(scn, ','));
   }
-  if (sc_expect(sc, ']', "to close the list of dimensions")) return HLO_ERR;
+  if (scan_expect(scn, ']', "to close the list of dimensions")) return HLO_ERR;
   *v = l.v;
   *n = l.n;
   return HLO_OK;
@@ -468,34 +469,34 @@ static int bracket_ints(scanner *sc, int64_t **v, int *n) {
  *           | devices=[dims](ids | <=[dims][T(perm)])
  *           | last_tile_dim_replicate | last_tile_dims={words}
  *           | metadata={...} | other words kept only in the text */
-static int parse_sharding(scanner *sc, hlo_sharding *s) {
-  sc_skip(sc);
-  size_t st = sc->pos;
+static int parse_sharding(scanner *scn, hlo_sharding *s) {
+  scan_skip(scn);
+  size_t st = scn->pos;
   memset(s, 0, sizeof *s);
   s->kind = HLO_SHARD_OTHER;
-  if (sc_expect(sc, '{', "to start a sharding")) return HLO_ERR;
-  if (sc_enter(sc)) return HLO_ERR;
+  if (scan_expect(scn, '{', "to start a sharding")) return HLO_ERR;
+  if (scan_enter(scn)) return HLO_ERR;
   int rc = HLO_OK;
-  if (sc_peek(sc, '{')) { /* tuple */
+  if (scan_peek(scn, '{')) { /* tuple */
     s->kind = HLO_SHARD_TUPLE;
     int cap = 0;
     do {
       if (s->ntuple == cap) {
         cap = cap ? cap * 2 : 4;
-        hlo_sharding *nt = hlo_arena_array(sc->a, (size_t)cap, sizeof *nt);
-        if (!nt) { rc = sc_errorf(sc, st, "out of memory"); break; }
+        hlo_sharding *nt = hlo_arena_array(scn->a, (size_t)cap, sizeof *nt);
+        if (!nt) { rc = scan_errorf(scn, st, "out of memory"); break; }
         if (s->ntuple) memcpy(nt, s->tuple, (size_t)s->ntuple * sizeof *nt);
         s->tuple = nt;
       }
-      if ((rc = parse_sharding(sc, &s->tuple[s->ntuple]))) break;
+      if ((rc = parse_sharding(scn, &s->tuple[s->ntuple]))) break;
       s->ntuple++;
-    } while (sc_accept(sc, ','));
+    } while (scan_accept(scn, ','));
   } else {
-    while (!rc && !sc_peek(sc, '}')) {
+    while (!rc && !scan_peek(scn, '}')) {
       const char *w;
-      size_t at = (sc_skip(sc), sc->pos);
-      size_t n = sc_name(sc, &w, NULL);
-      if (!n) { rc = sc_errorf(sc, at, "unexpected text in sharding"); break; }
+      size_t at = (scan_skip(scn), scn->pos);
+      size_t n = scan_name(scn, &w, NULL);
+      if (!n) { rc = scan_errorf(scn, at, "unexpected text in sharding"); break; }
 #define IS(k) (n == sizeof(k) - 1 && memcmp(w, k, n) == 0)
       if (IS("replicated")) s->kind = HLO_SHARD_REPLICATED;
       else if (IS("manual")) s->kind = HLO_SHARD_MANUAL;
@@ -503,186 +504,186 @@ static int parse_sharding(scanner *sc, hlo_sharding *s) {
       else if (IS("maximal")) s->kind = HLO_SHARD_MAXIMAL;
       else if (IS("last_tile_dim_replicate")) s->last_tile_dim_replicate = true;
       else if (IS("device")) {
-        rc = sc_expect(sc, '=', "after 'device'");
-        if (!rc) rc = sc_int(sc, &s->device);
+        rc = scan_expect(scn, '=', "after 'device'");
+        if (!rc) rc = scan_int(scn, &s->device);
       } else if (IS("devices")) {
         s->kind = HLO_SHARD_TILED;
-        rc = sc_expect(sc, '=', "after 'devices'");
-        if (!rc) rc = bracket_ints(sc, &s->tile, &s->ntile);
+        rc = scan_expect(scn, '=', "after 'devices'");
+        if (!rc) rc = bracket_ints(scn, &s->tile, &s->ntile);
         if (rc) break;
-        sc_skip(sc);
-        if (sc->pos + 1 < sc->end && sc->s[sc->pos] == '<' && sc->s[sc->pos + 1] == '=') {
-          sc->pos += 2;
+        scan_skip(scn);
+        if (scn->pos + 1 < scn->end && scn->s[scn->pos] == '<' && scn->s[scn->pos + 1] == '=') {
+          scn->pos += 2;
           s->iota = true;
-          rc = bracket_ints(sc, &s->iota_reshape, &s->niota_reshape);
-          if (!rc && sc->pos + 1 < sc->end && sc->s[sc->pos] == 'T' && sc->s[sc->pos + 1] == '(') {
-            sc->pos++;
+          rc = bracket_ints(scn, &s->iota_reshape, &s->niota_reshape);
+          if (!rc && scn->pos + 1 < scn->end && scn->s[scn->pos] == 'T' && scn->s[scn->pos + 1] == '(') {
+            scn->pos++;
             ilist l = {0};
-            l.a = sc->a;
-            sc->pos++;
+            l.a = scn->a;
+            scn->pos++;
             do {
               int64_t x;
-              if ((rc = sc_int(sc, &x)) || (rc = ipush(sc, &l, x))) break;
-            } while (sc_accept(sc, ','));
-            if (!rc) rc = sc_expect(sc, ')', "to close the permutation");
+              if ((rc = scan_int(scn, &x)) || (rc = ipush(scn, &l, x))) break;
+            } while (scan_accept(scn, ','));
+            if (!rc) rc = scan_expect(scn, ')', "to close the permutation");
             s->iota_perm = l.v;
             s->niota_perm = l.n;
           }
         } else {
           ilist l = {0};
-          l.a = sc->a;
+          l.a = scn->a;
           do {
             int64_t x;
-            if ((rc = sc_int(sc, &x)) || (rc = ipush(sc, &l, x))) break;
-          } while (sc_accept(sc, ','));
+            if ((rc = scan_int(scn, &x)) || (rc = ipush(scn, &l, x))) break;
+          } while (scan_accept(scn, ','));
           s->devices = l.v;
           s->ndevices = l.n;
         }
       } else if (IS("last_tile_dims")) {
         hlo_attr tmp = {.kind = HLO_AK_WORDS, .name = "last_tile_dims"};
-        rc = sc_expect(sc, '=', "after 'last_tile_dims'");
-        if (!rc) rc = sc_attr_value(sc, &tmp);
+        rc = scan_expect(scn, '=', "after 'last_tile_dims'");
+        if (!rc) rc = scan_attr_value(scn, &tmp);
         s->nlast_tile_dims = tmp.u.words.n;
         s->last_tile_dims = tmp.u.words.v;
-      } else if (sc_accept(sc, '=')) { /* metadata={...} and other key=value parts */
+      } else if (scan_accept(scn, '=')) { /* metadata={...} and other key=value parts */
         const char *ignored;
-        rc = sc_raw_value(sc, &ignored);
+        rc = scan_raw_value(scn, &ignored);
       }
       /* any other bare word (shard_as, shard_like, ...) stays in the text */
 #undef IS
     }
   }
-  sc_leave(sc);
+  scan_leave(scn);
   if (rc) return HLO_ERR;
-  if (sc_expect(sc, '}', "to close the sharding")) return HLO_ERR;
-  s->text = hlo_arena_strndup(sc->a, sc->s + st, sc->pos - st);
-  return s->text ? HLO_OK : sc_errorf(sc, st, "out of memory");
+  if (scan_expect(scn, '}', "to close the sharding")) return HLO_ERR;
+  s->text = hlo_arena_strndup(scn->a, scn->s + st, scn->pos - st);
+  return s->text ? HLO_OK : scan_errorf(scn, st, "out of memory");
 }
 
-int sc_attr_value(scanner *sc, hlo_attr *a) {
-  sc_skip(sc);
-  size_t st = sc->pos;
+int scan_attr_value(scanner *scn, hlo_attr *a) {
+  scan_skip(scn);
+  size_t st = scn->pos;
   switch (a->kind) {
   case HLO_AK_INT:
-    return sc_int(sc, &a->u.i);
+    return scan_int(scn, &a->u.i);
   case HLO_AK_BOOL:
-    if (sc_accept_kw(sc, "true")) a->u.b = true;
-    else if (sc_accept_kw(sc, "false")) a->u.b = false;
-    else return sc_errorf(sc, st, "expected true or false for '%s'", a->name);
+    if (scan_accept_kw(scn, "true")) a->u.b = true;
+    else if (scan_accept_kw(scn, "false")) a->u.b = false;
+    else return scan_errorf(scn, st, "expected true or false for '%s'", a->name);
     return HLO_OK;
   case HLO_AK_FLOAT: {
     const char *raw;
-    if (sc_raw_value(sc, &raw)) return HLO_ERR;
+    if (scan_raw_value(scn, &raw)) return HLO_ERR;
     char *end;
     a->u.f = strtod(raw, &end);
-    if (*end || end == raw) return sc_errorf(sc, st, "expected a number for '%s'", a->name);
+    if (*end || end == raw) return scan_errorf(scn, st, "expected a number for '%s'", a->name);
     return HLO_OK;
   }
   case HLO_AK_STRING:
-    return sc_string(sc, &a->u.s);
+    return scan_string(scn, &a->u.s);
   case HLO_AK_WORD: {
     const char *w;
-    size_t n = sc_name(sc, &w, NULL);
-    if (!n) return sc_errorf(sc, st, "expected a word for '%s'", a->name);
-    a->u.s = hlo_arena_strndup(sc->a, w, n);
-    return a->u.s ? HLO_OK : sc_errorf(sc, st, "out of memory");
+    size_t n = scan_name(scn, &w, NULL);
+    if (!n) return scan_errorf(scn, st, "expected a word for '%s'", a->name);
+    a->u.s = hlo_arena_strndup(scn->a, w, n);
+    return a->u.s ? HLO_OK : scan_errorf(scn, st, "out of memory");
   }
   case HLO_AK_INTS: {
     ilist l = {0};
-    if (parse_ints(sc, &l)) return HLO_ERR;
+    if (parse_ints(scn, &l)) return HLO_ERR;
     a->u.ints.n = l.n;
     a->u.ints.v = l.v;
     return HLO_OK;
   }
   case HLO_AK_BOOLS:
   case HLO_AK_WORDS: {
-    if (sc_expect(sc, '{', "to start a list")) return HLO_ERR;
+    if (scan_expect(scn, '{', "to start a list")) return HLO_ERR;
     int n = 0, cap = 0;
     const char **v = NULL;
-    if (!sc_peek(sc, '}')) {
+    if (!scan_peek(scn, '}')) {
       do {
         const char *w;
-        size_t at = (sc_skip(sc), sc->pos);
-        size_t wn = sc_name(sc, &w, NULL);
-        if (!wn) return sc_errorf(sc, at, "expected a word in '%s'", a->name);
+        size_t at = (scan_skip(scn), scn->pos);
+        size_t wn = scan_name(scn, &w, NULL);
+        if (!wn) return scan_errorf(scn, at, "expected a word in '%s'", a->name);
         if (n == cap) {
           cap = cap ? cap * 2 : 4;
-          const char **nv = hlo_arena_array(sc->a, (size_t)cap, sizeof *nv);
-          if (!nv) return sc_errorf(sc, at, "out of memory");
+          const char **nv = hlo_arena_array(scn->a, (size_t)cap, sizeof *nv);
+          if (!nv) return scan_errorf(scn, at, "out of memory");
           if (n) memcpy(nv, v, (size_t)n * sizeof *nv);
           v = nv;
         }
-        if (!(v[n++] = hlo_arena_strndup(sc->a, w, wn))) return sc_errorf(sc, at, "out of memory");
+        if (!(v[n++] = hlo_arena_strndup(scn->a, w, wn))) return scan_errorf(scn, at, "out of memory");
         if (a->kind == HLO_AK_BOOLS && strcmp(v[n - 1], "true") && strcmp(v[n - 1], "false"))
-          return sc_errorf(sc, at, "expected true or false in '%s'", a->name);
-      } while (sc_accept(sc, ','));
+          return scan_errorf(scn, at, "expected true or false in '%s'", a->name);
+      } while (scan_accept(scn, ','));
     }
-    if (sc_expect(sc, '}', "to close the list")) return HLO_ERR;
+    if (scan_expect(scn, '}', "to close the list")) return HLO_ERR;
     if (a->kind == HLO_AK_WORDS) {
       a->u.words.n = n;
       a->u.words.v = v;
     } else {
       a->u.bools.n = n;
-      a->u.bools.v = hlo_arena_array(sc->a, (size_t)n + 1, sizeof(bool));
-      if (!a->u.bools.v) return sc_errorf(sc, st, "out of memory");
+      a->u.bools.v = hlo_arena_array(scn->a, (size_t)n + 1, sizeof(bool));
+      if (!a->u.bools.v) return scan_errorf(scn, st, "out of memory");
       for (int i = 0; i < n; i++) a->u.bools.v[i] = strcmp(v[i], "true") == 0;
     }
     return HLO_OK;
   }
   case HLO_AK_COMP:
-    return (a->u.comp = comp_ref(sc)) ? HLO_OK : HLO_ERR;
+    return (a->u.comp = comp_ref(scn)) ? HLO_OK : HLO_ERR;
   case HLO_AK_COMPS:
-    if (!sc_peek(sc, '{')) {
-      hlo_computation *c = comp_ref(sc);
+    if (!scan_peek(scn, '{')) {
+      hlo_computation *c = comp_ref(scn);
       if (!c) return HLO_ERR;
-      a->u.comps.v = hlo_arena_alloc(sc->a, sizeof(hlo_computation *));
-      if (!a->u.comps.v) return sc_errorf(sc, st, "out of memory");
+      a->u.comps.v = hlo_arena_alloc(scn->a, sizeof(hlo_computation *));
+      if (!a->u.comps.v) return scan_errorf(scn, st, "out of memory");
       a->u.comps.v[0] = c;
       a->u.comps.n = 1;
       a->u.comps.braced = false;
       return HLO_OK;
     }
     a->u.comps.braced = true;
-    return parse_refs(sc, (void ***)&a->u.comps.v, &a->u.comps.n, comp_ref_v);
+    return parse_refs(scn, (void ***)&a->u.comps.v, &a->u.comps.n, comp_ref_v);
   case HLO_AK_INSTRS:
-    return parse_refs(sc, (void ***)&a->u.instrs.v, &a->u.instrs.n, instr_ref_v);
+    return parse_refs(scn, (void ***)&a->u.instrs.v, &a->u.instrs.n, instr_ref_v);
   case HLO_AK_WINDOW:
-    return parse_window(sc, &a->u.window);
+    return parse_window(scn, &a->u.window);
   case HLO_AK_CONV_DNUMS:
-    if (!(a->u.conv = hlo_arena_alloc(sc->a, sizeof *a->u.conv))) return sc_errorf(sc, st, "out of memory");
-    return parse_conv_dnums(sc, a->u.conv);
+    if (!(a->u.conv = hlo_arena_alloc(scn->a, sizeof *a->u.conv))) return scan_errorf(scn, st, "out of memory");
+    return parse_conv_dnums(scn, a->u.conv);
   case HLO_AK_SLICES:
-    return parse_slices(sc, a);
+    return parse_slices(scn, a);
   case HLO_AK_PADDING:
-    return parse_padding(sc, &a->u.padding);
+    return parse_padding(scn, &a->u.padding);
   case HLO_AK_REPLICA_GROUPS:
-    if (!(a->u.groups = hlo_arena_alloc(sc->a, sizeof *a->u.groups))) return sc_errorf(sc, st, "out of memory");
-    return parse_groups(sc, a->u.groups, false, a);
+    if (!(a->u.groups = hlo_arena_alloc(scn->a, sizeof *a->u.groups))) return scan_errorf(scn, st, "out of memory");
+    return parse_groups(scn, a->u.groups, false, a);
   case HLO_AK_PAIRS:
-    return parse_groups(sc, NULL, true, a);
+    return parse_groups(scn, NULL, true, a);
   case HLO_AK_SHAPE:
-    if (!(a->u.shape = hlo_arena_alloc(sc->a, sizeof *a->u.shape))) return sc_errorf(sc, st, "out of memory");
-    return sc_shape(sc, a->u.shape);
+    if (!(a->u.shape = hlo_arena_alloc(scn->a, sizeof *a->u.shape))) return scan_errorf(scn, st, "out of memory");
+    return scan_shape(scn, a->u.shape);
   case HLO_AK_SHAPES:
-    return parse_shapes(sc, a);
+    return parse_shapes(scn, a);
   case HLO_AK_SHARDING:
-    if (!sc_peek(sc, '{')) return sc_errorf(sc, st, "expected '{' to start a sharding");
-    if (!(a->u.sharding = hlo_arena_alloc(sc->a, sizeof *a->u.sharding))) return sc_errorf(sc, st, "out of memory");
-    return parse_sharding(sc, a->u.sharding);
+    if (!scan_peek(scn, '{')) return scan_errorf(scn, st, "expected '{' to start a sharding");
+    if (!(a->u.sharding = hlo_arena_alloc(scn->a, sizeof *a->u.sharding))) return scan_errorf(scn, st, "out of memory");
+    return parse_sharding(scn, a->u.sharding);
   case HLO_AK_PROGRAM_SHAPE:
-    if (!(a->u.pshape = hlo_arena_alloc(sc->a, sizeof *a->u.pshape))) return sc_errorf(sc, st, "out of memory");
-    return parse_program_shape(sc, a->u.pshape);
+    if (!(a->u.pshape = hlo_arena_alloc(scn->a, sizeof *a->u.pshape))) return scan_errorf(scn, st, "out of memory");
+    return parse_program_shape(scn, a->u.pshape);
   case HLO_AK_LITERAL: {
     hlo_shape ls;
-    if (sc_shape(sc, &ls) || hlo_shape_set_default_layouts(sc->a, &ls)) return HLO_ERR;
-    a->u.literal = hlo_arena_alloc(sc->a, sizeof *a->u.literal);
-    if (!a->u.literal) return sc_errorf(sc, st, "out of memory");
-    return sc_literal(sc, &ls, a->u.literal);
+    if (scan_shape(scn, &ls) || hlo_shape_set_default_layouts(scn->a, &ls)) return HLO_ERR;
+    a->u.literal = hlo_arena_alloc(scn->a, sizeof *a->u.literal);
+    if (!a->u.literal) return scan_errorf(scn, st, "out of memory");
+    return scan_literal(scn, &ls, a->u.literal);
   }
   case HLO_AK_ALIASING:
-    return parse_aliasing(sc, &a->u.aliasing);
+    return parse_aliasing(scn, &a->u.aliasing);
   case HLO_AK_RAW:
-    return sc_raw_value(sc, &a->u.s);
+    return scan_raw_value(scn, &a->u.s);
   }
-  return sc_errorf(sc, st, "internal: unknown attribute kind");
+  HLO_BUG("attribute kind %d is not in hlo_attrs.def", (int)a->kind); /* the switch covers every kind */
 }

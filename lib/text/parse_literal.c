@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "hlo/hlo_fp.h"
-#include "scan.h"
+#include "text/scan.h"
 
 typedef struct lit_ctx {
-  scanner *sc;
+  scanner *scn;
   const hlo_shape *shape;
   unsigned char *data;
   int64_t next; /* elements written */
@@ -19,56 +19,56 @@ static void store(lit_ctx *c, const void *v) {
   c->next++;
 }
 
-static int parse_uint_text(scanner *sc, uint64_t *v, bool *neg) {
-  sc_skip(sc);
-  size_t p = sc->pos, st = p;
+static int parse_uint_text(scanner *scn, uint64_t *v, bool *neg) {
+  scan_skip(scn);
+  size_t p = scn->pos, st = p;
   *neg = false;
-  if (p < sc->end && sc->s[p] == '-') {
+  if (p < scn->end && scn->s[p] == '-') {
     *neg = true;
     p++;
   }
-  if (p >= sc->end || sc->s[p] < '0' || sc->s[p] > '9') return sc_errorf(sc, st, "expected an integer");
+  if (p >= scn->end || scn->s[p] < '0' || scn->s[p] > '9') return scan_errorf(scn, st, "expected an integer");
   uint64_t r = 0;
-  while (p < sc->end && sc->s[p] >= '0' && sc->s[p] <= '9') {
-    unsigned d = (unsigned)(sc->s[p] - '0');
-    if (r > (UINT64_MAX - d) / 10) return sc_errorf(sc, st, "integer literal out of range");
+  while (p < scn->end && scn->s[p] >= '0' && scn->s[p] <= '9') {
+    unsigned d = (unsigned)(scn->s[p] - '0');
+    if (r > (UINT64_MAX - d) / 10) return scan_errorf(scn, st, "integer literal out of range");
     r = r * 10 + d;
     p++;
   }
-  if (p < sc->end && (sc->s[p] == '.' || sc->s[p] == 'e' || sc->s[p] == 'E'))
-    return sc_errorf(sc, st, "expected an integer, found a floating-point number");
-  sc->pos = p;
+  if (p < scn->end && (scn->s[p] == '.' || scn->s[p] == 'e' || scn->s[p] == 'E'))
+    return scan_errorf(scn, st, "expected an integer, found a floating-point number");
+  scn->pos = p;
   *v = r;
   return HLO_OK;
 }
 
-static int parse_float(scanner *sc, hlo_type t, uint64_t *bits) {
-  sc_skip(sc);
-  size_t st = sc->pos;
-  size_t n = hlo_fp_scan(sc->s + st, sc->end - st);
-  if (!n) return sc_errorf(sc, st, "expected a %s value", hlo_type_name(t));
+static int parse_float(scanner *scn, hlo_type t, uint64_t *bits) {
+  scan_skip(scn);
+  size_t st = scn->pos;
+  size_t n = hlo_fp_scan(scn->s + st, scn->end - st);
+  if (!n) return scan_errorf(scn, st, "expected a %s value", hlo_type_name(t));
   const char *why = NULL;
-  if (hlo_fp_parse_ex(sc->s + st, n, t, bits, &why))
-    return sc_errorf(sc, st, "bad %s literal '%.*s': %s", hlo_type_name(t), (int)(n > 40 ? 40 : n),
-                     sc->s + st, why ? why : "malformed");
-  sc->pos = st + n;
+  if (hlo_fp_parse_ex(scn->s + st, n, t, bits, &why))
+    return scan_errorf(scn, st, "bad %s literal '%.*s': %s", hlo_type_name(t), (int)(n > 40 ? 40 : n),
+                     scn->s + st, why ? why : "malformed");
+  scn->pos = st + n;
   return HLO_OK;
 }
 
 static int parse_scalar(lit_ctx *c) {
-  scanner *sc = c->sc;
+  scanner *scn = c->scn;
   hlo_type t = c->shape->type;
-  size_t st = (sc_skip(sc), sc->pos);
+  size_t st = (scan_skip(scn), scn->pos);
   switch (hlo_type_kind_of(t)) {
   case HLO_KIND_PRED: {
     uint8_t v;
-    if (sc_accept_kw(sc, "true")) v = 1;
-    else if (sc_accept_kw(sc, "false")) v = 0;
+    if (scan_accept_kw(scn, "true")) v = 1;
+    else if (scan_accept_kw(scn, "false")) v = 0;
     else {
       uint64_t u;
       bool neg;
-      if (parse_uint_text(sc, &u, &neg) || neg || u > 1)
-        return sc_errorf(sc, st, "expected true or false");
+      if (parse_uint_text(scn, &u, &neg) || neg || u > 1)
+        return scan_errorf(scn, st, "expected true or false");
       v = (uint8_t)u;
     }
     store(c, &v);
@@ -78,16 +78,16 @@ static int parse_scalar(lit_ctx *c) {
   case HLO_KIND_UINT: {
     uint64_t u;
     bool neg;
-    if (sc_accept_kw(sc, "true")) { u = 1; neg = false; }
-    else if (sc_accept_kw(sc, "false")) { u = 0; neg = false; }
-    else if (parse_uint_text(sc, &u, &neg)) return HLO_ERR;
+    if (scan_accept_kw(scn, "true")) { u = 1; neg = false; }
+    else if (scan_accept_kw(scn, "false")) { u = 0; neg = false; }
+    else if (parse_uint_text(scn, &u, &neg)) return HLO_ERR;
     int bits = hlo_type_bits(t);
     bool is_signed = hlo_type_kind_of(t) == HLO_KIND_SINT;
     uint64_t maxpos = is_signed ? ((uint64_t)1 << (bits - 1)) - 1
                                 : (bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1);
     uint64_t maxneg = is_signed ? (uint64_t)1 << (bits - 1) : 0;
     if ((neg && u > maxneg) || (!neg && u > maxpos))
-      return sc_errorf(sc, st, "value out of range for %s", hlo_type_name(t));
+      return scan_errorf(scn, st, "value out of range for %s", hlo_type_name(t));
     uint64_t v = neg ? 0 - u : u;
     /* store the low bytes (little-endian hosts) */
     uint8_t b8 = (uint8_t)v;
@@ -103,7 +103,7 @@ static int parse_scalar(lit_ctx *c) {
   }
   case HLO_KIND_FLOAT: {
     uint64_t bits;
-    if (parse_float(sc, t, &bits)) return HLO_ERR;
+    if (parse_float(scn, t, &bits)) return HLO_ERR;
     uint8_t b8 = (uint8_t)bits;
     uint16_t b16 = (uint16_t)bits;
     uint32_t b32 = (uint32_t)bits;
@@ -118,9 +118,9 @@ static int parse_scalar(lit_ctx *c) {
   case HLO_KIND_COMPLEX: {
     hlo_type part = t == HLO_C64 ? HLO_F32 : HLO_F64;
     uint64_t re, im;
-    if (sc_expect(sc, '(', "to start a complex value")) return HLO_ERR;
-    if (parse_float(sc, part, &re) || sc_expect(sc, ',', "between real and imaginary parts") ||
-        parse_float(sc, part, &im) || sc_expect(sc, ')', "to close a complex value"))
+    if (scan_expect(scn, '(', "to start a complex value")) return HLO_ERR;
+    if (parse_float(scn, part, &re) || scan_expect(scn, ',', "between real and imaginary parts") ||
+        parse_float(scn, part, &im) || scan_expect(scn, ')', "to close a complex value"))
       return HLO_ERR;
     if (t == HLO_C64) {
       uint32_t v[2] = {(uint32_t)re, (uint32_t)im};
@@ -136,86 +136,86 @@ static int parse_scalar(lit_ctx *c) {
   case HLO_KIND_TUPLE:
     break;
   }
-  return sc_errorf(sc, st, "%s values cannot be written as literals", hlo_type_name(t));
+  return scan_errorf(scn, st, "%s values cannot be written as literals", hlo_type_name(t));
 }
 
-static bool at_elided(scanner *sc) {
-  sc_skip(sc);
-  return sc->end - sc->pos >= 5 && memcmp(sc->s + sc->pos, "{...}", 5) == 0;
+static bool at_elided(scanner *scn) {
+  scan_skip(scn);
+  return scn->end - scn->pos >= 5 && memcmp(scn->s + scn->pos, "{...}", 5) == 0;
 }
 
 /* Elements of dimension `dim` onward. */
 static int parse_dims(lit_ctx *c, int dim) {
-  scanner *sc = c->sc;
+  scanner *scn = c->scn;
   const hlo_shape *s = c->shape;
   if (dim == s->rank) return parse_scalar(c);
-  size_t st = (sc_skip(sc), sc->pos);
-  if (sc_expect(sc, '{', "to start an array literal")) return HLO_ERR;
-  if (sc_enter(sc)) return HLO_ERR;
+  size_t st = (scan_skip(scn), scn->pos);
+  if (scan_expect(scn, '{', "to start an array literal")) return HLO_ERR;
+  if (scan_enter(scn)) return HLO_ERR;
   int64_t n = 0;
   int rc = HLO_OK;
-  if (!sc_peek(sc, '}')) {
+  if (!scan_peek(scn, '}')) {
     do {
       if (n >= s->dims[dim]) {
-        rc = sc_errorf(sc, (sc_skip(sc), sc->pos),
+        rc = scan_errorf(scn, (scan_skip(scn), scn->pos),
                        "too many elements in dimension %d of the literal: the shape has %lld", dim,
                        (long long)s->dims[dim]);
         break;
       }
       if ((rc = parse_dims(c, dim + 1))) break;
       n++;
-    } while (sc_accept(sc, ','));
+    } while (scan_accept(scn, ','));
   }
-  sc_leave(sc);
+  scan_leave(scn);
   if (rc) return HLO_ERR;
-  if (sc_expect(sc, '}', "to close the array literal")) return HLO_ERR;
+  if (scan_expect(scn, '}', "to close the array literal")) return HLO_ERR;
   if (n != s->dims[dim])
-    return sc_errorf(sc, st, "dimension %d of the literal has %lld elements but the shape says %lld",
+    return scan_errorf(scn, st, "dimension %d of the literal has %lld elements but the shape says %lld",
                      dim, (long long)n, (long long)s->dims[dim]);
   return HLO_OK;
 }
 
-int sc_literal(scanner *sc, const hlo_shape *s, hlo_literal *out) {
+int scan_literal(scanner *scn, const hlo_shape *s, hlo_literal *out) {
   memset(out, 0, sizeof *out);
   out->shape = *s; /* shares dims and layout with the instruction's shape (read-only IR) */
-  sc_skip(sc);
-  size_t st = sc->pos;
-  if (s->type == HLO_TUPLE && at_elided(sc)) { /* what --elide-constants prints */
-    sc->pos += 5;
+  scan_skip(scn);
+  size_t st = scn->pos;
+  if (s->type == HLO_TUPLE && at_elided(scn)) { /* what --elide-constants prints */
+    scn->pos += 5;
     out->elided = true;
     return HLO_OK;
   }
   if (s->type == HLO_TUPLE) {
-    if (sc_expect(sc, '(', "to start a tuple literal")) return HLO_ERR;
-    if (sc_enter(sc)) return HLO_ERR;
+    if (scan_expect(scn, '(', "to start a tuple literal")) return HLO_ERR;
+    if (scan_enter(scn)) return HLO_ERR;
     out->ntuple = s->ntuple;
-    out->tuple = s->ntuple ? hlo_arena_array(sc->a, (size_t)s->ntuple, sizeof(hlo_literal)) : NULL;
-    int rc = s->ntuple && !out->tuple ? sc_errorf(sc, st, "out of memory") : HLO_OK;
+    out->tuple = s->ntuple ? hlo_arena_array(scn->a, (size_t)s->ntuple, sizeof(hlo_literal)) : NULL;
+    int rc = s->ntuple && !out->tuple ? scan_errorf(scn, st, "out of memory") : HLO_OK;
     for (int i = 0; !rc && i < s->ntuple; i++) {
-      if (i && (rc = sc_expect(sc, ',', "between tuple literal elements"))) break;
-      rc = sc_literal(sc, &s->tuple[i], &out->tuple[i]);
+      if (i && (rc = scan_expect(scn, ',', "between tuple literal elements"))) break;
+      rc = scan_literal(scn, &s->tuple[i], &out->tuple[i]);
     }
-    sc_leave(sc);
+    scan_leave(scn);
     if (rc) return HLO_ERR;
-    return sc_expect(sc, ')', "to close the tuple literal");
+    return scan_expect(scn, ')', "to close the tuple literal");
   }
-  if (!hlo_type_is_array(s->type)) return sc_errorf(sc, st, "%s constants are not supported", hlo_type_name(s->type));
-  if (at_elided(sc)) {
-    sc->pos += 5;
+  if (!hlo_type_is_array(s->type)) return scan_errorf(scn, st, "%s constants are not supported", hlo_type_name(s->type));
+  if (at_elided(scn)) {
+    scn->pos += 5;
     out->elided = true;
     return HLO_OK;
   }
   int64_t n;
-  if (!hlo_shape_elements(s, &n)) return sc_errorf(sc, st, "the constant's shape is too large or dynamic");
+  if (!hlo_shape_elements(s, &n)) return scan_errorf(scn, st, "the constant's shape is too large or dynamic");
   /* every element needs at least one character of text: refuse shapes the
    * text cannot possibly fill before allocating for them */
-  if (n > (int64_t)(sc->end - st) + 1 && n > 1)
-    return sc_errorf(sc, st, "the literal cannot hold the %lld elements of its shape", (long long)n);
-  lit_ctx c = {sc, s, NULL, 0, hlo_type_bytes(s->type)};
-  c.data = hlo_arena_array(sc->a, (size_t)(n ? n : 1), (size_t)c.bytes);
-  if (!c.data) return sc_errorf(sc, st, "out of memory for a literal of %lld elements", (long long)n);
-  if (s->rank > 0 && n > 0 && !sc_peek(sc, '{'))
-    return sc_errorf(sc, st, "expected '{' to start the literal of a rank-%d shape", s->rank);
+  if (n > (int64_t)(scn->end - st) + 1 && n > 1)
+    return scan_errorf(scn, st, "the literal cannot hold the %lld elements of its shape", (long long)n);
+  lit_ctx c = {scn, s, NULL, 0, hlo_type_bytes(s->type)};
+  c.data = hlo_arena_array(scn->a, (size_t)(n ? n : 1), (size_t)c.bytes);
+  if (!c.data) return scan_errorf(scn, st, "out of memory for a literal of %lld elements", (long long)n);
+  if (s->rank > 0 && n > 0 && !scan_peek(scn, '{'))
+    return scan_errorf(scn, st, "expected '{' to start the literal of a rank-%d shape", s->rank);
   if (parse_dims(&c, 0)) return HLO_ERR;
   out->data = c.data;
   out->nelems = n;

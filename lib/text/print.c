@@ -24,15 +24,18 @@ static void print_layout(hlo_buf *b, const hlo_layout *l) {
   hlo_buf_putc(b, '}');
 }
 
-static void print_shape_ex(hlo_buf *b, const hlo_shape *s, bool with_layout) {
+/* The one shape printer.  Module text (XLA's HloPrinter) marks every fifth
+ * tuple element with an index comment and writes a scalar's layout when it
+ * has a memory-space suffix; messages (ShapeUtil::HumanString) do neither. */
+static void print_shape_ex(hlo_buf *b, const hlo_shape *s, bool with_layout, bool message) {
   if (s->type == HLO_TUPLE) {
     hlo_buf_putc(b, '(');
     for (int i = 0; i < s->ntuple; i++) {
       if (i) {
         hlo_buf_puts(b, ", ");
-        if (i % 5 == 0) hlo_buf_printf(b, "/*index=%d*/", i);
+        if (i % 5 == 0 && !message) hlo_buf_printf(b, "/*index=%d*/", i);
       }
-      print_shape_ex(b, &s->tuple[i], with_layout);
+      print_shape_ex(b, &s->tuple[i], with_layout, message);
     }
     hlo_buf_putc(b, ')');
     return;
@@ -49,12 +52,21 @@ static void print_shape_ex(hlo_buf *b, const hlo_shape *s, bool with_layout) {
     hlo_buf_put_i64(b, s->dims[i]);
   }
   hlo_buf_putc(b, ']');
-  if (with_layout && s->layout && (s->rank > 0 || s->layout->ext)) print_layout(b, s->layout);
+  if (with_layout && s->layout && (s->rank > 0 || (s->layout->ext && !message))) print_layout(b, s->layout);
 }
 
 int hlo_print_shape(hlo_buf *b, const hlo_shape *s, bool with_layout) {
-  print_shape_ex(b, s, with_layout);
+  print_shape_ex(b, s, with_layout, false);
   return b->failed ? HLO_ERR : HLO_OK;
+}
+
+char *hlo_shape_str(hlo_arena *a, const hlo_shape *s, bool with_layout) {
+  hlo_buf b;
+  hlo_buf_init(&b, a->alloc);
+  print_shape_ex(&b, s, with_layout, true);
+  char *r = b.failed || !b.data ? NULL : hlo_arena_strndup(a, b.data, b.len);
+  hlo_buf_release(&b);
+  return r;
 }
 
 /* ---- literals -------------------------------------------------------------- */
@@ -198,7 +210,7 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
   print_name(b, in->name, o);
   hlo_buf_puts(b, " = ");
   if (!in->shape_omitted) {
-    print_shape_ex(b, &in->shape, !o->no_layouts);
+    print_shape_ex(b, &in->shape, !o->no_layouts, false);
     hlo_buf_putc(b, ' ');
   }
   hlo_buf_puts(b, hlo_opcode_name(in->op));
@@ -218,7 +230,7 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
         if (i % 5 == 0 && !o->short_form) hlo_buf_printf(b, "/*index=%d*/", i);
       }
       if (o->operand_shapes && !op->shape_omitted) {
-        print_shape_ex(b, &op->shape, !o->no_layouts);
+        print_shape_ex(b, &op->shape, !o->no_layouts, false);
         hlo_buf_putc(b, ' ');
       }
       print_name(b, op->name, o);
@@ -253,10 +265,10 @@ int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_
       if (i) hlo_buf_puts(b, ", ");
       const hlo_instruction *p = c->params[i];
       hlo_buf_printf(b, "%s: ", p->name);
-      print_shape_ex(b, &p->shape, false);
+      print_shape_ex(b, &p->shape, false, false);
     }
     hlo_buf_puts(b, ") -> ");
-    print_shape_ex(b, &c->root->shape, false);
+    print_shape_ex(b, &c->root->shape, false, false);
   }
   hlo_buf_puts(b, " {\n");
   for (int i = 0; i < c->ninstrs; i++) {

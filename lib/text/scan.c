@@ -1,28 +1,28 @@
 /* scan.c - character-level scanning primitives for HLO text. */
-#include "scan.h"
+#include "text/scan.h"
 
 #include <stdio.h>
 #include <string.h>
 
-int sc_errorf(scanner *sc, size_t off, const char *fmt, ...) {
+int scan_errorf(scanner *scn, size_t off, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  hlo_vdiagf(sc->d, HLO_SEV_ERROR, sc->src, off, fmt, ap);
+  hlo_vdiagf(scn->d, HLO_SEV_ERROR, scn->src, off, fmt, ap);
   va_end(ap);
-  sc->nerrors++;
+  scn->nerrors++;
   return HLO_ERR;
 }
 
 #define R6(c) [c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1, [c + 4] = 1, [c + 5] = 1
 #define R10(c) R6(c), [c + 6] = 1, [c + 7] = 1, [c + 8] = 1, [c + 9] = 1
-const unsigned char sc_name_chars[256] = {
+const unsigned char scan_name_chars[256] = {
     R10('0'), R10('a'), R10('k'), R6('u'), R10('A'), R10('K'), R6('U'), ['_'] = 1, ['.'] = 1, ['-'] = 2};
 #undef R10
 #undef R6
 
-void sc_skip_slow(scanner *sc) {
-  const char *s = sc->s;
-  size_t p = sc->pos, e = sc->end;
+void scan_skip_slow(scanner *scn) {
+  const char *s = scn->s;
+  size_t p = scn->pos, e = scn->end;
   for (;;) {
     while (p < e && (s[p] == ' ' || s[p] == '\n' || s[p] == '\t' || s[p] == '\r')) p++;
     if (p + 1 < e && s[p] == '/' && s[p + 1] == '/') {
@@ -40,53 +40,53 @@ void sc_skip_slow(scanner *sc) {
     }
     break;
   }
-  sc->pos = p;
+  scn->pos = p;
 }
 
-bool sc_at_end(scanner *sc) {
-  sc_skip(sc);
-  return sc->pos >= sc->end;
+bool scan_at_end(scanner *scn) {
+  scan_skip(scn);
+  return scn->pos >= scn->end;
 }
 
 
-static const char *describe_next(scanner *sc, char *buf, size_t cap) {
-  if (sc->pos >= sc->end) return "end of input";
-  if (sc->pos + 1 < sc->end && sc->s[sc->pos] == '/' && sc->s[sc->pos + 1] == '*')
-    return "a comment that is never closed"; /* sc_skip stops at one */
-  unsigned char c = (unsigned char)sc->s[sc->pos];
+static const char *describe_next(scanner *scn, char *buf, size_t cap) {
+  if (scn->pos >= scn->end) return "end of input";
+  if (scn->pos + 1 < scn->end && scn->s[scn->pos] == '/' && scn->s[scn->pos + 1] == '*')
+    return "a comment that is never closed"; /* scan_skip stops at one */
+  unsigned char c = (unsigned char)scn->s[scn->pos];
   if (c >= 0x21 && c < 0x7f) {
     size_t n = 0;
-    while (sc->pos + n < sc->end && n < 20 &&
-           (sc_is_name_char(sc->s[sc->pos + n]) || (n == 0 && sc->s[sc->pos] == '%')))
+    while (scn->pos + n < scn->end && n < 20 &&
+           (scan_is_name_char(scn->s[scn->pos + n]) || (n == 0 && scn->s[scn->pos] == '%')))
       n++;
     if (n <= 1) snprintf(buf, cap, "'%c'", c);
-    else snprintf(buf, cap, "'%.*s'", (int)n, sc->s + sc->pos);
+    else snprintf(buf, cap, "'%.*s'", (int)n, scn->s + scn->pos);
   } else {
     snprintf(buf, cap, "byte 0x%02x", c);
   }
   return buf;
 }
 
-int sc_expect_failed(scanner *sc, char c, const char *context) {
+int scan_expect_failed(scanner *scn, char c, const char *context) {
   char buf[40];
-  return sc_errorf(sc, sc->pos, "expected '%c' %s, found %s", c, context,
-                   describe_next(sc, buf, sizeof buf));
+  return scan_errorf(scn, scn->pos, "expected '%c' %s, found %s", c, context,
+                   describe_next(scn, buf, sizeof buf));
 }
 
 
-bool sc_accept_kw(scanner *sc, const char *kw) {
-  sc_skip(sc);
+bool scan_accept_kw(scanner *scn, const char *kw) {
+  scan_skip(scn);
   size_t n = strlen(kw);
-  if (sc->pos + n > sc->end || memcmp(sc->s + sc->pos, kw, n) != 0) return false;
-  if (sc->pos + n < sc->end && sc_is_name_char(sc->s[sc->pos + n])) return false;
-  sc->pos += n;
+  if (scn->pos + n > scn->end || memcmp(scn->s + scn->pos, kw, n) != 0) return false;
+  if (scn->pos + n < scn->end && scan_is_name_char(scn->s[scn->pos + n])) return false;
+  scn->pos += n;
   return true;
 }
 
-size_t sc_name(scanner *sc, const char **start, bool *had_percent) {
-  sc_skip(sc);
-  const char *s = sc->s;
-  size_t p = sc->pos, end = sc->end;
+size_t scan_name(scanner *scn, const char **start, bool *had_percent) {
+  scan_skip(scn);
+  const char *s = scn->s;
+  size_t p = scn->pos, end = scn->end;
   bool pct = false;
   if (p < end && s[p] == '%') {
     pct = true;
@@ -94,80 +94,80 @@ size_t sc_name(scanner *sc, const char **start, bool *had_percent) {
   }
   size_t b = p;
   for (;;) {
-    while (p < end && sc_name_chars[(unsigned char)s[p]] == 1) p++;
-    if (p >= end || !sc_name_chars[(unsigned char)s[p]]) break;
+    while (p < end && scan_name_chars[(unsigned char)s[p]] == 1) p++;
+    if (p >= end || !scan_name_chars[(unsigned char)s[p]]) break;
     if (p + 1 < end && s[p + 1] == '>') break; /* '-' of "->" */
     p++;
   }
   if (p == b || s[b] == '-') return 0;
-  *start = sc->s + b;
+  *start = scn->s + b;
   if (had_percent) *had_percent = pct;
-  sc->pos = p;
+  scn->pos = p;
   return p - b;
 }
 
-int sc_name_dup(scanner *sc, const char **out, const char *what) {
+int scan_name_dup(scanner *scn, const char **out, const char *what) {
   const char *st;
-  size_t n = sc_name(sc, &st, NULL);
+  size_t n = scan_name(scn, &st, NULL);
   if (!n) {
     char buf[40];
-    return sc_errorf(sc, sc->pos, "expected %s, found %s", what, describe_next(sc, buf, sizeof buf));
+    return scan_errorf(scn, scn->pos, "expected %s, found %s", what, describe_next(scn, buf, sizeof buf));
   }
-  *out = hlo_arena_strndup(sc->a, st, n);
-  if (!*out) return sc_errorf(sc, sc->pos, "out of memory");
+  *out = hlo_arena_strndup(scn->a, st, n);
+  if (!*out) return scan_errorf(scn, scn->pos, "out of memory");
   return HLO_OK;
 }
 
-int sc_int(scanner *sc, int64_t *out) {
-  sc_skip(sc);
-  size_t p = sc->pos, st = p;
+int scan_int(scanner *scn, int64_t *out) {
+  scan_skip(scn);
+  size_t p = scn->pos, st = p;
   bool neg = false;
-  if (p < sc->end && (sc->s[p] == '-' || sc->s[p] == '+')) neg = sc->s[p++] == '-';
-  if (p >= sc->end || sc->s[p] < '0' || sc->s[p] > '9') {
+  if (p < scn->end && (scn->s[p] == '-' || scn->s[p] == '+')) neg = scn->s[p++] == '-';
+  if (p >= scn->end || scn->s[p] < '0' || scn->s[p] > '9') {
     char buf[40];
-    return sc_errorf(sc, st, "expected an integer, found %s", describe_next(sc, buf, sizeof buf));
+    return scan_errorf(scn, st, "expected an integer, found %s", describe_next(scn, buf, sizeof buf));
   }
   uint64_t v = 0;
-  while (p < sc->end && sc->s[p] >= '0' && sc->s[p] <= '9') {
-    unsigned d = (unsigned)(sc->s[p] - '0');
-    if (v > (UINT64_MAX - d) / 10) return sc_errorf(sc, st, "integer out of range");
+  while (p < scn->end && scn->s[p] >= '0' && scn->s[p] <= '9') {
+    unsigned d = (unsigned)(scn->s[p] - '0');
+    if (v > (UINT64_MAX - d) / 10) return scan_errorf(scn, st, "integer out of range");
     v = v * 10 + d;
     p++;
   }
   if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
-    return sc_errorf(sc, st, "integer out of range");
+    return scan_errorf(scn, st, "integer out of range");
   *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-  sc->pos = p;
+  scn->pos = p;
   return HLO_OK;
 }
 
-int sc_string(scanner *sc, const char **out) {
-  sc_skip(sc);
-  size_t st = sc->pos;
-  if (st >= sc->end || sc->s[st] != '"') return sc_errorf(sc, st, "expected a quoted string");
+int scan_string(scanner *scn, const char **out) {
+  scan_skip(scn);
+  size_t st = scn->pos;
+  if (st >= scn->end || scn->s[st] != '"') return scan_errorf(scn, st, "expected a quoted string");
   size_t p = st + 1;
   size_t len = 0;
-  while (p < sc->end && sc->s[p] != '"') {
-    if (sc->s[p] == '\\' && p + 1 < sc->end) p++;
+  while (p < scn->end && scn->s[p] != '"') {
+    if (scn->s[p] == '\\' && p + 1 < scn->end) p++;
     p++;
     len++;
   }
-  if (p >= sc->end) return sc_errorf(sc, st, "unterminated string");
-  char *r = hlo_arena_alloc(sc->a, len + 1);
-  if (!r) return sc_errorf(sc, st, "out of memory");
+  if (p >= scn->end) return scan_errorf(scn, st, "unterminated string");
+  char *r = hlo_arena_alloc(scn->a, len + 1);
+  if (!r) return scan_errorf(scn, st, "out of memory");
   size_t o = 0;
   for (size_t q = st + 1; q < p; q++) {
-    char c = sc->s[q];
+    char c = scn->s[q];
     if (c == '\\' && q + 1 < p) {
-      c = sc->s[++q];
+      c = scn->s[++q];
       switch (c) {
       case 'n': c = '\n'; break;
       case 't': c = '\t'; break;
       case 'r': c = '\r'; break;
       case '0': case '1': case '2': case '3': {
         int v = c - '0', k = 0;
-        while (k < 2 && q + 1 < p && sc->s[q + 1] >= '0' && sc->s[q + 1] <= '7') {
-          v = v * 8 + (sc->s[++q] - '0');
+        while (k < 2 && q + 1 < p && scn->s[q + 1] >= '0' && scn->s[q + 1] <= '7') {
+          v = v * 8 + (scn->s[++q] - '0');
           k++;
         }
         c = (char)v;
@@ -179,14 +179,14 @@ int sc_string(scanner *sc, const char **out) {
     r[o++] = c;
   }
   r[o] = 0;
-  sc->pos = p + 1;
+  scn->pos = p + 1;
   *out = r;
   return HLO_OK;
 }
 
-int sc_raw_value(scanner *sc, const char **out) {
-  sc_skip(sc);
-  size_t st = sc->pos, p = st;
+int scan_raw_value(scanner *scn, const char **out) {
+  scan_skip(scn);
+  size_t st = scn->pos, p = st;
   enum { MAX_RAW_DEPTH = 256 };
   size_t open[MAX_RAW_DEPTH]; /* offsets of the brackets still open */
   int depth = 0;
@@ -196,21 +196,21 @@ int sc_raw_value(scanner *sc, const char **out) {
       [','] = 1, ['\n'] = 1, [' '] = 1, ['\r'] = 1, ['\t'] = 1};
   static const unsigned char special_in[256] = {
       ['"'] = 1, ['{'] = 1, ['('] = 1, ['['] = 1, ['}'] = 1, [')'] = 1, [']'] = 1};
-  const char *s = sc->s;
-  const size_t end = sc->end;
+  const char *s = scn->s;
+  const size_t end = scn->end;
   while (p < end) {
     /* inside brackets only quotes and brackets matter */
     const unsigned char *stop = depth ? special_in : special;
     while (p < end && !stop[(unsigned char)s[p]]) p++;
     if (p >= end) break;
-    char c = sc->s[p];
+    char c = scn->s[p];
     if (c == '"') { /* jump to the closing quote, skipping escaped ones */
       size_t q = p++;
       for (;;) {
-        const char *e = memchr(sc->s + p, '"', sc->end - p);
-        if (!e) return sc_errorf(sc, q, "unterminated string");
-        size_t ei = (size_t)(e - sc->s), nb = 0;
-        while (ei - nb > p && sc->s[ei - nb - 1] == '\\') nb++;
+        const char *e = memchr(scn->s + p, '"', scn->end - p);
+        if (!e) return scan_errorf(scn, q, "unterminated string");
+        size_t ei = (size_t)(e - scn->s), nb = 0;
+        while (ei - nb > p && scn->s[ei - nb - 1] == '\\') nb++;
         p = ei + 1;
         if (nb % 2 == 0) break;
       }
@@ -219,13 +219,13 @@ int sc_raw_value(scanner *sc, const char **out) {
     }
     if (c == '{' || c == '(' || c == '[') {
       if (depth == MAX_RAW_DEPTH)
-        return sc_errorf(sc, p, "attribute value nested deeper than %d levels", MAX_RAW_DEPTH);
+        return scan_errorf(scn, p, "attribute value nested deeper than %d levels", MAX_RAW_DEPTH);
       open[depth++] = p;
     } else if (c == '}' || c == ')' || c == ']') {
       if (depth == 0) break;
-      char o = sc->s[open[depth - 1]];
+      char o = scn->s[open[depth - 1]];
       if ((o == '{' && c != '}') || (o == '(' && c != ')') || (o == '[' && c != ']'))
-        return sc_errorf(sc, open[depth - 1], "'%c' in attribute value is closed by '%c'", o, c);
+        return scan_errorf(scn, open[depth - 1], "'%c' in attribute value is closed by '%c'", o, c);
       if (--depth == 0) {
         p++;
         break;
@@ -235,20 +235,20 @@ int sc_raw_value(scanner *sc, const char **out) {
     }
     p++;
   }
-  if (depth > 0) return sc_errorf(sc, open[0], "'%c' in attribute value is never closed", sc->s[open[0]]);
-  if (p == st) return sc_errorf(sc, st, "expected an attribute value");
-  *out = hlo_arena_strndup(sc->a, sc->s + st, p - st);
-  if (!*out) return sc_errorf(sc, st, "out of memory");
-  sc->pos = p;
+  if (depth > 0) return scan_errorf(scn, open[0], "'%c' in attribute value is never closed", scn->s[open[0]]);
+  if (p == st) return scan_errorf(scn, st, "expected an attribute value");
+  *out = hlo_arena_strndup(scn->a, scn->s + st, p - st);
+  if (!*out) return scan_errorf(scn, st, "out of memory");
+  scn->pos = p;
   return HLO_OK;
 }
 
-int sc_enter(scanner *sc) {
-  if (++sc->depth > sc->max_depth) {
-    sc->depth--;
-    return sc_errorf(sc, sc->pos, "nesting deeper than %d levels", sc->max_depth);
+int scan_enter(scanner *scn) {
+  if (++scn->depth > scn->max_depth) {
+    scn->depth--;
+    return scan_errorf(scn, scn->pos, "nesting deeper than %d levels", scn->max_depth);
   }
   return HLO_OK;
 }
 
-void sc_leave(scanner *sc) { sc->depth--; }
+void scan_leave(scanner *scn) { scn->depth--; }

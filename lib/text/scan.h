@@ -1,6 +1,6 @@
 /* scan.h - the character-level scanner shared by the HLO text parsers
  * (module structure, shapes, literals, attribute values).  Whitespace and
- * comments (including XLA's index annotations) are skipped by sc_skip. */
+ * comments (including XLA's index annotations) are skipped by scan_skip. */
 #ifndef HLO_SCAN_H
 #define HLO_SCAN_H
 
@@ -20,7 +20,7 @@ typedef struct scanner {
   hlo_strmap *layouts; /* optional: explicit layouts shared by their text */
   hlo_arena *scratch;  /* for the keys of that map */
   hlo_layout *default_layouts[9]; /* shared {r-1,...,0} layouts by rank */
-  /* sc_at_shape's finding, reused by the sc_shape that follows it:
+  /* scan_at_shape's finding, reused by the scan_shape that follows it:
    * element type at offset seen_at - 1 ending at seen_end (0: none) */
   size_t seen_at, seen_end;
   hlo_type seen_type;
@@ -28,62 +28,62 @@ typedef struct scanner {
 
 /* The shared default layout for rank r (< 9) in the module arena, or NULL
  * on allocation failure. */
-hlo_layout *sc_default_layout(scanner *sc, int rank);
+hlo_layout *scan_default_layout(scanner *scn, int rank);
 
-void sc_skip_slow(scanner *sc);
+void scan_skip_slow(scanner *scn);
 /* Skip blanks and comments (inline: the next character is usually not one). */
-static inline void sc_skip(scanner *sc) {
-  if (sc->pos < sc->end) {
-    unsigned char c = (unsigned char)sc->s[sc->pos];
+static inline void scan_skip(scanner *scn) {
+  if (scn->pos < scn->end) {
+    unsigned char c = (unsigned char)scn->s[scn->pos];
     if (c > ' ' && c != '/') return;
   }
-  sc_skip_slow(sc);
+  scan_skip_slow(scn);
 }
 /* True if the next non-blank character is c (nothing consumed). */
-static inline bool sc_peek(scanner *sc, char c) {
-  sc_skip(sc);
-  return sc->pos < sc->end && sc->s[sc->pos] == c;
+static inline bool scan_peek(scanner *scn, char c) {
+  scan_skip(scn);
+  return scn->pos < scn->end && scn->s[scn->pos] == c;
 }
 /* Consume c if it is next. */
-static inline bool sc_accept(scanner *sc, char c) {
-  if (!sc_peek(sc, c)) return false;
-  sc->pos++;
+static inline bool scan_accept(scanner *scn, char c) {
+  if (!scan_peek(scn, c)) return false;
+  scn->pos++;
   return true;
 }
-int sc_expect_failed(scanner *sc, char c, const char *context);
+int scan_expect_failed(scanner *scn, char c, const char *context);
 /* Consume c or record "expected ..." and return HLO_ERR. */
-static inline int sc_expect(scanner *sc, char c, const char *context) {
-  return sc_accept(sc, c) ? HLO_OK : sc_expect_failed(sc, c, context);
+static inline int scan_expect(scanner *scn, char c, const char *context) {
+  return scan_accept(scn, c) ? HLO_OK : scan_expect_failed(scn, c, context);
 }
 /* Consume the exact text kw if next and not followed by a name character. */
-bool sc_accept_kw(scanner *sc, const char *kw);
-bool sc_at_end(scanner *sc);
-extern const unsigned char sc_name_chars[256]; /* 1 for [A-Za-z0-9_.], 2 for '-' */
-static inline bool sc_is_name_char(int c) { return sc_name_chars[(unsigned char)c] != 0; }
+bool scan_accept_kw(scanner *scn, const char *kw);
+bool scan_at_end(scanner *scn);
+extern const unsigned char scan_name_chars[256]; /* 1 for [A-Za-z0-9_.], 2 for '-' */
+static inline bool scan_is_name_char(int c) { return scan_name_chars[(unsigned char)c] != 0; }
 /* A name: optional '%' then name characters.  Returns its length (0 if
  * none; nothing consumed then); *start points into the source. */
-size_t sc_name(scanner *sc, const char **start, bool *had_percent);
+size_t scan_name(scanner *scn, const char **start, bool *had_percent);
 /* A name copied into the arena; HLO_ERR with a diagnostic if absent. */
-int sc_name_dup(scanner *sc, const char **out, const char *what);
-int sc_int(scanner *sc, int64_t *out);
+int scan_name_dup(scanner *scn, const char **out, const char *what);
+int scan_int(scanner *scn, int64_t *out);
 /* A quoted string, unescaped into the arena. */
-int sc_string(scanner *sc, const char **out);
+int scan_string(scanner *scn, const char **out);
 /* The verbatim text of one balanced value: {...}, (...), [...], "..." or a
  * run of characters up to ',' ')' '}' or a newline at depth 0. */
-int sc_raw_value(scanner *sc, const char **out);
-int sc_errorf(scanner *sc, size_t off, const char *fmt, ...) HLO_PRINTF(3, 4);
+int scan_raw_value(scanner *scn, const char **out);
+int scan_errorf(scanner *scn, size_t off, const char *fmt, ...) HLO_PRINTF(3, 4);
 /* Nesting guard: HLO_ERR with a diagnostic beyond max_depth. */
-int sc_enter(scanner *sc);
-void sc_leave(scanner *sc);
+int scan_enter(scanner *scn);
+void scan_leave(scanner *scn);
 
 /* Shapes and layouts (parse_shape.c). */
-int sc_shape(scanner *sc, hlo_shape *out);
-bool sc_at_shape(scanner *sc);
+int scan_shape(scanner *scn, hlo_shape *out);
+bool scan_at_shape(scanner *scn);
 /* Literals (parse_literal.c): the value text for a constant of shape s. */
-int sc_literal(scanner *sc, const hlo_shape *s, hlo_literal *out);
+int scan_literal(scanner *scn, const hlo_shape *s, hlo_literal *out);
 /* Attribute value of kind k (parse_attr.c); computation and instruction
  * references are left unresolved in *a with their names kept, see
  * parse_attr.c. */
-int sc_attr_value(scanner *sc, hlo_attr *a);
+int scan_attr_value(scanner *scn, hlo_attr *a);
 
 #endif

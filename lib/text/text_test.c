@@ -142,7 +142,7 @@ static void test_name_chars(void) {
   for (int c = 0; c < 256; c++) {
     bool want = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                 c == '_' || c == '.' || c == '-';
-    CHECK_INT(sc_is_name_char(c), want);
+    CHECK_INT(scan_is_name_char(c), want);
   }
 }
 

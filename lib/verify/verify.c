@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "verify_internal.h"
+#include "verify/verify_internal.h"
 
 void vx_fail(vctx *v, const hlo_instruction *in, const char *fmt, ...) {
   hlo_buf b;
@@ -69,56 +69,14 @@ bool vx_has_unbounded(const hlo_shape *s) {
   return false;
 }
 
-/* XLA's CheckShape: these ops only move or reinterpret data, so their shape
- * must be the same (with layouts when layout-sensitive); the others may
- * change layout and, with allow_mixed_precision, floating precision. */
-static bool strict_shape(hlo_opcode op) {
-  switch (op) {
-  case HLO_OP_BITCAST: case HLO_OP_CALL: case HLO_OP_CONDITIONAL: case HLO_OP_CONSTANT: case HLO_OP_COPY_DONE:
-  case HLO_OP_COPY_START: case HLO_OP_CUSTOM_CALL: case HLO_OP_DYNAMIC_UPDATE_SLICE:
-  case HLO_OP_GET_TUPLE_ELEMENT: case HLO_OP_INFEED: case HLO_OP_OUTFEED: case HLO_OP_OPTIMIZATION_BARRIER:
-  case HLO_OP_PARAMETER: case HLO_OP_RECV: case HLO_OP_RECV_DONE: case HLO_OP_SEND: case HLO_OP_SEND_DONE:
-  case HLO_OP_TUPLE: case HLO_OP_WHILE: case HLO_OP_ASYNC_START: case HLO_OP_ASYNC_UPDATE:
-  case HLO_OP_ASYNC_DONE:
-    return true;
-  case HLO_OP_ABS: case HLO_OP_ACOS: case HLO_OP_ACOSH: case HLO_OP_ADD: case HLO_OP_ADD_DEPENDENCY:
-  case HLO_OP_AFTER_ALL: case HLO_OP_ALL_GATHER: case HLO_OP_ALL_GATHER_DONE: case HLO_OP_ALL_GATHER_START:
-  case HLO_OP_ALL_REDUCE: case HLO_OP_ALL_REDUCE_DONE: case HLO_OP_ALL_REDUCE_START: case HLO_OP_ALL_TO_ALL:
-  case HLO_OP_AND: case HLO_OP_ASIN: case HLO_OP_ASINH: case HLO_OP_ATAN: case HLO_OP_ATAN2: case HLO_OP_ATANH:
-  case HLO_OP_BATCH_NORM_GRAD: case HLO_OP_BATCH_NORM_INFERENCE: case HLO_OP_BATCH_NORM_TRAINING:
-  case HLO_OP_BITCAST_CONVERT: case HLO_OP_BROADCAST: case HLO_OP_CBRT: case HLO_OP_CEIL: case HLO_OP_CHOLESKY:
-  case HLO_OP_CLAMP: case HLO_OP_CLZ: case HLO_OP_COLLECTIVE_BROADCAST: case HLO_OP_COLLECTIVE_PERMUTE:
-  case HLO_OP_COLLECTIVE_PERMUTE_DONE: case HLO_OP_COLLECTIVE_PERMUTE_START: case HLO_OP_COLLECTIVE_REDUCE:
-  case HLO_OP_COMPARE: case HLO_OP_COMPLEX: case HLO_OP_CONCATENATE: case HLO_OP_CONVERT:
-  case HLO_OP_CONVOLUTION: case HLO_OP_COPY: case HLO_OP_COS: case HLO_OP_COSH: case HLO_OP_DIVIDE:
-  case HLO_OP_DOMAIN: case HLO_OP_DOT: case HLO_OP_DYNAMIC_RESHAPE: case HLO_OP_DYNAMIC_SLICE: case HLO_OP_ERF:
-  case HLO_OP_EXP: case HLO_OP_EXPM1: case HLO_OP_FFT: case HLO_OP_FLOOR: case HLO_OP_FUSION: case HLO_OP_GATHER:
-  case HLO_OP_GET_DIMENSION_SIZE: case HLO_OP_IMAG: case HLO_OP_IOTA: case HLO_OP_IS_FINITE: case HLO_OP_LOG:
-  case HLO_OP_LOG1P: case HLO_OP_LOGISTIC: case HLO_OP_MAP: case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM:
-  case HLO_OP_MULHI: case HLO_OP_MULTIPLY: case HLO_OP_NEGATE: case HLO_OP_NOT: case HLO_OP_OR: case HLO_OP_PAD:
-  case HLO_OP_PARTITION_ID: case HLO_OP_POPCNT: case HLO_OP_POWER: case HLO_OP_RAGGED_ALL_TO_ALL:
-  case HLO_OP_RAGGED_DOT: case HLO_OP_REAL: case HLO_OP_REDUCE: case HLO_OP_REDUCE_PRECISION:
-  case HLO_OP_REDUCE_SCATTER: case HLO_OP_REDUCE_WINDOW: case HLO_OP_REMAINDER: case HLO_OP_REPLICA_ID:
-  case HLO_OP_RESHAPE: case HLO_OP_REVERSE: case HLO_OP_RNG: case HLO_OP_RNG_BIT_GENERATOR:
-  case HLO_OP_RNG_GET_AND_UPDATE_STATE: case HLO_OP_ROUND_NEAREST_AFZ: case HLO_OP_ROUND_NEAREST_EVEN:
-  case HLO_OP_RSQRT: case HLO_OP_SCALED_DOT: case HLO_OP_SCAN: case HLO_OP_SCATTER: case HLO_OP_SELECT:
-  case HLO_OP_SELECT_AND_SCATTER: case HLO_OP_SET_DIMENSION_SIZE: case HLO_OP_SHIFT_LEFT:
-  case HLO_OP_SHIFT_RIGHT_ARITHMETIC: case HLO_OP_SHIFT_RIGHT_LOGICAL: case HLO_OP_SHUFFLE: case HLO_OP_SIGN:
-  case HLO_OP_SIN: case HLO_OP_SINH: case HLO_OP_SLICE: case HLO_OP_SORT: case HLO_OP_SQRT:
-  case HLO_OP_STOCHASTIC_CONVERT: case HLO_OP_SUBTRACT: case HLO_OP_TAN: case HLO_OP_TANH: case HLO_OP_TOPK:
-  case HLO_OP_TRANSPOSE: case HLO_OP_TRIANGULAR_SOLVE: case HLO_OP_XOR: case HLO_OP_COUNT:
-    return false;
-  }
-  return false;
-}
-
 static void check_shape(vctx *v, const hlo_instruction *in) {
   hlo_shape inf;
   if (hlo_infer_shape(in, &v->scratch, &inf, v->d, v->src)) {
     v->nerr++;
     return;
   }
-  bool ok = strict_shape(in->op) ? vx_same(v, &in->shape, &inf)
+  bool strict = hlo_verify_rules[in->op].strict_shape;
+  bool ok = strict ? vx_same(v, &in->shape, &inf)
                                  : hlo_shape_xla_compatible(&in->shape, &inf, v->o.allow_mixed_precision);
   if (ok) return;
   if (in->op == HLO_OP_FUSION)
@@ -126,8 +84,8 @@ static void check_shape(vctx *v, const hlo_instruction *in) {
             vx_str(v, &in->shape));
   else
     vx_fail(v, in, "Expected instruction to have shape equal to %s, actual shape is %s.",
-            v->o.layout_sensitive && strict_shape(in->op) ? vx_str_layout(v, &inf) : vx_str(v, &inf),
-            v->o.layout_sensitive && strict_shape(in->op) ? vx_str_layout(v, &in->shape) : vx_str(v, &in->shape));
+            v->o.layout_sensitive && strict ? vx_str_layout(v, &inf) : vx_str(v, &inf),
+            v->o.layout_sensitive && strict ? vx_str_layout(v, &in->shape) : vx_str(v, &in->shape));
 }
 
 static int64_t module_int(const hlo_module *m, hlo_attr_key k, int64_t dflt) {
@@ -157,8 +115,10 @@ int hlo_verify_module(const hlo_module *m, const hlo_verify_options *opts, hlo_d
       }
       check_shape(&v, in);
       if (!hlo_shape_operand_count_ok(in, NULL, NULL) || in->ncalled > HLO_INFER_MAX_OPERANDS) continue; /* reported by check_shape */
-      hlo_verify_calls(&v, in);
+      const vx_rule *r = &hlo_verify_rules[in->op];
+      if (r->calls) r->calls(&v, in);
       hlo_verify_op(&v, in);
+      if (r->check) r->check(&v, in);
       hlo_verify_sharding(&v, in);
     }
   }

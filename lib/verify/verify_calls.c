@@ -4,7 +4,7 @@
  * fusion parameters and async-start wrapped computations. */
 #include <string.h>
 
-#include "verify_internal.h"
+#include "verify/verify_internal.h"
 
 static const hlo_computation *comp_of(const hlo_instruction *in, hlo_attr_key k) {
   const hlo_attr *a = hlo_instr_attr(in, k);
@@ -90,7 +90,7 @@ static void check_reducer(vctx *v, const hlo_instruction *in, const hlo_computat
 }
 
 /* Reducer over N inputs followed by N init values (reduce, reduce-window). */
-static void reducer_inputs_inits(vctx *v, const hlo_instruction *in) {
+void vx_calls_reduce(vctx *v, const hlo_instruction *in) {
   const hlo_computation *f = need(v, in, HLO_A_TO_APPLY);
   int n = in->noperands / 2;
   if (!f || n < 1 || in->noperands % 2) return;
@@ -102,7 +102,7 @@ static void reducer_inputs_inits(vctx *v, const hlo_instruction *in) {
 }
 
 /* A scalar binary reducer per array leaf of the operands (collectives). */
-static void reducer_per_leaf(vctx *v, const hlo_instruction *in) {
+void vx_calls_all_reduce(vctx *v, const hlo_instruction *in) {
   const hlo_computation *f = need(v, in, HLO_A_TO_APPLY);
   if (!f) return;
   for (int i = 0; i < in->noperands; i++) {
@@ -116,7 +116,7 @@ static void reducer_per_leaf(vctx *v, const hlo_instruction *in) {
   }
 }
 
-static void check_sort(vctx *v, const hlo_instruction *in) {
+void vx_calls_sort(vctx *v, const hlo_instruction *in) {
   const hlo_computation *f = need(v, in, HLO_A_TO_APPLY);
   if (!f || !f->root) return;
   int n = in->noperands;
@@ -137,7 +137,7 @@ static void check_sort(vctx *v, const hlo_instruction *in) {
             vx_str(v, &f->root->shape));
 }
 
-static void check_while(vctx *v, const hlo_instruction *in) {
+void vx_calls_while(vctx *v, const hlo_instruction *in) {
   const hlo_computation *cond = need(v, in, HLO_A_CONDITION), *body = need(v, in, HLO_A_BODY);
   if (in->noperands != 1) return;
   const hlo_shape *init = &in->operands[0]->shape;
@@ -160,7 +160,7 @@ static void check_while(vctx *v, const hlo_instruction *in) {
   }
 }
 
-static void check_conditional(vctx *v, const hlo_instruction *in) {
+void vx_calls_conditional(vctx *v, const hlo_instruction *in) {
   const hlo_computation **br = hlo_arena_array(&v->scratch, (size_t)(in->ncalled ? in->ncalled : 1), sizeof *br);
   if (!br) return;
   int nb = 0;
@@ -193,7 +193,7 @@ static void check_params_match_operands(vctx *v, const hlo_instruction *in, cons
   for (int i = 0; i < in->noperands; i++) operand_vs_param(v, in, i, c, i);
 }
 
-static void check_fusion(vctx *v, const hlo_instruction *in) {
+void vx_calls_fusion(vctx *v, const hlo_instruction *in) {
   const hlo_computation *f = need(v, in, HLO_A_CALLS);
   if (!f) return;
   int maxp = f->nparams;
@@ -215,7 +215,7 @@ static void check_fusion(vctx *v, const hlo_instruction *in) {
   }
 }
 
-static void check_map(vctx *v, const hlo_instruction *in) {
+void vx_calls_map(vctx *v, const hlo_instruction *in) {
   const hlo_computation *f = need(v, in, HLO_A_TO_APPLY);
   if (!f || !nparams_is(v, in, f, in->noperands)) return;
   for (int i = 0; i < in->noperands; i++) {
@@ -226,7 +226,7 @@ static void check_map(vctx *v, const hlo_instruction *in) {
   }
 }
 
-static void check_select_and_scatter(vctx *v, const hlo_instruction *in) {
+void vx_calls_select_and_scatter(vctx *v, const hlo_instruction *in) {
   const hlo_computation *sel = need(v, in, HLO_A_SELECT), *sct = need(v, in, HLO_A_SCATTER);
   hlo_type t = in->operands[0]->shape.type;
   if (sel) {
@@ -247,7 +247,7 @@ static void check_select_and_scatter(vctx *v, const hlo_instruction *in) {
   }
 }
 
-static void check_scatter(vctx *v, const hlo_instruction *in) {
+void vx_calls_scatter(vctx *v, const hlo_instruction *in) {
   const hlo_computation *f = need(v, in, HLO_A_TO_APPLY);
   int n = (in->noperands - 1) / 2;
   if (!f || n < 1 || in->noperands % 2 == 0) return;
@@ -258,49 +258,10 @@ static void check_scatter(vctx *v, const hlo_instruction *in) {
   check_reducer(v, in, f, n, it, ut);
 }
 
-void hlo_verify_calls(vctx *v, const hlo_instruction *in) {
-  switch (in->op) {
-  case HLO_OP_REDUCE: case HLO_OP_REDUCE_WINDOW: reducer_inputs_inits(v, in); break;
-  case HLO_OP_ALL_REDUCE: case HLO_OP_ALL_REDUCE_START: case HLO_OP_REDUCE_SCATTER: case HLO_OP_COLLECTIVE_REDUCE:
-    reducer_per_leaf(v, in);
-    break;
-  case HLO_OP_SCATTER: check_scatter(v, in); break;
-  case HLO_OP_SELECT_AND_SCATTER: check_select_and_scatter(v, in); break;
-  case HLO_OP_SORT: check_sort(v, in); break;
-  case HLO_OP_WHILE: check_while(v, in); break;
-  case HLO_OP_CONDITIONAL: check_conditional(v, in); break;
-  case HLO_OP_CALL: check_params_match_operands(v, in, need(v, in, HLO_A_TO_APPLY)); break;
-  case HLO_OP_ASYNC_START: check_params_match_operands(v, in, need(v, in, HLO_A_CALLS)); break;
-  case HLO_OP_FUSION: check_fusion(v, in); break;
-  case HLO_OP_MAP: check_map(v, in); break;
-  case HLO_OP_ABS: case HLO_OP_ACOS: case HLO_OP_ACOSH: case HLO_OP_ADD: case HLO_OP_ADD_DEPENDENCY:
-  case HLO_OP_AFTER_ALL: case HLO_OP_ALL_GATHER: case HLO_OP_ALL_GATHER_DONE: case HLO_OP_ALL_GATHER_START:
-  case HLO_OP_ALL_REDUCE_DONE: case HLO_OP_ALL_TO_ALL: case HLO_OP_AND: case HLO_OP_ASIN: case HLO_OP_ASINH:
-  case HLO_OP_ASYNC_DONE: case HLO_OP_ASYNC_UPDATE: case HLO_OP_ATAN: case HLO_OP_ATAN2: case HLO_OP_ATANH:
-  case HLO_OP_BATCH_NORM_GRAD: case HLO_OP_BATCH_NORM_INFERENCE: case HLO_OP_BATCH_NORM_TRAINING:
-  case HLO_OP_BITCAST: case HLO_OP_BITCAST_CONVERT: case HLO_OP_BROADCAST: case HLO_OP_CBRT: case HLO_OP_CEIL:
-  case HLO_OP_CHOLESKY: case HLO_OP_CLAMP: case HLO_OP_CLZ: case HLO_OP_COLLECTIVE_BROADCAST:
-  case HLO_OP_COLLECTIVE_PERMUTE: case HLO_OP_COLLECTIVE_PERMUTE_DONE: case HLO_OP_COLLECTIVE_PERMUTE_START:
-  case HLO_OP_COMPARE: case HLO_OP_COMPLEX: case HLO_OP_CONCATENATE: case HLO_OP_CONSTANT: case HLO_OP_CONVERT:
-  case HLO_OP_CONVOLUTION: case HLO_OP_COPY: case HLO_OP_COPY_DONE: case HLO_OP_COPY_START: case HLO_OP_COS:
-  case HLO_OP_COSH: case HLO_OP_CUSTOM_CALL: case HLO_OP_DIVIDE: case HLO_OP_DOMAIN: case HLO_OP_DOT:
-  case HLO_OP_DYNAMIC_RESHAPE: case HLO_OP_DYNAMIC_SLICE: case HLO_OP_DYNAMIC_UPDATE_SLICE: case HLO_OP_ERF:
-  case HLO_OP_EXP: case HLO_OP_EXPM1: case HLO_OP_FFT: case HLO_OP_FLOOR: case HLO_OP_GATHER:
-  case HLO_OP_GET_DIMENSION_SIZE: case HLO_OP_GET_TUPLE_ELEMENT: case HLO_OP_IMAG: case HLO_OP_INFEED:
-  case HLO_OP_IOTA: case HLO_OP_IS_FINITE: case HLO_OP_LOG: case HLO_OP_LOG1P: case HLO_OP_LOGISTIC:
-  case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM: case HLO_OP_MULHI: case HLO_OP_MULTIPLY: case HLO_OP_NEGATE:
-  case HLO_OP_NOT: case HLO_OP_OPTIMIZATION_BARRIER: case HLO_OP_OR: case HLO_OP_OUTFEED: case HLO_OP_PAD:
-  case HLO_OP_PARAMETER: case HLO_OP_PARTITION_ID: case HLO_OP_POPCNT: case HLO_OP_POWER:
-  case HLO_OP_RAGGED_ALL_TO_ALL: case HLO_OP_RAGGED_DOT: case HLO_OP_REAL: case HLO_OP_RECV:
-  case HLO_OP_RECV_DONE: case HLO_OP_REDUCE_PRECISION: case HLO_OP_REMAINDER: case HLO_OP_REPLICA_ID:
-  case HLO_OP_RESHAPE: case HLO_OP_REVERSE: case HLO_OP_RNG: case HLO_OP_RNG_BIT_GENERATOR:
-  case HLO_OP_RNG_GET_AND_UPDATE_STATE: case HLO_OP_ROUND_NEAREST_AFZ: case HLO_OP_ROUND_NEAREST_EVEN:
-  case HLO_OP_RSQRT: case HLO_OP_SCALED_DOT: case HLO_OP_SCAN: case HLO_OP_SELECT: case HLO_OP_SEND:
-  case HLO_OP_SEND_DONE: case HLO_OP_SET_DIMENSION_SIZE: case HLO_OP_SHIFT_LEFT:
-  case HLO_OP_SHIFT_RIGHT_ARITHMETIC: case HLO_OP_SHIFT_RIGHT_LOGICAL: case HLO_OP_SHUFFLE: case HLO_OP_SIGN:
-  case HLO_OP_SIN: case HLO_OP_SINH: case HLO_OP_SLICE: case HLO_OP_SQRT: case HLO_OP_STOCHASTIC_CONVERT:
-  case HLO_OP_SUBTRACT: case HLO_OP_TAN: case HLO_OP_TANH: case HLO_OP_TOPK: case HLO_OP_TRANSPOSE:
-  case HLO_OP_TRIANGULAR_SOLVE: case HLO_OP_TUPLE: case HLO_OP_XOR: case HLO_OP_COUNT:
-    break; /* no called computation with a fixed signature */
-  }
+void vx_calls_call(vctx *v, const hlo_instruction *in) {
+  check_params_match_operands(v, in, need(v, in, HLO_A_TO_APPLY));
+}
+
+void vx_calls_async_start(vctx *v, const hlo_instruction *in) {
+  check_params_match_operands(v, in, need(v, in, HLO_A_CALLS));
 }

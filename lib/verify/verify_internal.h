@@ -4,6 +4,7 @@
 #define HLO_VERIFY_INTERNAL_H
 
 #include "hlo/hlo_shape_infer.h"
+#include "hlo/hlo_text.h" /* hlo_shape_str */
 #include "hlo/hlo_verify.h"
 
 typedef struct vctx {
@@ -28,8 +29,29 @@ bool vx_layout_equal(const hlo_shape *a, const hlo_shape *b);
 bool vx_has_unbounded(const hlo_shape *s);
 
 void hlo_verify_structure(vctx *v);
-void hlo_verify_calls(vctx *v, const hlo_instruction *in);
+/* The checks every instruction gets (unbounded dimensions, mixed precision,
+ * layout changes); the per-op ones come from hlo_verify_rules. */
 void hlo_verify_op(vctx *v, const hlo_instruction *in);
 void hlo_verify_sharding(vctx *v, const hlo_instruction *in);
+
+/* What the verifier does for one opcode (verify_table.c). */
+typedef void vx_check(vctx *v, const hlo_instruction *in);
+typedef struct vx_rule {
+  vx_check *calls;         /* signatures of the called computations */
+  vx_check *check;         /* op-specific checks beyond shape inference */
+  bool strict_shape;       /* XLA's CheckShape: result equals the inferred shape */
+  bool keeps_layout;       /* layout-sensitive: may not change operand layouts */
+  bool mixed_precision_ok; /* operands may mix floating-point precisions */
+} vx_rule;
+extern const vx_rule hlo_verify_rules[HLO_OP_COUNT];
+
+/* verify_calls.c: called-computation signatures. */
+vx_check vx_calls_reduce, vx_calls_all_reduce, vx_calls_scatter, vx_calls_select_and_scatter, vx_calls_sort,
+    vx_calls_while, vx_calls_conditional, vx_calls_call, vx_calls_async_start, vx_calls_fusion, vx_calls_map;
+/* verify_ops.c: op-specific checks. */
+vx_check vx_op_compare, vx_op_rng, vx_op_rng_bit_generator, vx_op_copy_done, vx_op_all_reduce_done,
+    vx_op_all_gather_done, vx_op_collective_permute_done, vx_op_async_done, vx_op_async_update, vx_op_send_done,
+    vx_op_recv_done, vx_op_async_start, vx_op_source_target_pairs, vx_op_replica_groups, vx_op_uniform_groups,
+    vx_op_composite, vx_op_bitcast, vx_op_custom_call, vx_op_dot_precision;
 
 #endif

@@ -5,93 +5,10 @@
  * layout preservation. */
 #include <string.h>
 
-#include "verify_internal.h"
-
-/* Ops whose operands may legitimately mix floating-point precisions. */
-static bool mixed_precision_exempt(hlo_opcode op) {
-  switch (op) {
-  case HLO_OP_CALL: case HLO_OP_CONDITIONAL: case HLO_OP_CONSTANT: case HLO_OP_CONVOLUTION: case HLO_OP_DOT:
-  case HLO_OP_RAGGED_DOT: case HLO_OP_SCALED_DOT: case HLO_OP_ALL_REDUCE: case HLO_OP_ALL_REDUCE_START:
-  case HLO_OP_ALL_REDUCE_DONE: case HLO_OP_ASYNC_DONE: case HLO_OP_ASYNC_UPDATE: case HLO_OP_ASYNC_START:
-  case HLO_OP_COPY_DONE: case HLO_OP_COPY_START: case HLO_OP_CUSTOM_CALL: case HLO_OP_DOMAIN:
-  case HLO_OP_FUSION: case HLO_OP_GET_TUPLE_ELEMENT: case HLO_OP_OPTIMIZATION_BARRIER: case HLO_OP_INFEED:
-  case HLO_OP_OUTFEED: case HLO_OP_PARAMETER: case HLO_OP_RECV: case HLO_OP_RECV_DONE:
-  case HLO_OP_REDUCE_PRECISION: case HLO_OP_REDUCE_WINDOW: case HLO_OP_SEND: case HLO_OP_SEND_DONE:
-  case HLO_OP_SORT: case HLO_OP_TUPLE: case HLO_OP_WHILE:
-    return true;
-  case HLO_OP_ABS: case HLO_OP_ACOS: case HLO_OP_ACOSH: case HLO_OP_ADD: case HLO_OP_ADD_DEPENDENCY:
-  case HLO_OP_AFTER_ALL: case HLO_OP_ALL_GATHER: case HLO_OP_ALL_GATHER_DONE: case HLO_OP_ALL_GATHER_START:
-  case HLO_OP_ALL_TO_ALL: case HLO_OP_AND: case HLO_OP_ASIN: case HLO_OP_ASINH: case HLO_OP_ATAN:
-  case HLO_OP_ATAN2: case HLO_OP_ATANH: case HLO_OP_BATCH_NORM_GRAD: case HLO_OP_BATCH_NORM_INFERENCE:
-  case HLO_OP_BATCH_NORM_TRAINING: case HLO_OP_BITCAST: case HLO_OP_BITCAST_CONVERT: case HLO_OP_BROADCAST:
-  case HLO_OP_CBRT: case HLO_OP_CEIL: case HLO_OP_CHOLESKY: case HLO_OP_CLAMP: case HLO_OP_CLZ:
-  case HLO_OP_COLLECTIVE_BROADCAST: case HLO_OP_COLLECTIVE_PERMUTE: case HLO_OP_COLLECTIVE_PERMUTE_DONE:
-  case HLO_OP_COLLECTIVE_PERMUTE_START: case HLO_OP_COLLECTIVE_REDUCE: case HLO_OP_COMPARE:
-  case HLO_OP_COMPLEX: case HLO_OP_CONCATENATE: case HLO_OP_CONVERT: case HLO_OP_COPY: case HLO_OP_COS:
-  case HLO_OP_COSH: case HLO_OP_DIVIDE: case HLO_OP_DYNAMIC_RESHAPE: case HLO_OP_DYNAMIC_SLICE:
-  case HLO_OP_DYNAMIC_UPDATE_SLICE: case HLO_OP_ERF: case HLO_OP_EXP: case HLO_OP_EXPM1: case HLO_OP_FFT:
-  case HLO_OP_FLOOR: case HLO_OP_GATHER: case HLO_OP_GET_DIMENSION_SIZE: case HLO_OP_IMAG: case HLO_OP_IOTA:
-  case HLO_OP_IS_FINITE: case HLO_OP_LOG: case HLO_OP_LOG1P: case HLO_OP_LOGISTIC: case HLO_OP_MAP:
-  case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM: case HLO_OP_MULHI: case HLO_OP_MULTIPLY: case HLO_OP_NEGATE:
-  case HLO_OP_NOT: case HLO_OP_OR: case HLO_OP_PAD: case HLO_OP_PARTITION_ID: case HLO_OP_POPCNT:
-  case HLO_OP_POWER: case HLO_OP_RAGGED_ALL_TO_ALL: case HLO_OP_REAL: case HLO_OP_REDUCE:
-  case HLO_OP_REDUCE_SCATTER: case HLO_OP_REMAINDER: case HLO_OP_REPLICA_ID: case HLO_OP_RESHAPE:
-  case HLO_OP_REVERSE: case HLO_OP_RNG: case HLO_OP_RNG_BIT_GENERATOR: case HLO_OP_RNG_GET_AND_UPDATE_STATE:
-  case HLO_OP_ROUND_NEAREST_AFZ: case HLO_OP_ROUND_NEAREST_EVEN: case HLO_OP_RSQRT: case HLO_OP_SCAN:
-  case HLO_OP_SCATTER: case HLO_OP_SELECT: case HLO_OP_SELECT_AND_SCATTER: case HLO_OP_SET_DIMENSION_SIZE:
-  case HLO_OP_SHIFT_LEFT: case HLO_OP_SHIFT_RIGHT_ARITHMETIC: case HLO_OP_SHIFT_RIGHT_LOGICAL:
-  case HLO_OP_SHUFFLE: case HLO_OP_SIGN: case HLO_OP_SIN: case HLO_OP_SINH: case HLO_OP_SLICE:
-  case HLO_OP_SQRT: case HLO_OP_STOCHASTIC_CONVERT: case HLO_OP_SUBTRACT: case HLO_OP_TAN: case HLO_OP_TANH:
-  case HLO_OP_TOPK: case HLO_OP_TRANSPOSE: case HLO_OP_TRIANGULAR_SOLVE: case HLO_OP_XOR: case HLO_OP_COUNT:
-    return false;
-  }
-  return false;
-}
-
-/* XLA's LayoutAssignment::InstructionCanChangeLayout, negated. */
-static bool keeps_layout(hlo_opcode op) {
-  switch (op) {
-  case HLO_OP_ABS: case HLO_OP_ADD: case HLO_OP_ADD_DEPENDENCY: case HLO_OP_AND: case HLO_OP_ATAN2:
-  case HLO_OP_BITCAST_CONVERT: case HLO_OP_CEIL: case HLO_OP_CLAMP: case HLO_OP_CLZ: case HLO_OP_COMPLEX:
-  case HLO_OP_CONCATENATE: case HLO_OP_CONDITIONAL: case HLO_OP_CONVERT: case HLO_OP_COS:
-  case HLO_OP_ALL_REDUCE: case HLO_OP_ALL_TO_ALL: case HLO_OP_COLLECTIVE_PERMUTE: case HLO_OP_DIVIDE:
-  case HLO_OP_DYNAMIC_SLICE: case HLO_OP_DYNAMIC_UPDATE_SLICE: case HLO_OP_COMPARE: case HLO_OP_EXP:
-  case HLO_OP_EXPM1: case HLO_OP_FFT: case HLO_OP_FLOOR: case HLO_OP_IMAG: case HLO_OP_IS_FINITE:
-  case HLO_OP_LOG: case HLO_OP_LOG1P: case HLO_OP_MAP: case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM:
-  case HLO_OP_MULTIPLY: case HLO_OP_NEGATE: case HLO_OP_NOT: case HLO_OP_OR: case HLO_OP_XOR: case HLO_OP_PAD:
-  case HLO_OP_POWER: case HLO_OP_REAL: case HLO_OP_REDUCE_PRECISION: case HLO_OP_REDUCE_WINDOW:
-  case HLO_OP_REMAINDER: case HLO_OP_REVERSE: case HLO_OP_ROUND_NEAREST_AFZ: case HLO_OP_ROUND_NEAREST_EVEN:
-  case HLO_OP_SCATTER: case HLO_OP_SELECT: case HLO_OP_SELECT_AND_SCATTER: case HLO_OP_SHIFT_LEFT:
-  case HLO_OP_SHIFT_RIGHT_ARITHMETIC: case HLO_OP_SHIFT_RIGHT_LOGICAL: case HLO_OP_SIGN: case HLO_OP_SIN:
-  case HLO_OP_SLICE: case HLO_OP_SORT: case HLO_OP_SUBTRACT: case HLO_OP_TANH: case HLO_OP_WHILE:
-  case HLO_OP_ACOS: case HLO_OP_ACOSH: case HLO_OP_ASIN: case HLO_OP_ASINH: case HLO_OP_ATAN:
-  case HLO_OP_ATANH: case HLO_OP_CBRT: case HLO_OP_COSH: case HLO_OP_ERF: case HLO_OP_LOGISTIC:
-  case HLO_OP_MULHI: case HLO_OP_POPCNT: case HLO_OP_RSQRT: case HLO_OP_SINH: case HLO_OP_SQRT:
-  case HLO_OP_TAN: case HLO_OP_STOCHASTIC_CONVERT:
-    return true;
-  case HLO_OP_AFTER_ALL: case HLO_OP_ALL_GATHER: case HLO_OP_ALL_GATHER_DONE: case HLO_OP_ALL_GATHER_START:
-  case HLO_OP_ALL_REDUCE_DONE: case HLO_OP_ALL_REDUCE_START: case HLO_OP_ASYNC_DONE: case HLO_OP_ASYNC_START:
-  case HLO_OP_ASYNC_UPDATE: case HLO_OP_BATCH_NORM_GRAD: case HLO_OP_BATCH_NORM_INFERENCE:
-  case HLO_OP_BATCH_NORM_TRAINING: case HLO_OP_BITCAST: case HLO_OP_BROADCAST: case HLO_OP_CALL:
-  case HLO_OP_CHOLESKY: case HLO_OP_COLLECTIVE_BROADCAST: case HLO_OP_COLLECTIVE_PERMUTE_DONE:
-  case HLO_OP_COLLECTIVE_PERMUTE_START: case HLO_OP_COLLECTIVE_REDUCE: case HLO_OP_CONSTANT:
-  case HLO_OP_CONVOLUTION: case HLO_OP_COPY: case HLO_OP_COPY_DONE: case HLO_OP_COPY_START:
-  case HLO_OP_CUSTOM_CALL: case HLO_OP_DOMAIN: case HLO_OP_DOT: case HLO_OP_DYNAMIC_RESHAPE:
-  case HLO_OP_FUSION: case HLO_OP_GATHER: case HLO_OP_GET_DIMENSION_SIZE: case HLO_OP_GET_TUPLE_ELEMENT:
-  case HLO_OP_INFEED: case HLO_OP_IOTA: case HLO_OP_OPTIMIZATION_BARRIER: case HLO_OP_OUTFEED:
-  case HLO_OP_PARAMETER: case HLO_OP_PARTITION_ID: case HLO_OP_RAGGED_ALL_TO_ALL: case HLO_OP_RAGGED_DOT:
-  case HLO_OP_RECV: case HLO_OP_RECV_DONE: case HLO_OP_REDUCE: case HLO_OP_REDUCE_SCATTER:
-  case HLO_OP_REPLICA_ID: case HLO_OP_RESHAPE: case HLO_OP_RNG: case HLO_OP_RNG_BIT_GENERATOR:
-  case HLO_OP_RNG_GET_AND_UPDATE_STATE: case HLO_OP_SCALED_DOT: case HLO_OP_SCAN: case HLO_OP_SEND:
-  case HLO_OP_SEND_DONE: case HLO_OP_SET_DIMENSION_SIZE: case HLO_OP_SHUFFLE: case HLO_OP_TOPK:
-  case HLO_OP_TRANSPOSE: case HLO_OP_TRIANGULAR_SOLVE: case HLO_OP_TUPLE: case HLO_OP_COUNT:
-    return false;
-  }
-  return false;
-}
+#include "verify/verify_internal.h"
 
 static void check_mixed_precision(vctx *v, const hlo_instruction *in) {
-  if (v->o.allow_mixed_precision || mixed_precision_exempt(in->op)) return;
+  if (v->o.allow_mixed_precision || hlo_verify_rules[in->op].mixed_precision_ok) return;
   hlo_type fp = HLO_TYPE_COUNT;
   for (int i = 0; i < in->noperands; i++) {
     const hlo_shape *s = &in->operands[i]->shape;
@@ -110,7 +27,7 @@ static void check_mixed_precision(vctx *v, const hlo_instruction *in) {
 }
 
 static void check_layout_change(vctx *v, const hlo_instruction *in) {
-  if (!v->o.layout_sensitive || !keeps_layout(in->op) || !hlo_shape_is_array(&in->shape)) return;
+  if (!v->o.layout_sensitive || !hlo_verify_rules[in->op].keeps_layout || !hlo_shape_is_array(&in->shape)) return;
   for (int i = 0; i < in->noperands; i++) {
     const hlo_shape *s = &in->operands[i]->shape;
     if (!hlo_shape_is_array(s) || s->rank != in->shape.rank) continue;
@@ -122,7 +39,7 @@ static void check_layout_change(vctx *v, const hlo_instruction *in) {
   }
 }
 
-static void check_compare(vctx *v, const hlo_instruction *in) {
+void vx_op_compare(vctx *v, const hlo_instruction *in) {
   const char *dir = hlo_instr_word(in, HLO_A_DIRECTION);
   static const char *const dirs[] = {"EQ", "NE", "GE", "GT", "LE", "LT"};
   bool ok = false;
@@ -151,7 +68,7 @@ static bool types_compatible(const vctx *v, hlo_type a, hlo_type b) {
   return a == b || (v->o.allow_mixed_precision && hlo_type_is_float(a) && hlo_type_is_float(b));
 }
 
-static void check_rng(vctx *v, const hlo_instruction *in) {
+void vx_op_rng(vctx *v, const hlo_instruction *in) {
   if (in->noperands != 2) {
     vx_fail(v, in, "rng expects 2 operands, got %d.", in->noperands);
     return;
@@ -183,7 +100,7 @@ static void check_rng(vctx *v, const hlo_instruction *in) {
   }
 }
 
-static void check_rng_bit_generator(vctx *v, const hlo_instruction *in) {
+void vx_op_rng_bit_generator(vctx *v, const hlo_instruction *in) {
   const char *alg = hlo_instr_word(in, HLO_A_ALGORITHM);
   const hlo_shape *st = &in->operands[0]->shape;
   if (!hlo_shape_is_array(st) || st->rank != 1) return; /* reported by inference */
@@ -234,7 +151,7 @@ static void check_replica_groups(vctx *v, const hlo_instruction *in, bool unifor
   }
 }
 
-static void check_source_target_pairs(vctx *v, const hlo_instruction *in) {
+void vx_op_source_target_pairs(vctx *v, const hlo_instruction *in) {
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_SOURCE_TARGET_PAIRS);
   if (!a || a->kind != HLO_AK_PAIRS) return;
   int n = a->u.pairs.n;
@@ -257,7 +174,7 @@ static void check_source_target_pairs(vctx *v, const hlo_instruction *in) {
   }
 }
 
-static void check_composite(vctx *v, const hlo_instruction *in) {
+void vx_op_composite(vctx *v, const hlo_instruction *in) {
   if (!hlo_instr_bool(in, HLO_A_IS_COMPOSITE, false)) return;
   const hlo_attr *fa = hlo_instr_attr(in, HLO_A_FRONTEND_ATTRIBUTES);
   if (!fa) {
@@ -271,7 +188,7 @@ static void check_composite(vctx *v, const hlo_instruction *in) {
     vx_fail(v, in, "A composite call op must have frontend attributes with key composite.version");
 }
 
-static void check_bitcast(vctx *v, const hlo_instruction *in) {
+void vx_op_bitcast(vctx *v, const hlo_instruction *in) {
   int64_t a, b;
   const hlo_shape *s = &in->operands[0]->shape;
   if (hlo_shape_bytes(&in->shape, &a) && hlo_shape_bytes(s, &b) && a != b)
@@ -279,7 +196,7 @@ static void check_bitcast(vctx *v, const hlo_instruction *in) {
             (long long)b);
 }
 
-static void check_custom_call(vctx *v, const hlo_instruction *in) {
+void vx_op_custom_call(vctx *v, const hlo_instruction *in) {
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_OPERAND_LAYOUT_CONSTRAINTS);
   if (!a || a->kind != HLO_AK_SHAPES) return;
   if (a->u.shapes.n != in->noperands) {
@@ -293,73 +210,45 @@ static void check_custom_call(vctx *v, const hlo_instruction *in) {
               vx_str(v, &in->operands[i]->shape), vx_str_layout(v, &a->u.shapes.v[i]));
 }
 
-static void check_dot_precision(vctx *v, const hlo_instruction *in) {
+void vx_op_dot_precision(vctx *v, const hlo_instruction *in) {
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_OPERAND_PRECISION);
   if (a && a->kind == HLO_AK_WORDS && a->u.words.n != 2 && a->u.words.n != 0)
     vx_fail(v, in, "operand_precision must have 2 entries; got %d.", a->u.words.n);
 }
+
+/* The done (or update) half of an async pair names its start. */
+void vx_op_copy_done(vctx *v, const hlo_instruction *in) {
+  check_async_pair(v, in, HLO_OP_COPY_START, HLO_OP_COPY_START);
+}
+void vx_op_all_reduce_done(vctx *v, const hlo_instruction *in) {
+  check_async_pair(v, in, HLO_OP_ALL_REDUCE_START, HLO_OP_ALL_REDUCE_START);
+}
+void vx_op_all_gather_done(vctx *v, const hlo_instruction *in) {
+  check_async_pair(v, in, HLO_OP_ALL_GATHER_START, HLO_OP_ALL_GATHER_START);
+}
+void vx_op_collective_permute_done(vctx *v, const hlo_instruction *in) {
+  check_async_pair(v, in, HLO_OP_COLLECTIVE_PERMUTE_START, HLO_OP_COLLECTIVE_PERMUTE_START);
+}
+void vx_op_async_done(vctx *v, const hlo_instruction *in) {
+  check_async_pair(v, in, HLO_OP_ASYNC_START, HLO_OP_ASYNC_UPDATE);
+}
+void vx_op_async_update(vctx *v, const hlo_instruction *in) {
+  check_async_pair(v, in, HLO_OP_ASYNC_START, HLO_OP_ASYNC_UPDATE);
+}
+void vx_op_send_done(vctx *v, const hlo_instruction *in) { check_async_pair(v, in, HLO_OP_SEND, HLO_OP_SEND); }
+void vx_op_recv_done(vctx *v, const hlo_instruction *in) { check_async_pair(v, in, HLO_OP_RECV, HLO_OP_RECV); }
+
+void vx_op_async_start(vctx *v, const hlo_instruction *in) {
+  check_start_users(v, in);
+  check_replica_groups(v, in, false);
+  vx_op_source_target_pairs(v, in);
+}
+void vx_op_replica_groups(vctx *v, const hlo_instruction *in) { check_replica_groups(v, in, false); }
+void vx_op_uniform_groups(vctx *v, const hlo_instruction *in) { check_replica_groups(v, in, true); }
 
 void hlo_verify_op(vctx *v, const hlo_instruction *in) {
   if (!v->o.allow_unbounded_dynamism && vx_has_unbounded(&in->shape))
     vx_fail(v, in, "Unbounded dynamism is disabled for instruction: %s", vx_str(v, &in->shape));
   check_mixed_precision(v, in);
   check_layout_change(v, in);
-  switch (in->op) {
-  case HLO_OP_COMPARE: check_compare(v, in); break;
-  case HLO_OP_RNG: check_rng(v, in); break;
-  case HLO_OP_RNG_BIT_GENERATOR: check_rng_bit_generator(v, in); break;
-  case HLO_OP_COPY_DONE: check_async_pair(v, in, HLO_OP_COPY_START, HLO_OP_COPY_START); break;
-  case HLO_OP_ALL_REDUCE_DONE: check_async_pair(v, in, HLO_OP_ALL_REDUCE_START, HLO_OP_ALL_REDUCE_START); break;
-  case HLO_OP_ALL_GATHER_DONE: check_async_pair(v, in, HLO_OP_ALL_GATHER_START, HLO_OP_ALL_GATHER_START); break;
-  case HLO_OP_COLLECTIVE_PERMUTE_DONE:
-    check_async_pair(v, in, HLO_OP_COLLECTIVE_PERMUTE_START, HLO_OP_COLLECTIVE_PERMUTE_START);
-    break;
-  case HLO_OP_ASYNC_DONE: check_async_pair(v, in, HLO_OP_ASYNC_START, HLO_OP_ASYNC_UPDATE); break;
-  case HLO_OP_ASYNC_UPDATE: check_async_pair(v, in, HLO_OP_ASYNC_START, HLO_OP_ASYNC_UPDATE); break;
-  case HLO_OP_SEND_DONE: check_async_pair(v, in, HLO_OP_SEND, HLO_OP_SEND); break;
-  case HLO_OP_RECV_DONE: check_async_pair(v, in, HLO_OP_RECV, HLO_OP_RECV); break;
-  case HLO_OP_COPY_START: case HLO_OP_ALL_REDUCE_START: case HLO_OP_ALL_GATHER_START:
-  case HLO_OP_COLLECTIVE_PERMUTE_START: case HLO_OP_ASYNC_START:
-    check_start_users(v, in);
-    check_replica_groups(v, in, false);
-    check_source_target_pairs(v, in);
-    break;
-  case HLO_OP_COLLECTIVE_PERMUTE: check_source_target_pairs(v, in); break;
-  case HLO_OP_ALL_GATHER: case HLO_OP_REDUCE_SCATTER: case HLO_OP_ALL_TO_ALL:
-    check_replica_groups(v, in, true);
-    break;
-  case HLO_OP_ALL_REDUCE: case HLO_OP_COLLECTIVE_BROADCAST: case HLO_OP_COLLECTIVE_REDUCE:
-  case HLO_OP_RAGGED_ALL_TO_ALL:
-    check_replica_groups(v, in, false);
-    break;
-  case HLO_OP_CALL: check_composite(v, in); break;
-  case HLO_OP_BITCAST: check_bitcast(v, in); break;
-  case HLO_OP_CUSTOM_CALL: check_custom_call(v, in); break;
-  case HLO_OP_DOT: case HLO_OP_CONVOLUTION: check_dot_precision(v, in); break;
-  case HLO_OP_ABS: case HLO_OP_ACOS: case HLO_OP_ACOSH: case HLO_OP_ADD: case HLO_OP_ADD_DEPENDENCY:
-  case HLO_OP_AFTER_ALL: case HLO_OP_AND: case HLO_OP_ASIN: case HLO_OP_ASINH: case HLO_OP_ATAN:
-  case HLO_OP_ATAN2: case HLO_OP_ATANH: case HLO_OP_BATCH_NORM_GRAD: case HLO_OP_BATCH_NORM_INFERENCE:
-  case HLO_OP_BATCH_NORM_TRAINING: case HLO_OP_BITCAST_CONVERT: case HLO_OP_BROADCAST: case HLO_OP_CBRT:
-  case HLO_OP_CEIL: case HLO_OP_CHOLESKY: case HLO_OP_CLAMP: case HLO_OP_CLZ: case HLO_OP_COMPLEX:
-  case HLO_OP_CONCATENATE: case HLO_OP_CONDITIONAL: case HLO_OP_CONSTANT: case HLO_OP_CONVERT:
-  case HLO_OP_COPY: case HLO_OP_COS: case HLO_OP_COSH: case HLO_OP_DIVIDE: case HLO_OP_DOMAIN:
-  case HLO_OP_DYNAMIC_RESHAPE: case HLO_OP_DYNAMIC_SLICE: case HLO_OP_DYNAMIC_UPDATE_SLICE: case HLO_OP_ERF:
-  case HLO_OP_EXP: case HLO_OP_EXPM1: case HLO_OP_FFT: case HLO_OP_FLOOR: case HLO_OP_FUSION:
-  case HLO_OP_GATHER: case HLO_OP_GET_DIMENSION_SIZE: case HLO_OP_GET_TUPLE_ELEMENT: case HLO_OP_IMAG:
-  case HLO_OP_INFEED: case HLO_OP_IOTA: case HLO_OP_IS_FINITE: case HLO_OP_LOG: case HLO_OP_LOG1P:
-  case HLO_OP_LOGISTIC: case HLO_OP_MAP: case HLO_OP_MAXIMUM: case HLO_OP_MINIMUM: case HLO_OP_MULHI:
-  case HLO_OP_MULTIPLY: case HLO_OP_NEGATE: case HLO_OP_NOT: case HLO_OP_OPTIMIZATION_BARRIER: case HLO_OP_OR:
-  case HLO_OP_OUTFEED: case HLO_OP_PAD: case HLO_OP_PARAMETER: case HLO_OP_PARTITION_ID: case HLO_OP_POPCNT:
-  case HLO_OP_POWER: case HLO_OP_RAGGED_DOT: case HLO_OP_REAL: case HLO_OP_RECV: case HLO_OP_REDUCE:
-  case HLO_OP_REDUCE_PRECISION: case HLO_OP_REDUCE_WINDOW: case HLO_OP_REMAINDER: case HLO_OP_REPLICA_ID:
-  case HLO_OP_RESHAPE: case HLO_OP_REVERSE: case HLO_OP_RNG_GET_AND_UPDATE_STATE:
-  case HLO_OP_ROUND_NEAREST_AFZ: case HLO_OP_ROUND_NEAREST_EVEN: case HLO_OP_RSQRT: case HLO_OP_SCALED_DOT:
-  case HLO_OP_SCAN: case HLO_OP_SCATTER: case HLO_OP_SELECT: case HLO_OP_SELECT_AND_SCATTER: case HLO_OP_SEND:
-  case HLO_OP_SET_DIMENSION_SIZE: case HLO_OP_SHIFT_LEFT: case HLO_OP_SHIFT_RIGHT_ARITHMETIC:
-  case HLO_OP_SHIFT_RIGHT_LOGICAL: case HLO_OP_SHUFFLE: case HLO_OP_SIGN: case HLO_OP_SIN: case HLO_OP_SINH:
-  case HLO_OP_SLICE: case HLO_OP_SORT: case HLO_OP_SQRT: case HLO_OP_STOCHASTIC_CONVERT: case HLO_OP_SUBTRACT:
-  case HLO_OP_TAN: case HLO_OP_TANH: case HLO_OP_TOPK: case HLO_OP_TRANSPOSE: case HLO_OP_TRIANGULAR_SOLVE:
-  case HLO_OP_TUPLE: case HLO_OP_WHILE: case HLO_OP_XOR: case HLO_OP_COUNT:
-    break;
-  }
 }

@@ -4,7 +4,7 @@
  * device ids, and tuple shardings with one entry per leaf of the shape. */
 #include <string.h>
 
-#include "verify_internal.h"
+#include "verify/verify_internal.h"
 
 static void check_one(vctx *v, const hlo_instruction *in, const hlo_sharding *sh, const hlo_shape *s) {
   int64_t nd = v->o.num_partitions; /* 0: unknown, ids not checked */
@@ -84,8 +84,8 @@ void hlo_verify_sharding(vctx *v, const hlo_instruction *in) {
   const hlo_sharding *sh = a->u.sharding;
   /* side-effecting ops may carry one sharding per operand (outfeed's data
    * and token): their result shape says nothing about it */
-  if (in->op == HLO_OP_OUTFEED || in->op == HLO_OP_INFEED || in->op == HLO_OP_SEND || in->op == HLO_OP_RECV ||
-      in->op == HLO_OP_SEND_DONE || in->op == HLO_OP_RECV_DONE || in->shape.type == HLO_TOKEN)
+  if (in->op == HLO_OP_OUTFEED || in->op == HLO_OP_INFEED || (hlo_opcode_flags(in->op) & HLO_F_P2P) ||
+      in->shape.type == HLO_TOKEN)
     return;
   if (sh->kind != HLO_SHARD_TUPLE) {
     if (in->shape.type == HLO_TUPLE) { /* one sharding for every leaf */

@@ -4,7 +4,7 @@
  * the call graph, the entry computation layout, channel ids, fusion kinds. */
 #include <string.h>
 
-#include "verify_internal.h"
+#include "verify/verify_internal.h"
 
 static void check_names(vctx *v) {
   const hlo_module *m = v->m;
@@ -193,7 +193,7 @@ static void check_entry_layout(vctx *v) {
  * any other instruction with a channel_id must share it only with
  * instructions of the same opcode. */
 static int channel_family(hlo_opcode op) {
-  if (op == HLO_OP_SEND || op == HLO_OP_SEND_DONE || op == HLO_OP_RECV || op == HLO_OP_RECV_DONE) return -1;
+  if (hlo_opcode_flags(op) & HLO_F_P2P) return -1;
   return (int)op;
 }
 

@@ -11,32 +11,6 @@ import sys
 
 # Messages that cannot be triggered from HLO text, with the reason.
 EXCLUDED = {
-    '%s needs an operand':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
-    'Concatenate expects at least one argument.':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
-    'Map expects at least one argument.':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
-    'all-to-all needs an operand':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
-    'async-update needs an operand':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
-    'collective-permute needs an operand':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
-    'collective-permute-start needs an operand':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
-    'conditional needs a predicate or branch index operand':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
-    'convolution takes 2 operands; got %d.':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
-    'dynamic-reshape needs an operand':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
-    'dynamic-slice needs an operand':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
-    'dynamic-update-slice needs an operand and an update':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
-    'sort needs at least one operand':
-        'unreachable: hlo_infer_shape checks the operand count (RANGES / opcode arity in lib/shape/infer.c) before this rule runs',
     'bitcast-convert from %s to %s: widths do not divide':
         'unreachable: every element type width is a power of two (hlo_types.def), so one always divides the other',
     'Size index %lld to dynamic update slice must be >= 0.':
@@ -59,16 +33,6 @@ EXCLUDED = {
         'unreachable from text: the parser rejects such a module first; the check guards modules built through the API',
     'operand %d is missing':
         'unreachable from text: the parser rejects such a module first; the check guards modules built through the API',
-    'unknown opcode %d':
-        'unreachable from text: the parser rejects such a module first; the check guards modules built through the API',
-    'internal: %s is not a communication op':
-        'unreachable: dispatch in lib/shape/infer.c only sends communication ops here',
-    'internal: %s is not a control-flow op':
-        'unreachable: dispatch in lib/shape/infer.c only sends control-flow ops here',
-    'internal: %s is not a structural op':
-        'unreachable: dispatch in lib/shape/infer.c only sends structural ops here',
-    'internal: %s is not an async op':
-        'unreachable: dispatch in lib/shape/infer.c only sends async ops here',
     'out of memory while checking for cycles':
         'allocation failure; not triggerable from text',
     'out of memory while inferring shapes':
