@@ -136,6 +136,7 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   int64_t KI = ks->dims[dn->kernel_in], KO = ks->dims[dn->kernel_out];
   int64_t OB = os->dims[dn->out_batch], OF = os->dims[dn->out_feature];
   if (KO != OF || IF != KI * FG || OF % FG || OF % BG || IB % BG || OB != IB / BG) return false;
+  if (KI < 1) return false; /* no input features: the other kernels give the zeros */
   gc_plan *p = hlo_arena_alloc(&e->arena, sizeof *p);
   if (!p) return false;
   memset(p, 0, sizeof *p);
