@@ -53,7 +53,7 @@ def storage(t, x):
 
 
 def logical(a):
-    if a.dtype.kind == "V":
+    if a.dtype.kind == "V" and a.dtype.itemsize == 2:
         return (a.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
     return a
 
@@ -131,10 +131,11 @@ def elementwise():
     case("bitcast, bitcast-convert, copy, reshape", [("f32", (0, 7))],
          ["a = f32[7,0] bitcast(p0)", "b = s32[0,7] bitcast-convert(p0)", "c = u8[0,7,4] bitcast-convert(p0)",
           "d = f32[0,7] copy(p0)", "e = f32[7,0,1] reshape(p0)", "g = s32[] get-dimension-size(p0), dimensions={0}",
-          "h = f32[0,7] reduce-precision(p0), exponent_bits=5, mantissa_bits=2",
-          "ROOT r = (f32[7,0], s32[0,7], u8[0,7,4], f32[0,7], f32[7,0,1], s32[], f32[0,7]) tuple(a, b, c, d, e, g, h)"],
+          "h = f32[0,7] reduce-precision(p0), exponent_bits=5, mantissa_bits=2", "i = f16[14,0]{0,1} bitcast(p0)",
+          "ROOT r = (f32[7,0], s32[0,7], u8[0,7,4], f32[0,7], f32[7,0,1], s32[], f32[0,7], f16[14,0]) "
+          "tuple(a, b, c, d, e, g, h, i)"],
          lambda a: [np.zeros((7, 0)), np.zeros((0, 7)), np.zeros((0, 7, 4)), np.zeros((0, 7)), np.zeros((7, 0, 1)),
-                    np.array(0), np.zeros((0, 7))])
+                    np.array(0), np.zeros((0, 7)), np.zeros((14, 0))])
     case("map over f32[0,9]", [("f32", (0, 9)), ("f32", (0, 9))],
          ["ROOT m = f32[0,9] map(p0, p1), dimensions={0,1}, to_apply=add"], lambda a: [np.zeros((0, 9))], comps=ADD)
     case("complex and real of c64[0,3]", [("f32", (0, 3)), ("f32", (0, 3))],
@@ -526,7 +527,84 @@ def control():
           "ROOT o = u32[0,4] get-tuple-element(r), index=1"], lambda a: [np.zeros((0, 4))])
 
 
+def more():
+    """Kernel variants the groups above do not reach."""
+    # convolution with a zero-sized kernel window: every window is empty, sums are 0
+    for lhs, rhs, win, out, fg in [((2, 3, 8, 8), (4, 3, 0, 3), "size=0x3", (2, 4, 9, 6), 1),
+                                   ((2, 8, 8, 8), (8, 1, 3, 0), "size=3x0", (2, 8, 6, 9), 8),
+                                   ((1, 2, 4, 5, 6), (3, 2, 0, 2, 2), "size=0x2x2", (1, 3, 5, 4, 5), 1)]:
+        labels = "bf012_oi012->bf012" if len(lhs) == 5 else "bf01_oi01->bf01"
+        case("convolution with an empty window %s groups %d" % (win, fg), [("f32", lhs), ("f32", rhs)],
+             ["ROOT c = %s convolution(p0, p1), window={%s}, dim_labels=%s, feature_group_count=%d"
+              % (S("f32", *out), win, labels, fg)], lambda a, out=out: [np.zeros(out)])
+    case("3-D convolution, zero depth padded", [("f32", (2, 4, 0, 6, 6)), ("f32", (4, 1, 2, 3, 3))],
+         ["ROOT c = f32[2,4,1,4,4] convolution(p0, p1), window={size=2x3x3 pad=1_1x0_0x0_0}, "
+          "dim_labels=bf012_oi012->bf012, feature_group_count=4"], lambda a: [np.zeros((2, 4, 1, 4, 4))])
+    # scatter combiners and transposed update layouts, no updates
+    n = 1 << 14
+    combs = {"max": comp("mx", "maximum", "f32"), "mul": comp("ml", "multiply", "f32"),
+             "assign": "as {\n  a = f32[] parameter(0)\n  ROOT b = f32[] parameter(1)\n}\n",
+             "s32 xor": comp("xr", "xor", "s32")}
+    for name, c in combs.items():
+        t = "s32" if name.startswith("s32") else "f32"
+        fn = c.split(" ")[0]
+        case("scatter (%s), no updates, transposed updates" % name, [(t, (n, 16)), ("s32", (0,)), (t, (16, 0))],
+             ["ROOT s = %s scatter(p0, p1, p2), update_window_dims={0}, inserted_window_dims={0}, "
+              "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%s" % (S(t, n, 16), fn)],
+             lambda a: [a[0]], comps=c)
+        case("scatter (%s) of empty windows" % name, [(t, (n, 0)), ("s32", (64, 1)), (t, (64, 0))],
+             ["ROOT s = %s scatter(p0, p1, p2), update_window_dims={1}, inserted_window_dims={0}, "
+              "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%s" % (S(t, n, 0), fn)],
+             lambda a: [np.zeros((n, 0))], comps=c, data={1: np.arange(64, dtype=np.int32).reshape(64, 1)})
+    # transposes that keep the last dim (runs) or are the identity (copy)
+    case("transpose keeping the last dim, f32[0,3,4096]", [("f32", (0, 3, 4096))],
+         ["ROOT t = f32[3,0,4096] transpose(p0), dimensions={1,0,2}"], lambda a: [np.zeros((3, 0, 4096))])
+    case("transpose keeping the last dim of size 0", [("f32", (4096, 3, 0))],
+         ["ROOT t = f32[3,4096,0] transpose(p0), dimensions={1,0,2}"], lambda a: [np.zeros((3, 4096, 0))])
+    case("identity transpose of f32[4096,0]", [("f32", (4096, 0))],
+         ["ROOT t = f32[4096,0] transpose(p0), dimensions={0,1}"], lambda a: [np.zeros((4096, 0))])
+    # threaded reductions with no output rows or nothing to reduce
+    for dims, rd, out in [((0, 1 << 20), 1, (0,)), ((1 << 20, 0), 0, (0,)), ((0, 1 << 20), 0, (1 << 20,)),
+                          ((64, 0, 4096), 1, (64, 4096))]:
+        case("reduce-add f32%s over %d (threads)" % (list(dims), rd), [("f32", dims)],
+             ["z = f32[] constant(0.5)", "ROOT r = %s reduce(p0, z), dimensions={%d}, to_apply=add_f32" % (S("f32", *out), rd)],
+             lambda a, out=out: [np.full(out, 0.5)], comps=COMPS["f32"])
+    # dot epilogue fusions with an empty result
+    for m, k, nn in [(0, 64, 300), (400, 64, 0), (0, 0, 0)]:
+        fd = ("fd {\n  a = f32[%d,%d] parameter(0)\n  b = f32[%d,%d] parameter(1)\n"
+              "  d = f32[%d,%d] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+              "  ROOT r = f32[%d,%d] tanh(d)\n}\n") % (m, k, k, nn, m, nn, m, nn)
+        case("dot fusion with an epilogue [%d,%d]x[%d,%d]" % (m, k, k, nn), [("f32", (m, k)), ("f32", (k, nn))],
+             ["ROOT f = %s fusion(p0, p1), kind=kOutput, calls=fd" % S("f32", m, nn)],
+             lambda a, s=(m, nn): [np.zeros(s)], comps=fd)
+    case("integer batch dot with zero batch and K", [("s32", (0, 3, 4)), ("s32", (0, 4, 5)), ("s8", (7, 0)), ("s8", (0, 9))],
+         ["a = s32[0,3,5] dot(p0, p1), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+          "rhs_contracting_dims={1}", "b = s8[7,9] dot(p2, p3), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+          "ROOT t = (s32[0,3,5], s8[7,9]) tuple(a, b)"], lambda a: [np.zeros((0, 3, 5)), np.zeros((7, 9))])
+    # narrow and complex element types
+    for t in ("s4", "u4", "f8e4m3fn", "f8e5m2", "c64", "c128", "u8", "s64"):
+        s_ = S(t, 0, 8)
+        case("elementwise %s" % s_, [],
+             ["z = %s constant(%s)" % (S(t), "(0, 0)" if t[0] == "c" else "0"), "x = %s broadcast(z), dimensions={}" % s_, "y = %s add(x, x)" % s_,
+              "ROOT r = %s convert(y)" % S("f32" if t[0] != "c" else "c64", 0, 8)], lambda a: [np.zeros((0, 8))])
+    # a while loop whose body slices, pads and updates zero-sized pieces
+    wb = ("wb {\n  p = (s32[], f32[0,6], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+          "  x = f32[0,6] get-tuple-element(p), index=1\n  v = f32[4] get-tuple-element(p), index=2\n"
+          "  one = s32[] constant(1)\n  j = s32[] add(i, one)\n  z = s32[] constant(0)\n"
+          "  d = f32[0,3] dynamic-slice(x, i, i), dynamic_slice_sizes={0,3}\n"
+          "  u = f32[0,6] dynamic-update-slice(x, d, z, i)\n  e = f32[0] slice(v), slice={[2:2]}\n"
+          "  c = f32[] constant(1)\n  q = f32[4] pad(e, c), padding=1_3\n  w = f32[4] add(v, q)\n"
+          "  ROOT t = (s32[], f32[0,6], f32[4]) tuple(j, u, w)\n}\n"
+          "wc {\n  p = (s32[], f32[0,6], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+          "  n = s32[] constant(3)\n  ROOT c = pred[] compare(i, n), direction=LT\n}\n")
+    case("while loop slicing and padding zero-sized pieces", [("f32", (0, 6)), ("f32", (4,))],
+         ["z = s32[] constant(0)", "t = (s32[], f32[0,6], f32[4]) tuple(z, p0, p1)",
+          "ROOT w = (s32[], f32[0,6], f32[4]) while(t), condition=wc, body=wb"],
+         lambda a: [np.array(3), np.zeros((0, 6)), a[1] + 3], comps=wb)
+
+
 elementwise()
+more()
 movement()
 gather_scatter()
 reductions()
