@@ -7,9 +7,10 @@ fast kernels, their threaded splits and the BLAS calls are reached).  Every
 case runs four times: on the reference path (--reference) and on the fast
 path with --threads 1, 2 and 3.  Each run must exit 0, print nothing on
 standard error, and give the result numpy computes independently of
-hlo-run (np.zeros / np.full for empty sums and reductions, np.einsum on the
-empty arrays, np.pad, np.concatenate, ...): right shape, and exactly the
-right values (an empty reduction gives its init value, a dot with K = 0
+hlo-run (np.zeros / np.full for empty sums and reductions, np.concatenate,
+np.broadcast_to, the operand itself, ...; inputs hold infinities and NaN,
+which nothing read from an empty operand may see): right shape, and exactly
+the right values (an empty reduction gives its init value, a dot with K = 0
 gives zeros, a gather from an empty operand gives zeros).  Prints one line
 per failure and "zero_sized: N cases, M runs, K failed"; exit 1 on failure.
 """
@@ -68,6 +69,8 @@ def gen(t, dims):
         v = (RNG.integers(-4, 5, n) + 1j * RNG.integers(-4, 5, n)).astype(NPT[t])
     else:
         v = RNG.integers(-8, 9, n).astype(np.float64) / 4  # exact in every float type
+        if n >= 3:  # infinities and NaN: results read from empty operands must not see them
+            v[RNG.choice(n, 3, replace=False)] = [np.inf, -np.inf, np.nan]
     return v.reshape(dims)
 
 
