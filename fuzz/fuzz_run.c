@@ -76,8 +76,8 @@ static bool small_module(const hlo_module *m) {
  * Random text mutations rarely give a module with a dimension of size 0 that
  * still verifies, so a third of the mutations (after libFuzzer's own) pick
  * one dimension size v found in the shapes of the text and write 0 for it:
- * in every shape, and on every second call also for every number v outside
- * shapes (slice limits, slice sizes, windows, ...), except on lines holding
+ * in every shape, and in half of these mutations also for every number v
+ * outside shapes (slice limits, slice sizes, windows, ...), except on lines holding
  * constants, parameters or tuple indices.  Done the same way everywhere, the
  * module stays consistent often enough to run. */
 static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }

@@ -590,6 +590,23 @@ def more():
         case("elementwise %s" % s_, [],
              ["z = %s constant(%s)" % (S(t), "(0, 0)" if t[0] == "c" else "0"), "x = %s broadcast(z), dimensions={}" % s_, "y = %s add(x, x)" % s_,
               "ROOT r = %s convert(y)" % S("f32" if t[0] != "c" else "c64", 0, 8)], lambda a: [np.zeros((0, 8))])
+    # scaled-dot with K = 0 (its scales empty too), stochastic-convert, ragged-all-to-all of nothing
+    case("scaled-dot with K=0", [("f32", (3, 0)), ("f32", (3, 0)), ("f32", (0, 4)), ("f32", (0, 4))],
+         ["ROOT d = f32[3,4] scaled-dot(p0, p1, p2, p3), lhs_contracting_dims={1}, rhs_contracting_dims={0}"],
+         lambda a: [np.zeros((3, 4))])
+    case("stochastic-convert of f32[0,4]", [("f32", (0, 4)), ("u32", (0, 4))],
+         ["ROOT s = s32[0,4] stochastic-convert(p0, p1)"], lambda a: [np.zeros((0, 4))])
+    case("ragged-all-to-all with nothing to send", [("f32", (0, 2)), ("f32", (5, 2)), ("s64", (1, 1)),
+                                                    ("s64", (1, 1)), ("s64", (1, 1)), ("s64", (1, 1))],
+         ["ROOT r = f32[5,2] ragged-all-to-all(p0, p1, p2, p3, p4, p5), replica_groups={{0}}"],
+         lambda a: [a[1]], data={2: np.zeros((1, 1), np.int64), 3: np.zeros((1, 1), np.int64),
+                                 4: np.array([[3]], np.int64), 5: np.zeros((1, 1), np.int64)})
+    case("ragged-dot with no groups", [("f32", (3, 4)), ("f32", (0, 4, 5)), ("s32", (0,))],
+         ["ROOT d = f32[3,5] ragged-dot(p0, p1, p2), lhs_contracting_dims={1}, rhs_contracting_dims={1}, "
+          "lhs_ragged_dims={0}, rhs_group_dims={0}"], lambda a: [np.zeros((3, 5))])
+    case("ragged-dot, ragged contracting dim of size 0", [("f32", (3, 0)), ("f32", (0, 5)), ("s32", (2,))],
+         ["ROOT d = f32[2,3,5] ragged-dot(p0, p1, p2), lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
+          "lhs_ragged_dims={1}"], lambda a: [np.zeros((2, 3, 5))], data={2: np.zeros(2, np.int32)})
     # a while loop whose body slices, pads and updates zero-sized pieces
     wb = ("wb {\n  p = (s32[], f32[0,6], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
           "  x = f32[0,6] get-tuple-element(p), index=1\n  v = f32[4] get-tuple-element(p), index=2\n"
