@@ -1,7 +1,8 @@
 /* fuzz_run.c - fuzz target: the interpreter on small modules, the way
  * hlo-run uses it: parse, fill omitted shapes, plan (which verifies), run on pseudo-random inputs.  Caps keep each
  * input cheap: every array shape at most 4096 elements, while loops at most
- * 32 iterations, and an allocator that refuses more than 64 MiB live. */
+ * 32 iterations, and an allocator that refuses more than 64 MiB live.  A
+ * custom mutator makes zero-sized dimensions common (hlo_zero_dims). */
 #include "fuzz.h"
 #include "hlo/hlo_exec.h"
 #include "hlo/hlo_shape_infer.h"
@@ -69,6 +70,112 @@ static bool small_module(const hlo_module *m) {
         if (in->operands[k] && !small_shape(&in->operands[k]->shape, 0)) return false;
     }
   return true;
+}
+
+/* ---- zero-sized dimensions ----------------------------------------------
+ * Random text mutations rarely give a module with a dimension of size 0 that
+ * still verifies, so a third of the mutations (after libFuzzer's own) pick
+ * one dimension size v found in the shapes of the text and write 0 for it:
+ * in every shape, and in half of these mutations also for every number v
+ * outside shapes (slice limits, slice sizes, windows, ...), except on lines holding
+ * constants, parameters or tuple indices.  Done the same way everywhere, the
+ * module stays consistent often enough to run. */
+static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
+static bool is_lower_or_digit(uint8_t c) { return is_digit(c) || (c >= 'a' && c <= 'z'); }
+
+/* Whether the '[' at position i opens a shape (an element type name ends there). */
+static bool opens_shape(const uint8_t *d, size_t i) {
+  return i >= 2 && d[i] == '[' && is_lower_or_digit(d[i - 1]) && is_lower_or_digit(d[i - 2]);
+}
+
+/* Whether a number starts at i: a digit not inside a name or another number
+ * (after 'x' or '_' only between numbers, as in size=3x3 or padding=1_1). */
+static bool number_starts(const uint8_t *d, size_t i) {
+  if (!is_digit(d[i])) return false;
+  if (i == 0) return true;
+  uint8_t c = d[i - 1];
+  if (c == 'x' || c == '_') return i >= 2 && is_digit(d[i - 2]);
+  return !is_digit(c) && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && c != '.' &&
+         c != '%' && c != '#';
+}
+
+/* The value of the number at i (capped) and its end in *end. */
+static int64_t number_at(const uint8_t *d, size_t size, size_t i, size_t *end) {
+  int64_t v = 0;
+  while (i < size && is_digit(d[i])) {
+    if (v < 100000000) v = v * 10 + (d[i] - '0');
+    i++;
+  }
+  *end = i;
+  return v;
+}
+
+/* Whether line [a, b) holds a constant, a parameter or a tuple index. */
+static bool line_kept(const uint8_t *d, size_t a, size_t b) {
+  static const char *keep[] = {"constant(", "parameter(", "index=", "HloModule"};
+  for (int k = 0; k < 4; k++) {
+    size_t n = strlen(keep[k]);
+    for (size_t i = a; i + n <= b; i++)
+      if (!memcmp(d + i, keep[k], n)) return true;
+  }
+  return false;
+}
+
+static size_t line_end(const uint8_t *d, size_t size, size_t i) {
+  while (i < size && d[i] != '\n') i++;
+  return i;
+}
+
+static size_t hlo_zero_dims(uint8_t *d, size_t size, unsigned seed) {
+  /* the distinct non-zero sizes in shapes (up to 64) */
+  int64_t vals[64];
+  int nv = 0;
+  bool in_shape = false;
+  for (size_t i = 0, e; i < size; i++) {
+    if (opens_shape(d, i)) in_shape = true;
+    else if (d[i] == ']') in_shape = false;
+    if (!in_shape || !number_starts(d, i)) continue;
+    int64_t v = number_at(d, size, i, &e);
+    bool have = v == 0;
+    for (int q = 0; q < nv && !have; q++) have = vals[q] == v;
+    if (!have && nv < 64) vals[nv++] = v;
+    i = e - 1;
+  }
+  if (!nv) return size;
+  int64_t v = vals[seed % (unsigned)nv];
+  bool everywhere = (seed / 64) & 1;
+  /* rewrite in place: a replacement never makes the text longer */
+  size_t o = 0;
+  bool kept = line_kept(d, 0, line_end(d, size, 0));
+  in_shape = false;
+  for (size_t i = 0, e; i < size;) {
+    if (d[i] == '\n') kept = line_kept(d, i + 1, line_end(d, size, i + 1));
+    if (opens_shape(d, i)) in_shape = true;
+    else if (d[i] == ']') in_shape = false;
+    if (number_starts(d, i) && (in_shape || (everywhere && !kept))) {
+      int64_t x = number_at(d, size, i, &e);
+      bool whole = e == size || !((d[e] >= 'a' && d[e] <= 'z') || d[e] == '.');
+      if (x == v && whole) {
+        d[o++] = '0';
+        i = e;
+        continue;
+      }
+      while (i < e) d[o++] = d[i++];
+      continue;
+    }
+    d[o++] = d[i++];
+  }
+  return o;
+}
+
+/* libFuzzer's own mutator; absent (NULL) in the plain replay program. */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max) __attribute__((weak));
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned int seed);
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned int seed) {
+  if (LLVMFuzzerMutate) size = LLVMFuzzerMutate(data, size, max);
+  if (seed % 3 == 0) size = hlo_zero_dims(data, size, seed / 3);
+  return size;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

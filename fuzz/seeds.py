@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of one fuzz target into a directory (at run time;
 seeds are never committed).  Sources: testdata/ and ../shared/corpus beside
-the checkout, plus a few generated .npy/.npz files and RUN.yaml specs.
+the checkout, plus a few generated .npy/.npz files and RUN.yaml specs, and
+for the run target copies of the modules with one dimension size set to 0.
 
 usage: seeds.py TARGET OUTDIR    (TARGET: parse verify run imap npy runspec)"""
 import glob
@@ -33,6 +34,22 @@ def hlo_texts():
             for block in re.findall(rb"```[a-z]*\n(.*?)```", fh.read(), re.S):
                 if b"ENTRY" in block or b"HloModule" in block:
                     yield block
+
+
+SHAPE = re.compile(rb"\b([a-z][a-z0-9]*)\[([0-9,]+)\]")
+
+
+def zero_variants(text, most=3):
+    """Copies of text with every shape dimension of one size written as 0
+    (for the run target: zero-sized operands, results and batches), one copy
+    for each of the first few distinct sizes."""
+    sizes = sorted({d for m in SHAPE.finditer(text) for d in m.group(2).split(b",") if d and d != b"0"},
+                   key=int)
+    for v in sizes[:most]:
+        def zero(m):
+            dims = [b"0" if d == v else d for d in m.group(2).split(b",")]
+            return m.group(1) + b"[" + b",".join(dims) + b"]"
+        yield SHAPE.sub(zero, text)
 
 
 def imap_texts():
@@ -94,6 +111,7 @@ def main():
         seeds = list(hlo_texts())
         if target == "run":
             seeds = [s for s in seeds if len(s) <= 16384]
+            seeds += [z for s in seeds for z in zero_variants(s)]
     elif target == "imap":
         seeds = list(imap_texts())
     elif target == "npy":

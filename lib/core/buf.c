@@ -42,7 +42,7 @@ static bool reserve(hlo_buf *b, size_t extra) {
 
 void hlo_buf_put(hlo_buf *b, const char *s, size_t n) {
   if (!reserve(b, n)) return;
-  memcpy(b->data + b->len, s, n);
+  if (n) memcpy(b->data + b->len, s, n); /* s may be NULL when n is 0 (an empty array) */
   b->len += n;
   b->data[b->len] = 0;
 }

@@ -130,25 +130,42 @@ static inline bool same_bits(const hlo_val *a, const hlo_val *b, char *why, size
   return true;
 }
 
+/* Parse text (a failure counts and is printed; NULL) and make its entry's
+ * arguments (at most 8) filled by fill_val from seed; free both with
+ * dt_module_free. */
+static inline hlo_module *dt_module_new(int line, const char *text, hlo_diags *d, hlo_val **args,
+                                        int *na, uint64_t seed, int nan) {
+  hlo_src src = {"test", text, strlen(text)};
+  hlo_diags_init(d, NULL);
+  hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, d, NULL);
+  if (!m) {
+    t_fail++;
+    printf("%s:%d: parse failed: %s\n", dt_name, line, d->n ? d->v[0].msg : "");
+    hlo_diags_release(d);
+    return NULL;
+  }
+  *na = m->entry->nparams;
+  for (int i = 0; i < *na; i++) {
+    args[i] = hlo_val_new(NULL, &m->entry->params[i]->shape);
+    fill_val(args[i], seed + (uint64_t)i * 31, nan);
+  }
+  return m;
+}
+
+static inline void dt_module_free(hlo_module *m, hlo_diags *d, hlo_val **args, int na) {
+  for (int i = 0; i < na; i++) hlo_val_release(NULL, args[i]);
+  hlo_module_free(m);
+  hlo_diags_release(d);
+}
+
 /* Run text both ways (the fast path on threads threads, 0 = all cores);
  * the fast kernel's name must contain want. */
 static inline void check_th(int line, const char *text, const char *want, int nan, int threads) {
-  hlo_src src = {"test", text, strlen(text)};
   hlo_diags d;
-  hlo_diags_init(&d, NULL);
-  hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
-  if (!m) {
-    t_fail++;
-    printf("%s:%d: parse failed: %s\n", dt_name, line, d.n ? d.v[0].msg : "");
-    hlo_diags_release(&d);
-    return;
-  }
   hlo_val *args[8];
-  int na = m->entry->nparams;
-  for (int i = 0; i < na; i++) {
-    args[i] = hlo_val_new(NULL, &m->entry->params[i]->shape);
-    fill_val(args[i], 17 + (uint64_t)i * 31 + (uint64_t)line, nan);
-  }
+  int na;
+  hlo_module *m = dt_module_new(line, text, &d, args, &na, 17 + (uint64_t)line, nan);
+  if (!m) return;
   char kname[128] = "";
   hlo_val *ref = run_mod(m, false, args, na, NULL, 0, 0);
   hlo_val *fast = run_mod(m, true, args, na, kname, sizeof kname, threads);
@@ -166,9 +183,7 @@ static inline void check_th(int line, const char *text, const char *want, int na
   }
   hlo_val_release(NULL, ref);
   hlo_val_release(NULL, fast);
-  for (int i = 0; i < na; i++) hlo_val_release(NULL, args[i]);
-  hlo_module_free(m);
-  hlo_diags_release(&d);
+  dt_module_free(m, &d, args, na);
 }
 
 static inline void check(int line, const char *text, const char *want, int nan) {

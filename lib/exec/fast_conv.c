@@ -334,6 +334,13 @@ DECL_KERN(hlo_fast_conv) {
   HLO_ASSERT(!(args[0]->ntuple || args[1]->ntuple)); /* planned for these shapes */
   hlo_val *o = hlo_run_new_raw(r, &in->shape);
   if (!o) return hlo_run_errorf(r, in, "out of memory");
+  if (args[0]->nelems == 0) {
+    /* every window holds padding only, which adds nothing (as in the
+     * reference and XLA: not 0 * kernel, which is NaN for an infinity) */
+    if (o->nbytes) memset(o->data, 0, o->nbytes);
+    *out = o;
+    return HLO_OK;
+  }
   int rc;
   if (!p->half) {
     rc = conv_run(p, r, args[0]->data, args[1]->data, o->data, o->nbytes);

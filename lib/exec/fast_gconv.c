@@ -140,6 +140,7 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   int64_t KI = ks->dims[dn->kernel_in], KO = ks->dims[dn->kernel_out];
   int64_t OB = os->dims[dn->out_batch], OF = os->dims[dn->out_feature];
   if (KO != OF || IF != KI * FG || OF % FG || OF % BG || IB % BG || OB != IB / BG) return false;
+  if (KI < 1) return false; /* no input features: the other kernels give the zeros */
   gc_plan *p = hlo_arena_alloc(&e->arena, sizeof *p);
   if (!p) return false;
   memset(p, 0, sizeof *p);
@@ -404,6 +405,13 @@ DECL_KERN(hlo_fast_gconv) {
   HLO_ASSERT(!(args[0]->ntuple || args[1]->ntuple)); /* planned for these shapes */
   hlo_val *o = hlo_run_new_raw(r, &in->shape);
   if (!o) return hlo_run_errorf(r, in, "out of memory");
+  if (args[0]->nelems == 0) {
+    /* every window holds padding only, which adds nothing (as in the
+     * reference and XLA: not 0 * kernel, which is NaN for an infinity) */
+    if (o->nbytes) memset(o->data, 0, o->nbytes);
+    *out = o;
+    return HLO_OK;
+  }
   float *hx = NULL, *hk = NULL, *hy = NULL;
   if (p->half) {
     hx = widen(r->alloc, args[0]);

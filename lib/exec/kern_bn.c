@@ -61,9 +61,9 @@ static void bn_run(hlo_run *r, bn_job *j, void (*fn)(void *, int64_t)) {
     {                                                                      \
       double sum = 0, sq = 0;                                              \
       LOOP(sum += x[k]);                                                   \
-      double mean = g.m ? sum / (double)g.m : 0;                           \
+      double mean = sum / (double)g.m;                           \
       LOOP(double dd = x[k] - mean; sq += dd * dd);                        \
-      double var = g.m ? sq / (double)g.m : 0;                             \
+      double var = sq / (double)g.m;                             \
       double scv = sc[f], off = of[f], inv = 1.0 / sqrt(var + eps);        \
       LOOP(y[k] = (T)((x[k] - mean) * inv * scv + off));                   \
       mo[f] = (T)mean;                                                     \

@@ -52,6 +52,12 @@ DECL_KERN(hlo_ref_gather) {
     if (d != ivd) sdims[nsd++] = d;
   hlo_val *o = hlo_run_new(r, os);
   if (!o) return OOM(r, s);
+  /* An empty operand (a collapsed slice dim of bound 0) has nothing to
+   * read: the result keeps the zeros it was made with, as in XLA. */
+  if (args[0]->nelems == 0) {
+    *out = o;
+    return HLO_OK;
+  }
   int64_t opst[MAXR], oi[MAXR] = {0}, G[MAXR], S[MAXR], In[MAXR];
   hlo_strides(ops, opst);
   size_t es = (size_t)hlo_type_bytes(os->type);

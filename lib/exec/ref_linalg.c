@@ -89,7 +89,11 @@ DECL_KERN(hlo_ref_convolution) {
   int64_t lst[MAXR], kst[MAXR], oi[MAXR] = {0}, li[MAXR], ki[MAXR], wsz[MAXR], wi[MAXR];
   hlo_strides(ls, lst);
   hlo_strides(ks, kst);
-  for (int d = 0; d < ns; d++) wsz[d] = ks->dims[dn->kernel_spatial[d]];
+  bool empty_window = false; /* a kernel spatial dim of size 0: every sum is empty */
+  for (int d = 0; d < ns; d++) {
+    wsz[d] = ks->dims[dn->kernel_spatial[d]];
+    empty_window = empty_window || wsz[d] == 0;
+  }
   hlo_type lt = ls->type, kt = ks->type, ot = os->type;
   int64_t ofg = OF / G, ofb = OF / B;
   for (int64_t k = 0; k < o->nelems; k++) {
@@ -102,7 +106,7 @@ DECL_KERN(hlo_ref_convolution) {
       li[dn->in_feature] = g * KI + kf;
       ki[dn->kernel_in] = kf;
       memset(wi, 0, sizeof wi);
-      bool more = true;
+      bool more = !empty_window;
       while (more) {
         bool ok = true;
         for (int d = 0; d < ns && ok; d++) {

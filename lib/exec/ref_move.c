@@ -268,7 +268,7 @@ DECL_KERN(hlo_ref_bitcast) {
   }
   size_t es = esz_of(os);
   if (es != esz_of(is)) {
-    memcpy(o->data, args[0]->data, o->nbytes);
+    if (o->nbytes) memcpy(o->data, args[0]->data, o->nbytes);
     *out = o;
     return HLO_OK;
   }

@@ -259,13 +259,14 @@ DECL_KERN(hlo_ref_batch_norm_training) {
     double sum = 0, sq = 0;
     for (int64_t a = 0; a < g.outer; a++)
       for (int64_t i = 0; i < g.inner; i++) sum += ldf(args[0], BN_IDX(g, a, f, i));
-    double mean = g.m ? sum / (double)g.m : 0;
+    /* an empty batch gives 0/0: NaN mean and variance, as XLA's expansion */
+    double mean = sum / (double)g.m;
     for (int64_t a = 0; a < g.outer; a++)
       for (int64_t i = 0; i < g.inner; i++) {
         double d = ldf(args[0], BN_IDX(g, a, f, i)) - mean;
         sq += d * d;
       }
-    double var = g.m ? sq / (double)g.m : 0;
+    double var = sq / (double)g.m;
     double sc = ldf(args[1], f), off = ldf(args[2], f), inv = 1.0 / sqrt(var + eps);
     for (int64_t a = 0; a < g.outer; a++)
       for (int64_t i = 0; i < g.inner; i++) {

@@ -189,8 +189,10 @@ int hlo_shape_infer_convolution(infer_ctx *c) {
     if (w->size != ksz)
       return sx_fail(c, "Window dimensions do not match RHS shape: RHS spatial dimension %d is %lld but the window size is %lld.",
                      i, (long long)ksz, (long long)w->size);
-    if (w->stride <= 0 || w->lhs_dilate <= 0 || w->rhs_dilate <= 0)
-      return sx_fail(c, "Window dimension %d has a non-positive stride or dilation.", i);
+    /* a kernel spatial dim of size 0 is a window of size 0, which XLA's
+     * window shape inference rejects as for reduce-window */
+    if (w->size <= 0 || w->stride <= 0 || w->lhs_dilate <= 0 || w->rhs_dilate <= 0)
+      return sx_fail(c, "Window dimension %d has a non-positive size, stride or dilation.", i);
     int64_t in = l->dims[dn->in_spatial[i]];
     int64_t o = in == HLO_DIM_UNBOUNDED ? in : sx_window_out(in, w);
     if (o < 0 && o != HLO_DIM_UNBOUNDED) return sx_fail(c, "Window dimension %d gives an invalid output size.", i);

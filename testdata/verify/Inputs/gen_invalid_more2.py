@@ -190,7 +190,12 @@ ENTRY e {
   l = f32[1,4,2] parameter(0)
   r = f32[3,2,2] parameter(1)
 @  ROOT c = f32[1,2,2] convolution(l, r), window={size=3 stride=0}, dim_labels=b0f_0io->b0f
-}''', 'Window dimension 0 has a non-positive stride or dilation.'),
+}''', 'Window dimension 0 has a non-positive size, stride or dilation.'),
+('''ENTRY e {
+  l = f32[1,4,2] parameter(0)
+  r = f32[0,2,2] parameter(1)
+@  ROOT c = f32[1,5,2] convolution(l, r), window={size=0}, dim_labels=b0f_0io->b0f
+}''', 'Window dimension 0 has a non-positive size, stride or dilation.'),
 ('''ENTRY e {
   l = f32[1,3,2] parameter(0)
   r = f32[3,2,2] parameter(1)
