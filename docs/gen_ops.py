@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-FUNC, VALUE, FLAG, RANGE = "func", "value", "flag", "range"
+FUNC, FUNCS, VALUE, FLAG, RANGE = "func", "funcs", "value", "flag", "range"
 
 # (column title, table file, table name, [(field, kind, label), ...])
 COLUMNS = [
@@ -31,7 +31,17 @@ COLUMNS = [
     ("Indexing rule", "lib/index/imap_ops.c", "RULES", [(None, VALUE, "")]),
     ("Graph class", "lib/export/dot_style.c", "CLASSES", [(None, VALUE, "")]),
     ("Fusion role", "lib/fuse/fuse_policy.c", "RULES", [("cls", VALUE, ""), ("costly", FLAG, "costly")]),
+    ("Reference kernel", "lib/exec/kernels.c", "hlo_kernels",
+     [("ref", FUNC, ""), ("prep", FUNC, "check: "), ("why_not", VALUE, "cannot run: ")]),
+    ("Fast candidates (in order)", "lib/exec/kernels.c", "hlo_kernels", [("fast", FUNCS, "")]),
 ]
+
+# Tables written with macros (the kernel table's REF(), FAST2(), EW rows) are
+# read after the C preprocessor has expanded them.
+PREPROCESS = {"lib/exec/kernels.c"}
+# A fast candidate that only wraps a kernel (kernels.c's ALWAYS/WHEN) is shown
+# as the kernel it installs.
+CANDIDATE_PREFIX = "cand_"
 
 # Where a column's values (not functions) take effect.
 NOTES = {
@@ -83,8 +93,20 @@ def split_top(s):
     return parts
 
 
+def source_of(root, path):
+    if path not in PREPROCESS:
+        return strip_comments(open(os.path.join(root, path)).read())
+    import subprocess
+    r = subprocess.run([os.environ.get("CC", "cc"), "-E", "-P", "-D_GNU_SOURCE", "-I", os.path.join(root, "include"),
+                        "-I", os.path.join(root, "lib"), os.path.join(root, path)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail("%s: the preprocessor failed: %s" % (path, r.stderr[:300]))
+    return r.stdout
+
+
 def read_table(root, path, name, ops):
-    src = strip_comments(open(os.path.join(root, path)).read())
+    src = source_of(root, path)
     m = re.search(r"\b%s\s*\[HLO_OP_COUNT\]\s*=\s*\{" % re.escape(name), src)
     if not m:
         fail("%s: no table %s[HLO_OP_COUNT]" % (path, name))
@@ -125,6 +147,9 @@ def definitions(root):
         rel = os.path.relpath(path, root)
         src = strip_comments(open(path).read())
         for m in re.finditer(r"^[A-Za-z_][\w \*]*?\b(\w+)\s*\([^;{]*\)\s*\{", src, re.M):
+            if m.group(1) != "DECL_KERN":
+                where.setdefault(m.group(1), []).append(rel)
+        for m in re.finditer(r"^DECL_KERN\((\w+)\)\s*\{", src, re.M):  # kernels (lib/exec/exec.h)
             where.setdefault(m.group(1), []).append(rel)
     return where
 
@@ -134,6 +159,18 @@ def cell(rows, op, parts, where, path):
     for field, kind, label in parts:
         v = rows[op].get(field)
         if v is None or v in ("false", "0"):
+            continue
+        if kind == FUNCS:  # {a, b, ...}
+            names = [x.strip() for x in v.strip("{}").split(",") if x.strip()]
+            shown = []
+            for n in names:
+                n = n[len(CANDIDATE_PREFIX):] if n.startswith(CANDIDATE_PREFIX) and n[len(CANDIDATE_PREFIX):] in where else n
+                files = where.get(n, [])
+                if len(files) != 1:
+                    fail("%s: HLO_OP_%s: %s is defined in %s" % (path, op, n, files or "no file under lib/"))
+                shown.append("`%s:%s`" % (files[0], n))
+            if shown:
+                out.append(label + ", ".join(shown))
             continue
         if kind == FUNC:
             files = where.get(v, [])
@@ -181,8 +218,10 @@ def render(root):
     lines += [
         "",
         "`grep -n HLO_OP_GATHER lib/` lists the same rows.  Arity and flags come from `hlo_ops.def`",
-        "(`*` = variadic; the shape table then bounds the count where XLA does).  The interpreter",
-        "(`lib/exec`) does not have a table yet, so its kernels are not listed here.",
+        "(`*` = variadic; the shape table then bounds the count where XLA does).  The interpreter's",
+        "columns are its kernel table: the reference (or structural) kernel with the row's plan-time",
+        "check, and the fast candidates the fast path tries in that order (the first that accepts",
+        "the instruction runs it; `hlo-run --profile` names it).",
         "",
         "| Op | Arity, flags | " + " | ".join(c[0] for c in COLUMNS) + " |",
         "|" + "---|" * (2 + len(COLUMNS)),

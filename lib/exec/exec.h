@@ -1,7 +1,7 @@
 /* exec.h - internals of the interpreter shared by the files of lib/exec: the generic
  * scalar used by the reference code, the execution plan (hlo_plan_*), the
- * run state, and the kernel signature (hlo_kern_* fast kernels, hlo_ref_*
- * reference kernels). */
+ * run state, the kernel table, and the kernel signature (hlo_ref_* reference,
+ * hlo_ctl_* structural and hlo_fast_* optimised kernels). */
 #ifndef HLO_EXEC_INTERNAL_H
 #define HLO_EXEC_INTERNAL_H
 

@@ -107,7 +107,7 @@ static void test_dot(void) {
 static void test_reduce(void) {
   char text[1024];
   static const char *types[] = {"f32", "f64", "s32"};
-  static const char *kern[] = {"hlo_fast_reduce", "hlo_fast_reduce", "hlo_kern_reduce"};
+  static const char *kern[] = {"hlo_fast_reduce", "hlo_fast_reduce", "hlo_fast_reduce_typed"};
   for (int i = 0; i < 3; i++) {
     const char *dims[][3] = {{"262144,0", "262144", "1"}, {"0,262144", "262144", "0"},
                              {"0,4096", "0", "1"}, {"64,0,4096", "64,4096", "1"}};
@@ -132,7 +132,7 @@ static void test_reduce(void) {
   zcheck(__LINE__,
          "HloModule m\n" MAX("f32") "ENTRY e {\n  a = f32[0,512] parameter(0)\n  z = f32[] constant(-3)\n"
          "  ROOT r = f32[3,512] reduce-window(a, z), window={size=2x1 pad=2_2x0_0}, to_apply=mx\n}\n",
-         "hlo_kern_reduce_window", (want){-3, false});
+         "hlo_fast_reduce_window_typed", (want){-3, false});
   /* the mean and variance of an empty batch are 0/0 */
   zcheck(__LINE__,
          "HloModule m\nENTRY e {\n  a = f32[0,300,4] parameter(0)\n  s = f32[300] parameter(1)\n"
@@ -198,7 +198,7 @@ static void test_move(void) {
          "hlo_fast_scatter(maximum", SAME);
   zcheck(__LINE__,
          "HloModule m\nENTRY e {\n  a = f32[0,2048] parameter(0)\n  z = f32[] constant(1.5)\n"
-         "  ROOT p = f32[4,2048] pad(a, z), padding=1_3x0_0\n}\n", "hlo_kern_pad", (want){1.5, false});
+         "  ROOT p = f32[4,2048] pad(a, z), padding=1_3x0_0\n}\n", "hlo_fast_pad", (want){1.5, false});
 }
 
 static void test_loop(void) {
@@ -214,7 +214,7 @@ static void test_loop(void) {
          "HloModule m\nfp {\n  a = f32[0,300] parameter(0)\n  z = f32[] constant(0.5)\n"
          "  p = f32[400,300] pad(a, z), padding=200_200x0_0\n  ROOT r = f32[400,300] add(p, p)\n}\n"
          "ENTRY e {\n  a = f32[0,300] parameter(0)\n  ROOT f = f32[400,300] fusion(a), kind=kLoop, calls=fp\n}\n",
-         "hlo_kern_call", (want){1, false});
+         "hlo_ctl_call", (want){1, false});
 }
 
 int main(void) {
