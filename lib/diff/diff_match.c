@@ -196,6 +196,26 @@ static int match_hashes(diff_state *st) {
   return HLO_OK;
 }
 
+/* Operand positions where the operand of a is matched to that of b. */
+static int operands_agree(const diff_state *st, const hlo_instruction *a, const hlo_instruction *b) {
+  int n = 0;
+  for (int q = 0; q < a->noperands && q < b->noperands; q++) {
+    const hlo_instruction *oa = diff_resolve(&st->s[0], a->operands[q]);
+    const hlo_instruction *ob = diff_resolve(&st->s[1], b->operands[q]);
+    int m = st->s[0].match[diff_index(&st->s[0], oa)];
+    n += m >= 0 && st->s[1].ins[m] == ob;
+  }
+  return n;
+}
+
+/* Same opcode; or an opcode changed in place: same shape, every operand
+ * matched to the other's. */
+static bool alike(const diff_state *st, const hlo_instruction *a, const hlo_instruction *b) {
+  if (a->op == b->op) return true;
+  return a->noperands && a->noperands == b->noperands && hlo_shape_equal(&a->shape, &b->shape) &&
+         operands_agree(st, a, b) == a->noperands;
+}
+
 /* Operands of matched pairs with the same opcode, position by position. */
 static bool top_down(diff_state *st) {
   bool any = false;
@@ -209,7 +229,7 @@ static bool top_down(diff_state *st) {
       for (int q = 0; q < a->noperands; q++) {
         const hlo_instruction *oa = diff_resolve(&st->s[0], a->operands[q]);
         const hlo_instruction *ob = diff_resolve(&st->s[1], b->operands[q]);
-        if (oa->op == ob->op && try_pair(st, oa, ob, HLO_DIFF_BY_STRUCTURE)) more = any = true;
+        if (alike(st, oa, ob) && try_pair(st, oa, ob, HLO_DIFF_BY_STRUCTURE)) more = any = true;
       }
     }
   }
@@ -218,13 +238,7 @@ static bool top_down(diff_state *st) {
 
 /* Neighbours of a (in A) and b (in B) that are matched to each other. */
 static double similarity(const diff_state *st, const hlo_instruction *a, const hlo_instruction *b) {
-  double s = 0;
-  for (int q = 0; q < a->noperands && q < b->noperands; q++) {
-    const hlo_instruction *oa = diff_resolve(&st->s[0], a->operands[q]);
-    const hlo_instruction *ob = diff_resolve(&st->s[1], b->operands[q]);
-    int m = st->s[0].match[diff_index(&st->s[0], oa)];
-    if (m >= 0 && st->s[1].ins[m] == ob) s += 1;
-  }
+  double s = operands_agree(st, a, b);
   for (int u = 0; u < a->nusers; u++) {
     int m = st->s[0].match[diff_index(&st->s[0], a->users[u])];
     for (int v = 0; m >= 0 && v < b->nusers; v++)
@@ -247,7 +261,7 @@ static bool bottom_up(diff_state *st) {
       const hlo_instruction *ob = st->s[1].ins[m];
       for (int u = 0; u < ob->nusers; u++) {
         const hlo_instruction *b = ob->users[u];
-        if (b->op != a->op || st->s[1].match[diff_index(&st->s[1], b)] >= 0) continue;
+        if (!alike(st, a, b) || st->s[1].match[diff_index(&st->s[1], b)] >= 0) continue;
         double s = similarity(st, a, b);
         if (s > bs) bs = s, best = b;
       }
@@ -258,7 +272,7 @@ static bool bottom_up(diff_state *st) {
       const hlo_instruction *ub = st->s[1].ins[m];
       for (int q = 0; q < ub->noperands; q++) {
         const hlo_instruction *b = diff_resolve(&st->s[1], ub->operands[q]);
-        if (b->op != a->op || st->s[1].match[diff_index(&st->s[1], b)] >= 0) continue;
+        if (!alike(st, a, b) || st->s[1].match[diff_index(&st->s[1], b)] >= 0) continue;
         double s = similarity(st, a, b);
         if (s > bs) bs = s, best = b;
       }
