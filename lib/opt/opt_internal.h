@@ -15,6 +15,7 @@ typedef struct opt_ctx {
   hlo_arena tmp;      /* scratch, released at the end of the pass */
   fuse_names names;   /* every name of m, filled on first use */
   bool names_ready;
+  hlo_instruction *anchor; /* new instructions of its computation go just before it */
   int *cap;           /* per computation id: capacity of its instrs array */
   int ncap;
 } opt_ctx;
@@ -46,7 +47,8 @@ hlo_attr *opt_add_attr(opt_ctx *x, hlo_instruction *in, hlo_attr_key k);
 /* Give in its own copy of its attribute array (clones share them), so an
  * attribute can be edited; HLO_ERR on OOM. */
 int opt_own_attrs(opt_ctx *x, hlo_instruction *in);
-/* Put in at the end of c (c's capacity is tracked in x). */
+/* Put in into c: just before x->anchor when that is in c (so rewritten code
+ * stays where the instruction it replaces was), else at the end. */
 int opt_append(opt_ctx *x, hlo_computation *c, hlo_instruction *in);
 /* Make every use of old in c (operands, root) use nw instead. */
 void opt_replace_uses(hlo_computation *c, hlo_instruction *old, hlo_instruction *nw);

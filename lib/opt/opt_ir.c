@@ -85,7 +85,14 @@ int opt_append(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
   }
   if (x->cap[c->id] < 0) x->cap[c->id] = c->ninstrs; /* the parser's array is exactly full */
   if (fuse_comp_append(&x->m->arena, c, &x->cap[c->id], in)) return HLO_ERR;
-  in->id = c->ninstrs - 1;
+  int pos = -1;
+  for (int i = 0; x->anchor && x->anchor->parent == c && i < c->ninstrs - 1 && pos < 0; i++)
+    if (c->instrs[i] == x->anchor) pos = i;
+  if (pos >= 0) {
+    memmove(c->instrs + pos + 1, c->instrs + pos, (size_t)(c->ninstrs - 1 - pos) * sizeof *c->instrs);
+    c->instrs[pos] = in;
+  }
+  for (int i = pos < 0 ? c->ninstrs - 1 : pos; i < c->ninstrs; i++) c->instrs[i]->id = i;
   return HLO_OK;
 }
 

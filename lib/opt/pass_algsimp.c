@@ -261,6 +261,7 @@ int opt_algsimp(opt_ctx *x) {
         hlo_instruction *in = order[i];
         rule_fn *f = RULES[in->op];
         if (!f || in->ncontrol || opt_side_effect(in)) continue;
+        x->anchor = in;
         hlo_instruction *to = f(x, c, in);
         if (!to || to == in) continue;
         opt_replace_uses(c, in, to);

@@ -89,6 +89,7 @@ int opt_constant_folding(opt_ctx *x) {
       if (!foldable(in, limit)) continue;
       hlo_literal *lit = evaluate(x, in);
       if (!lit) continue;
+      x->anchor = in;
       hlo_instruction *k = opt_add(x, c, HLO_OP_CONSTANT, "constant", 0, &in->shape);
       if (!k) return opt_fail(x, NULL);
       k->literal = lit;

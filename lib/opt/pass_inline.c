@@ -22,6 +22,7 @@ static int inline_comp(opt_ctx *x, hlo_computation *c, hlo_computation **callees
     if (!call) return HLO_OK;
     hlo_computation *callee = call->called[0];
     hlo_instruction *root;
+    x->anchor = call;
     if (opt_inline_body(x, c, callee, call->operands, call->noperands, &root)) return HLO_ERR;
     if (!hlo_shape_equal(&root->shape, &call->shape) && call == c->root) return HLO_ERR;
     opt_replace_uses(c, call, root);

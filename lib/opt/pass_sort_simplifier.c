@@ -69,6 +69,7 @@ static int simplify(opt_ctx *x, hlo_computation *c, hlo_instruction *s) {
     for (int i = 0; i < n; i++)
       if (keep[i]) shape.tuple[nidx[i]] = s->shape.tuple[i];
   }
+  x->anchor = s;
   hlo_instruction *k = opt_add(x, c, HLO_OP_SORT, "sort", nkeep, &shape);
   if (!k) return -1;
   for (int i = 0; i < n; i++)

@@ -86,6 +86,7 @@ int opt_while_loop_simplifier(opt_ctx *x) {
       int n = trip_count(w, cond, body);
       if (n > 1) continue;
       hlo_instruction *to = w->operands[0];
+      x->anchor = w;
       if (n == 1 && opt_inline_body(x, c, body, w->operands, 1, &to)) return opt_fail(x, NULL);
       if (!hlo_shape_equal(&to->shape, &w->shape) && w == c->root) continue;
       opt_replace_uses(c, w, to);

@@ -19,13 +19,15 @@ int opt_zero_sized_hlo_elimination(opt_ctx *x) {
     hlo_computation *c = m->comps[ci];
     int n = c->ninstrs;
     hlo_instruction **gone = hlo_arena_array(&x->tmp, (size_t)n + 1, sizeof *gone);
-    if (!gone) return opt_fail(x, NULL);
+    hlo_instruction **order = opt_topo_order(x, c);
+    if (!gone || !order) return opt_fail(x, NULL);
     int ngone = 0;
     for (int i = 0; i < n; i++) {
-      hlo_instruction *in = c->instrs[i];
+      hlo_instruction *in = order[i];
       if (in->op == HLO_OP_CONSTANT || in->op == HLO_OP_PARAMETER || !zero_sized(in) || in->ncontrol ||
           opt_side_effect(in))
         continue;
+      x->anchor = in;
       hlo_instruction *k = opt_add(x, c, HLO_OP_CONSTANT, "constant", 0, &in->shape);
       hlo_literal *l = k ? hlo_arena_alloc(&m->arena, sizeof *l) : NULL;
       if (!l || hlo_shape_copy(&m->arena, &l->shape, &in->shape) || !(l->data = hlo_arena_alloc(&m->arena, 1)))
