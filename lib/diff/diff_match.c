@@ -282,6 +282,31 @@ static bool bottom_up(diff_state *st) {
   return any;
 }
 
+/* Computations still unmatched: the unmatched computation of B that holds
+ * the matches of most of the instructions of one of A (more than half). */
+static int match_comps_by_content(diff_state *st) {
+  const hlo_module *ma = st->s[0].m, *mb = st->s[1].m;
+  int *votes = hlo_arena_array(st->a, (size_t)mb->ncomps + 1, sizeof *votes);
+  if (!votes) return HLO_ERR;
+  for (int i = 0; i < ma->ncomps; i++) {
+    const hlo_computation *ca = ma->comps[i];
+    if (st->s[0].cmatch[i] >= 0 || !ca->ninstrs) continue;
+    memset(votes, 0, (size_t)mb->ncomps * sizeof *votes);
+    int best = -1;
+    for (int k = 0; k < ca->ninstrs; k++) {
+      int m = st->s[0].match[diff_index(&st->s[0], ca->instrs[k])];
+      if (m < 0) continue;
+      int cb = st->s[1].ins[m]->parent->id;
+      if (st->s[1].cmatch[cb] >= 0) continue;
+      if (++votes[cb] > (best < 0 ? 0 : votes[best])) best = cb;
+    }
+    if (best < 0 || 2 * votes[best] <= ca->ninstrs) continue;
+    st->s[0].cmatch[i] = best;
+    st->s[1].cmatch[best] = i;
+  }
+  return HLO_OK;
+}
+
 int diff_match(diff_state *st) {
   match_comp_names(st);
   const hlo_module *ma = st->s[0].m, *mb = st->s[1].m;
@@ -297,5 +322,5 @@ int diff_match(diff_state *st) {
     more |= match_called(st);
     if (!more) break;
   }
-  return HLO_OK;
+  return match_comps_by_content(st);
 }
