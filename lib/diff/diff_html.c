@@ -2,6 +2,7 @@
  * computation drawn by the hlo-dot viewer (fusions expanded), nodes
  * recoloured by their diff kind, the two viewer pages placed in one page
  * (iframes with srcdoc) under a legend and the summary counts. */
+#include <stdio.h>
 #include <string.h>
 
 #include <graphviz/cgraph.h>
@@ -37,6 +38,16 @@ static int kind_of(const hlo_diff *df, int sd, const hlo_instruction *in, bool *
   return HLO_DIFF_UNCHANGED;
 }
 
+/* The Graphviz subgraph of cluster i (clusters nest as hlo_dot_build made them). */
+static Agraph_t *cluster_graph(Agraph_t *root, const hlo_dot_graph *g, int i, int depth) {
+  if (i < 0) return root;
+  if (depth > 64) return NULL;
+  Agraph_t *parent = cluster_graph(root, g, g->clusters[i].parent, depth + 1);
+  char name[32];
+  snprintf(name, sizeof name, "cluster_%d", i);
+  return parent ? agsubg(parent, name, 0) : NULL;
+}
+
 /* One viewer page for side sd into page. */
 static int side_page(hlo_buf *page, const hlo_diff *df, int sd, const char *title, hlo_diags *d) {
   const hlo_module *m = sd ? df->b : df->a;
@@ -56,6 +67,14 @@ static int side_page(hlo_buf *page, const hlo_diff *df, int sd, const char *titl
       agsafeset(n, "penwidth", "3", "");
     }
     if (moved) agsafeset(n, "color", "#1f5fd0", "");
+  }
+  for (int i = 0; i < g->nclusters; i++) { /* an added or changed fusion is a cluster */
+    bool moved;
+    int k = kind_of(df, sd, g->clusters[i].caller, &moved);
+    Agraph_t *sub = FILL[k] ? cluster_graph(graph, g, i, 0) : NULL;
+    if (!sub) continue;
+    agsafeset(sub, "fillcolor", (char *)FILL[k], "");
+    agsafeset(sub, "penwidth", "3", "");
   }
   hlo_buf svg;
   hlo_buf_init(&svg, df->arena.alloc);
