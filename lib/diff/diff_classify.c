@@ -111,8 +111,11 @@ static bool operands_equal(const diff_state *st, const hlo_instruction *a, const
   for (int q = 0; q < a->noperands; q++) {
     const hlo_instruction *oa = diff_resolve(&st->s[0], a->operands[q]);
     const hlo_instruction *ob = diff_resolve(&st->s[1], b->operands[q]);
-    int m = st->s[0].match[diff_index(&st->s[0], oa)];
-    if (m < 0 || st->s[1].ins[m] != ob) return false;
+    int ia = diff_index(&st->s[0], oa), ib = diff_index(&st->s[1], ob), m = st->s[0].match[ia];
+    if (m >= 0 && st->s[1].ins[m] == ob) continue;
+    /* a copy of the same subgraph (e.g. a cheap producer duplicated into a fusion) */
+    if (st->s[1].match[ib] < 0 && st->s[0].hash[ia] == st->s[1].hash[ib]) continue;
+    return false;
   }
   return true;
 }
