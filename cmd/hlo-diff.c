@@ -12,12 +12,13 @@
 #include "hlo/hlo_shape_infer.h"
 #include "hlo/hlo_text.h"
 
-enum { OPT_OUTPUT, OPT_JSON, OPT_HTML, OPT_ALL, OPT_BRIEF, OPT_METADATA, OPT_NAMES };
+enum { OPT_OUTPUT, OPT_JSON, OPT_HTML, OPT_MAX_NODES, OPT_ALL, OPT_BRIEF, OPT_METADATA, OPT_NAMES };
 
 static const cli_opt OPTS[] = {
     [OPT_OUTPUT] = {"output", 'o', 1, "FILE", "write the report to FILE instead of standard output"},
     [OPT_JSON] = {"json", 0, 0, NULL, "write the report as JSON"},
     [OPT_HTML] = {"html", 0, 0, NULL, "write a side-by-side HTML page of both entry computations"},
+    [OPT_MAX_NODES] = {"max-nodes", 0, 1, "N", "--html: draw at most N instructions per side (default 300, 0 = all)"},
     [OPT_ALL] = {"all", 'a', 0, NULL, "list unchanged instructions too"},
     [OPT_BRIEF] = {"brief", 'q', 0, NULL, "report nothing; only the exit status tells"},
     [OPT_METADATA] = {"metadata", 0, 0, NULL, "compare metadata= attributes too (ignored by default)"},
@@ -36,6 +37,7 @@ static const cli_tool TOOL = {
 typedef struct diff_args {
   const char *output;
   bool json, html, all, brief;
+  int max_nodes;
   hlo_diff_options o;
 } diff_args;
 
@@ -45,6 +47,7 @@ static int on_opt(int idx, const char *arg, void *ud) {
   case OPT_OUTPUT: a->output = arg; break;
   case OPT_JSON: a->json = true; break;
   case OPT_HTML: a->html = true; break;
+  case OPT_MAX_NODES: a->max_nodes = (int)cli_int_arg(&TOOL, "--max-nodes", arg); break;
   case OPT_ALL: a->all = true; break;
   case OPT_BRIEF: a->brief = true; break;
   case OPT_METADATA: a->o.metadata = true; break;
@@ -72,6 +75,7 @@ static hlo_module *load(const cli_input *in, hlo_diags *d) {
 int main(int argc, char **argv) {
   diff_args a;
   memset(&a, 0, sizeof a);
+  a.max_nodes = 300;
   int npos;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
   if (npos != 2) cli_usage_error(&TOOL, "expects two files, FILE1 and FILE2");
@@ -101,7 +105,7 @@ int main(int argc, char **argv) {
     wrc = hlo_diff_json(&out, df, na, nb);
   } else if (a.html) {
     agseterrf(gv_err);
-    wrc = hlo_diff_html(&out, df, na, nb, &d);
+    wrc = hlo_diff_html(&out, df, na, nb, a.max_nodes, &d);
     if (gv_errors.len) fprintf(stderr, "hlo-diff: graphviz: %.*s", (int)gv_errors.len, gv_errors.data);
   } else if (!a.brief) {
     wrc = hlo_diff_text(&out, df, na, nb, a.all);

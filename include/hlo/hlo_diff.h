@@ -74,8 +74,10 @@ int hlo_diff_text(hlo_buf *out, const hlo_diff *df, const char *name_a, const ch
 /* One JSON document: summary, per-opcode counts, groups and entries. */
 int hlo_diff_json(hlo_buf *out, const hlo_diff *df, const char *name_a, const char *name_b);
 /* A self-contained HTML page with both entry computations side by side,
- * each in the hlo-dot viewer, nodes coloured by kind.  HLO_ERR with a
- * diagnostic if Graphviz fails. */
-int hlo_diff_html(hlo_buf *out, const hlo_diff *df, const char *name_a, const char *name_b, hlo_diags *d);
+ * each in the hlo-dot viewer, nodes coloured by kind, at most max_nodes
+ * instructions drawn per side (0 = all; hlo-dot's markers show the cut).
+ * HLO_ERR with a diagnostic if Graphviz fails. */
+int hlo_diff_html(hlo_buf *out, const hlo_diff *df, const char *name_a, const char *name_b, int max_nodes,
+                  hlo_diags *d);
 
 #endif

@@ -49,9 +49,9 @@ static Agraph_t *cluster_graph(Agraph_t *root, const hlo_dot_graph *g, int i, in
 }
 
 /* One viewer page for side sd into page. */
-static int side_page(hlo_buf *page, const hlo_diff *df, int sd, const char *title, hlo_diags *d) {
+static int side_page(hlo_buf *page, const hlo_diff *df, int sd, const char *title, int max_nodes, hlo_diags *d) {
   const hlo_module *m = sd ? df->b : df->a;
-  hlo_dot_options o = {.expand_fusions = true};
+  hlo_dot_options o = {.expand_fusions = true, .max_nodes = max_nodes};
   hlo_dot_graph *g = hlo_dot_select(m, &o, df->arena.alloc, d);
   Agraph_t *graph = g ? hlo_dot_build(g, d) : NULL;
   int rc = HLO_ERR;
@@ -87,7 +87,8 @@ done:
   return rc;
 }
 
-int hlo_diff_html(hlo_buf *out, const hlo_diff *df, const char *name_a, const char *name_b, hlo_diags *d) {
+int hlo_diff_html(hlo_buf *out, const hlo_diff *df, const char *name_a, const char *name_b, int max_nodes,
+                  hlo_diags *d) {
   hlo_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>hlo-diff ");
   escape(out, name_a, strlen(name_a));
   hlo_buf_puts(out, " ");
@@ -114,7 +115,7 @@ int hlo_diff_html(hlo_buf *out, const hlo_diff *df, const char *name_a, const ch
     const char *name = sd ? name_b : name_a;
     hlo_buf page;
     hlo_buf_init(&page, df->arena.alloc);
-    int rc = side_page(&page, df, sd, name, d);
+    int rc = side_page(&page, df, sd, name, max_nodes, d);
     if (!rc && page.failed) rc = HLO_ERR;
     if (!rc) {
       hlo_buf_printf(out, "<div><b>%s ", sd ? "+" : "-");
