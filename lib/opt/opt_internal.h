@@ -16,6 +16,7 @@ typedef struct opt_ctx {
   fuse_names names;   /* every name of m, filled on first use */
   bool names_ready;
   hlo_instruction *anchor; /* new instructions of its computation go just before it */
+  bool oom;           /* a rewrite callback ran out of memory */
   int *cap;           /* per computation id: capacity of its instrs array */
   int ncap;
 } opt_ctx;
@@ -63,6 +64,15 @@ int opt_replace(opt_ctx *x, hlo_computation *c, hlo_instruction *old, hlo_instru
 hlo_instruction **opt_topo_order(opt_ctx *x, hlo_computation *c);
 /* Topologically sort c after instructions were appended. */
 int opt_sort(opt_ctx *x, hlo_computation *c);
+
+/* What instruction in of c becomes, or NULL to keep it (set x->oom on
+ * failure).  New instructions it adds land just before in. */
+typedef hlo_instruction *opt_rewrite_fn(opt_ctx *x, hlo_computation *c, hlo_instruction *in);
+/* Offer every instruction of every computation to f, in topological order;
+ * replace those it rewrites and remove what became dead; again (on the new
+ * instructions too) up to `rounds` times while something changed.  Returns
+ * 1 changed, 0 not, -1 error. */
+int opt_rewrite_each(opt_ctx *x, opt_rewrite_fn *f, int rounds);
 
 /* Copy the instructions of callee into c with callee's parameter i bound to
  * args[i]; *root gets the copy of callee's root.  Names get a unique

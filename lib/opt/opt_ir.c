@@ -211,6 +211,34 @@ hlo_instruction **opt_topo_order(opt_ctx *x, hlo_computation *c) {
   return order;
 }
 
+int opt_rewrite_each(opt_ctx *x, opt_rewrite_fn *f, int rounds) {
+  hlo_module *m = x->m;
+  bool changed = false;
+  for (int ci = 0; ci < m->ncomps; ci++) {
+    hlo_computation *c = m->comps[ci];
+    for (int round = 0; round < rounds; round++) {
+      hlo_instruction **order = opt_topo_order(x, c);
+      int n = c->ninstrs, ngone = 0;
+      hlo_instruction **gone = hlo_arena_array(&x->tmp, (size_t)n + 1, sizeof *gone);
+      if (!order || !gone) return opt_fail(x, NULL);
+      for (int i = 0; i < n; i++) {
+        hlo_instruction *in = order[i];
+        if (in->ncontrol) continue;
+        x->anchor = in;
+        hlo_instruction *to = f(x, c, in);
+        if (x->oom) return opt_fail(x, NULL);
+        if (!to || to == in) continue;
+        opt_replace_uses(c, in, to);
+        gone[ngone++] = in;
+      }
+      if (!ngone) break;
+      changed = true;
+      if (opt_remove_dead(x, c, gone, ngone, NULL) || opt_sort(x, c)) return opt_fail(x, NULL);
+    }
+  }
+  return changed;
+}
+
 /* Clone in (shares shape, literal; attributes copied when they name
  * instructions, which map[] translates by source id). */
 static hlo_instruction *clone_into(opt_ctx *x, const hlo_instruction *t, const char *name, hlo_instruction **map,

@@ -246,31 +246,9 @@ static rule_fn *const RULES[HLO_OP_COUNT] = {
     [HLO_OP_REVERSE] = rw_reverse,
 };
 
-int opt_algsimp(opt_ctx *x) {
-  hlo_module *m = x->m;
-  bool changed = false;
-  for (int ci = 0; ci < m->ncomps; ci++) {
-    hlo_computation *c = m->comps[ci];
-    for (int round = 0; round < 16; round++) {
-      hlo_instruction **order = opt_topo_order(x, c);
-      int n = c->ninstrs;
-      hlo_instruction **gone = hlo_arena_array(&x->tmp, (size_t)n + 1, sizeof *gone);
-      if (!order || !gone) return opt_fail(x, NULL);
-      int ngone = 0;
-      for (int i = 0; i < n; i++) {
-        hlo_instruction *in = order[i];
-        rule_fn *f = RULES[in->op];
-        if (!f || in->ncontrol || opt_side_effect(in)) continue;
-        x->anchor = in;
-        hlo_instruction *to = f(x, c, in);
-        if (!to || to == in) continue;
-        opt_replace_uses(c, in, to);
-        gone[ngone++] = in;
-      }
-      if (!ngone) break;
-      changed = true;
-      if (opt_remove_dead(x, c, gone, ngone, NULL) || opt_sort(x, c)) return opt_fail(x, NULL);
-    }
-  }
-  return changed;
+static hlo_instruction *simplify(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  rule_fn *f = RULES[in->op];
+  return f && !opt_side_effect(in) ? f(x, c, in) : NULL;
 }
+
+int opt_algsimp(opt_ctx *x) { return opt_rewrite_each(x, simplify, 16); }

@@ -73,32 +73,14 @@ done:
   return lit;
 }
 
-int opt_constant_folding(opt_ctx *x) {
-  hlo_module *m = x->m;
+static hlo_instruction *fold(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
   int64_t limit = x->o->fold_limit_bytes > 0 ? x->o->fold_limit_bytes : (int64_t)1 << 20;
-  bool changed = false;
-  for (int ci = 0; ci < m->ncomps; ci++) {
-    hlo_computation *c = m->comps[ci];
-    hlo_instruction **order = opt_topo_order(x, c);
-    int n = c->ninstrs;
-    hlo_instruction **gone = hlo_arena_array(&x->tmp, (size_t)n + 1, sizeof *gone);
-    if (!order || !gone) return opt_fail(x, NULL);
-    int ngone = 0;
-    for (int i = 0; i < n; i++) {
-      hlo_instruction *in = order[i];
-      if (!foldable(in, limit)) continue;
-      hlo_literal *lit = evaluate(x, in);
-      if (!lit) continue;
-      x->anchor = in;
-      hlo_instruction *k = opt_add(x, c, HLO_OP_CONSTANT, "constant", 0, &in->shape);
-      if (!k) return opt_fail(x, NULL);
-      k->literal = lit;
-      opt_replace_uses(c, in, k);
-      gone[ngone++] = in;
-    }
-    if (!ngone) continue;
-    changed = true;
-    if (opt_remove_dead(x, c, gone, ngone, NULL) || opt_sort(x, c)) return opt_fail(x, NULL);
-  }
-  return changed;
+  hlo_literal *lit = foldable(in, limit) ? evaluate(x, in) : NULL;
+  if (!lit) return NULL;
+  hlo_instruction *k = opt_add(x, c, HLO_OP_CONSTANT, "constant", 0, &in->shape);
+  if (!k) x->oom = true;
+  else k->literal = lit;
+  return k;
 }
+
+int opt_constant_folding(opt_ctx *x) { return opt_rewrite_each(x, fold, 1); }

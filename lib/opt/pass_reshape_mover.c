@@ -80,29 +80,11 @@ static hlo_instruction *move(opt_ctx *x, hlo_computation *c, hlo_instruction *in
   return out;
 }
 
-int opt_reshape_mover(opt_ctx *x) {
-  hlo_module *m = x->m;
-  bool changed = false;
-  for (int ci = 0; ci < m->ncomps; ci++) {
-    hlo_computation *c = m->comps[ci];
-    hlo_instruction **order = opt_topo_order(x, c);
-    int n = c->ninstrs;
-    hlo_instruction **gone = hlo_arena_array(&x->tmp, (size_t)n + 1, sizeof *gone);
-    if (!order || !gone) return opt_fail(x, NULL);
-    int ngone = 0;
-    for (int i = 0; i < n; i++) {
-      hlo_instruction *in = order[i];
-      const hlo_instruction *r = movable(in);
-      if (!r) continue;
-      x->anchor = in;
-      hlo_instruction *to = move(x, c, in, r);
-      if (!to) return opt_fail(x, NULL);
-      opt_replace_uses(c, in, to);
-      gone[ngone++] = in;
-    }
-    if (!ngone) continue;
-    changed = true;
-    if (opt_remove_dead(x, c, gone, ngone, NULL) || opt_sort(x, c)) return opt_fail(x, NULL);
-  }
-  return changed;
+static hlo_instruction *mover(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  const hlo_instruction *r = movable(in);
+  hlo_instruction *to = r ? move(x, c, in, r) : NULL;
+  if (r && !to) x->oom = true;
+  return to;
 }
+
+int opt_reshape_mover(opt_ctx *x) { return opt_rewrite_each(x, mover, 16); }

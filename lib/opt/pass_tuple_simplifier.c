@@ -25,24 +25,6 @@ static hlo_instruction *simplify(hlo_instruction *in) {
   return hlo_shape_equal(&src->shape, &in->shape) ? src : NULL;
 }
 
-int opt_tuple_simplifier(opt_ctx *x) {
-  hlo_module *m = x->m;
-  bool changed = false;
-  for (int ci = 0; ci < m->ncomps; ci++) {
-    hlo_computation *c = m->comps[ci];
-    hlo_instruction **order = opt_topo_order(x, c);
-    hlo_instruction **gone = hlo_arena_array(&x->tmp, (size_t)c->ninstrs + 1, sizeof *gone);
-    if (!order || !gone) return opt_fail(x, NULL);
-    int ngone = 0;
-    for (int i = 0; i < c->ninstrs; i++) {
-      hlo_instruction *in = order[i], *to = simplify(in);
-      if (!to) continue;
-      opt_replace_uses(c, in, to);
-      gone[ngone++] = in;
-    }
-    if (!ngone) continue;
-    changed = true;
-    if (opt_remove_dead(x, c, gone, ngone, NULL)) return opt_fail(x, NULL);
-  }
-  return changed;
-}
+static hlo_instruction *rewrite(opt_ctx *x, hlo_computation *c, hlo_instruction *in) { return simplify(in); }
+
+int opt_tuple_simplifier(opt_ctx *x) { return opt_rewrite_each(x, rewrite, 1); }
