@@ -100,8 +100,19 @@ static bool verify(hlo_module *m, const char *when, hlo_diags *d) {
   return rc == HLO_OK;
 }
 
-static int opt_one(const cli_input *in, size_t begin, size_t end, const opt_args *a, const hlo_opt_pass **ps,
-                   int nps, hlo_buf *out, bool first) {
+typedef struct opt_run {
+  const opt_args *a;
+  const hlo_opt_pass **ps;
+  int nps;
+  hlo_buf *out;
+} opt_run;
+
+static int opt_one(const cli_input *in, size_t begin, size_t end, bool first, void *ud) {
+  const opt_run *r = ud;
+  const opt_args *a = r->a;
+  const hlo_opt_pass **ps = r->ps;
+  int nps = r->nps;
+  hlo_buf *out = r->out;
   hlo_diags d;
   hlo_diags_init(&d, NULL);
   int rc = CLI_OK;
@@ -182,26 +193,8 @@ int main(int argc, char **argv) {
   }
   hlo_buf out;
   hlo_buf_init(&out, NULL);
-  int rc = CLI_OK;
-  size_t begin = 0;
-  bool firstmod = true;
-  for (;;) {
-    size_t next;
-    size_t end = hlo_module_chunk_end(&in.src, begin, &next);
-    if (!hlo_chunk_is_blank(&in.src, begin, end) || (firstmod && next >= in.src.len)) {
-      int frc = opt_one(&in, begin, end, &a, ps, nps, &out, firstmod);
-      if (frc && rc == CLI_OK) rc = frc;
-      firstmod = false;
-    }
-    if (next >= in.src.len) break;
-    begin = next;
-  }
-  if (out.failed) {
-    cli_errorf(&TOOL, "out of memory");
-    rc = CLI_USAGE;
-  } else if (rc == CLI_OK) {
-    if (cli_write(&TOOL, a.output, out.data ? out.data : "", out.len)) rc = CLI_USAGE;
-  }
+  opt_run run = {&a, ps, nps, &out};
+  int rc = cli_finish(&TOOL, a.output, &out, cli_each_module(&in, opt_one, &run));
   hlo_buf_release(&out);
   cli_input_release(&in);
   free(ps);
