@@ -13,7 +13,9 @@
 #include "hlo/hlo_text.h"
 #include "hlo/hlo_verify.h"
 
-enum { OPT_OUTPUT, OPT_PASSES, OPT_LIST, OPT_VERIFY_EACH, OPT_PRINT_AFTER, OPT_STATS, OPT_JSON, OPT_FOLD_LIMIT };
+enum {
+  OPT_OUTPUT, OPT_PASSES, OPT_LIST, OPT_VERIFY_EACH, OPT_PRINT_AFTER, OPT_STATS, OPT_JSON, OPT_FOLD_LIMIT, OPT_SPLIT
+};
 
 static const cli_opt OPTS[] = {
     [OPT_OUTPUT] = {"output", 'o', 1, "FILE", "write the module to FILE instead of standard output"},
@@ -24,6 +26,7 @@ static const cli_opt OPTS[] = {
     [OPT_STATS] = {"stats", 0, 0, NULL, "print one line per pass: changed or not, instruction counts (standard error)"},
     [OPT_JSON] = {"json", 0, 0, NULL, "write the result as hlo-json (docs/json.md) instead of HLO text"},
     [OPT_FOLD_LIMIT] = {"fold-limit", 0, 1, "BYTES", "constant-folding: largest result folded (default 1048576)"},
+    [OPT_SPLIT] = {"split-input-file", 0, 0, NULL, "accepted as XLA's hlo-opt does; modules are always split at // -----"},
     {0},
 };
 
@@ -53,6 +56,7 @@ static int on_opt(int idx, const char *arg, void *ud) {
   case OPT_PRINT_AFTER: a->print_after = true; break;
   case OPT_STATS: a->stats = true; break;
   case OPT_JSON: a->json = true; break;
+  case OPT_SPLIT: break;
   case OPT_FOLD_LIMIT: a->oo.fold_limit_bytes = cli_int_arg(&TOOL, "--fold-limit", arg); break;
   }
   return 0;
