@@ -136,7 +136,7 @@ static int opt_one(const cli_input *in, size_t begin, size_t end, bool first, vo
     long before = count_instrs(m);
     int pr = hlo_opt_run(m, ps[i], &a->oo, &d);
     if (pr < 0) {
-      hlo_errorf(&d, NULL, 0, "%s: pass %s failed", mname, ps[i]->name);
+      hlo_errorf(&d, NULL, 0, "%s: module %s: pass %s failed", in->src.name, mname, ps[i]->name);
       rc = CLI_INVALID;
       goto done;
     }
