@@ -168,7 +168,7 @@ done:
   cli_print_diags(&d);
   hlo_diags_release(&d);
   if (rc == CLI_OK && a->json) {
-    hlo_json_options jo = {true};
+    hlo_json_options jo = {false}; /* one line per module */
     if (hlo_json_write(out, &m, 1, &jo)) rc = CLI_USAGE;
   }
   hlo_module_free(m);
