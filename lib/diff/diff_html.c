@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
 
 #include "hlo/hlo_diff.h"
 #include "hlo/hlo_dot.h"
@@ -49,7 +50,8 @@ static Agraph_t *cluster_graph(Agraph_t *root, const hlo_dot_graph *g, int i, in
 }
 
 /* One viewer page for side sd into page. */
-static int side_page(hlo_buf *page, const hlo_diff *df, int sd, const char *title, int max_nodes, hlo_diags *d) {
+static int side_page(GVC_t *gvc, hlo_buf *page, const hlo_diff *df, int sd, const char *title, int max_nodes,
+                     hlo_diags *d) {
   const hlo_module *m = sd ? df->b : df->a;
   hlo_dot_options o = {.expand_fusions = true, .max_nodes = max_nodes};
   hlo_dot_graph *g = hlo_dot_select(m, &o, df->arena.alloc, d);
@@ -78,7 +80,7 @@ static int side_page(hlo_buf *page, const hlo_diff *df, int sd, const char *titl
   }
   hlo_buf svg;
   hlo_buf_init(&svg, df->arena.alloc);
-  rc = hlo_dot_render(graph, "svg", &svg, d);
+  rc = hlo_dot_render_gvc(gvc, graph, "svg", &svg, d);
   if (!rc) rc = hlo_dot_html(page, g, svg.data ? svg.data : "", svg.len, title);
   hlo_buf_release(&svg);
 done:
@@ -111,11 +113,13 @@ int hlo_diff_html(hlo_buf *out, const hlo_diff *df, const char *name_a, const ch
                  (long long)df->count[HLO_DIFF_REMOVED], (long long)df->moved,
                  (long long)df->count[HLO_DIFF_UNCHANGED], (long long)df->renamed);
   hlo_buf_puts(out, "</div>\n<div id=\"panes\">\n");
+  GVC_t *gvc = gvContext(); /* one for both sides: see hlo_dot_render_gvc */
+  if (!gvc) return hlo_errorf(d, NULL, 0, "cannot start Graphviz");
   for (int sd = 0; sd < 2; sd++) {
     const char *name = sd ? name_b : name_a;
     hlo_buf page;
     hlo_buf_init(&page, df->arena.alloc);
-    int rc = side_page(&page, df, sd, name, max_nodes, d);
+    int rc = side_page(gvc, &page, df, sd, name, max_nodes, d);
     if (!rc && page.failed) rc = HLO_ERR;
     if (!rc) {
       hlo_buf_printf(out, "<div><b>%s ", sd ? "+" : "-");
@@ -125,8 +129,12 @@ int hlo_diff_html(hlo_buf *out, const hlo_diff *df, const char *name_a, const ch
       hlo_buf_puts(out, "\"></iframe></div>\n");
     }
     hlo_buf_release(&page);
-    if (rc) return HLO_ERR;
+    if (rc) {
+      gvFreeContext(gvc);
+      return HLO_ERR;
+    }
   }
+  gvFreeContext(gvc);
   hlo_buf_puts(out, "</div>\n</body></html>\n");
   return out->failed ? HLO_ERR : HLO_OK;
 }
