@@ -58,13 +58,7 @@ static int on_opt(int idx, const char *arg, void *ud) {
   return 0;
 }
 
-/* Under LeakSanitizer (make SAN=1): fontconfig and Graphviz keep caches
- * for the life of the process (font lists, plugin tables) and never free
- * them; those are not leaks of this program.  Unused in normal builds. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) {
-  return "leak:libfontconfig.so\nleak:libgvc.so\nleak:libpango\nleak:libcairo\nleak:libglib\n";
-}
+/* LeakSanitizer suppressions for Graphviz and fontconfig: cmd/common/lsan.c */
 
 /* Graphviz's own errors and warnings, collected instead of printed. */
 static hlo_buf gv_errors;

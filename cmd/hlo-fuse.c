@@ -97,8 +97,14 @@ static void print_stats(const hlo_fuse_report *r, const char *mname) {
           (long long)r->bytes_not_written, (long long)r->bytes_not_read);
 }
 
-static int fuse_one(const cli_input *in, size_t begin, size_t end, const fuse_args *a, hlo_buf *out,
-                    bool first) {
+typedef struct fuse_run {
+  const fuse_args *a;
+  hlo_buf *out;
+} fuse_run;
+
+static int fuse_one(const cli_input *in, size_t begin, size_t end, bool first, void *ud) {
+  const fuse_args *a = ((fuse_run *)ud)->a;
+  hlo_buf *out = ((fuse_run *)ud)->out;
   hlo_diags d;
   hlo_diags_init(&d, NULL);
   int rc = CLI_OK;
@@ -148,26 +154,8 @@ int main(int argc, char **argv) {
   if (cli_read(&TOOL, npos ? argv[first] : "-", &in)) return CLI_USAGE;
   hlo_buf out;
   hlo_buf_init(&out, NULL);
-  int rc = CLI_OK;
-  size_t begin = 0;
-  bool firstmod = true;
-  for (;;) {
-    size_t next;
-    size_t end = hlo_module_chunk_end(&in.src, begin, &next);
-    if (!hlo_chunk_is_blank(&in.src, begin, end) || (firstmod && next >= in.src.len)) {
-      int frc = fuse_one(&in, begin, end, &a, &out, firstmod);
-      if (frc && rc == CLI_OK) rc = frc;
-      firstmod = false;
-    }
-    if (next >= in.src.len) break;
-    begin = next;
-  }
-  if (out.failed) {
-    cli_errorf(&TOOL, "out of memory");
-    rc = CLI_USAGE;
-  } else if (rc == CLI_OK) {
-    if (cli_write(&TOOL, a.output, out.data ? out.data : "", out.len)) rc = CLI_USAGE;
-  }
+  fuse_run run = {&a, &out};
+  int rc = cli_finish(&TOOL, a.output, &out, cli_each_module(&in, fuse_one, &run));
   hlo_buf_release(&out);
   cli_input_release(&in);
   return rc;

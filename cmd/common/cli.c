@@ -238,3 +238,32 @@ long long cli_int_arg(const cli_tool *t, const char *opt, const char *arg) {
     cli_usage_error(t, "option '%s' needs a non-negative integer, not '%s'", opt, arg ? arg : "");
   return v;
 }
+
+int cli_each_module(const cli_input *in, int (*fn)(const cli_input *in, size_t begin, size_t end, bool first,
+                                                   void *ud),
+                    void *ud) {
+  int rc = CLI_OK;
+  size_t begin = 0;
+  bool first = true;
+  for (;;) {
+    size_t next;
+    size_t end = hlo_module_chunk_end(&in->src, begin, &next);
+    if (!hlo_chunk_is_blank(&in->src, begin, end) || (first && next >= in->src.len)) {
+      int frc = fn(in, begin, end, first, ud);
+      if (frc && rc == CLI_OK) rc = frc;
+      first = false;
+    }
+    if (next >= in->src.len) break;
+    begin = next;
+  }
+  return rc;
+}
+
+int cli_finish(const cli_tool *t, const char *path, const hlo_buf *out, int rc) {
+  if (out->failed) {
+    cli_errorf(t, "out of memory");
+    return CLI_USAGE;
+  }
+  if (rc == CLI_OK && cli_write(t, path, out->data ? out->data : "", out->len)) return CLI_USAGE;
+  return rc;
+}

@@ -64,6 +64,19 @@ void cli_print_diags(const hlo_diags *d);
  * failure leaves nothing half-written); path NULL or "-" = stdout. */
 int cli_write(const cli_tool *t, const char *path, const char *data, size_t len);
 
+/* Call fn(in, begin, end, first, ud) for each module of in (the chunks
+ * between "// -----" lines; blank chunks skipped, but an empty file is one
+ * module).  Returns the first non-zero result of fn; every module still
+ * runs. */
+int cli_each_module(const cli_input *in, int (*fn)(const cli_input *in, size_t begin, size_t end, bool first,
+                                                   void *ud),
+                    void *ud);
+
+/* The end of a tool that writes one buffer: "out of memory" if out failed,
+ * else out written to path (cli_write) when rc is CLI_OK.  Returns the exit
+ * code. */
+int cli_finish(const cli_tool *t, const char *path, const hlo_buf *out, int rc);
+
 /* Parse a non-negative integer option value; usage error otherwise. */
 long long cli_int_arg(const cli_tool *t, const char *opt, const char *arg);
 

@@ -11,6 +11,7 @@
 #include "hlo/hlo_ir.h"
 
 typedef struct Agraph_s Agraph_t; /* Graphviz cgraph graph */
+typedef struct GVC_s GVC_t;       /* Graphviz rendering context */
 
 /* Op classes: one colour each.  hlo_dot_op_class is the one place that
  * maps opcodes to classes (an exhaustive switch). */
@@ -104,6 +105,12 @@ HLO_API Agraph_t *hlo_dot_build(const hlo_dot_graph *g, hlo_diags *d);
  * Graphviz reports its own warnings through its error callback (agseterrf),
  * which only the program may set. */
 HLO_API int hlo_dot_render(Agraph_t *graph, const char *format, hlo_buf *out, hlo_diags *d);
+/* The same with a context the caller made (gvContext) and frees
+ * (gvFreeContext).  A process that renders several graphs must render them
+ * all with one context: Graphviz's text-size cache keeps pointers into a
+ * context's font table after gvFreeContext (a use after free that
+ * AddressSanitizer shows on the second render). */
+HLO_API int hlo_dot_render_gvc(GVC_t *gvc, Agraph_t *graph, const char *format, hlo_buf *out, hlo_diags *d);
 
 /* Append a self-contained HTML page: the SVG of the view inline, pan/zoom,
  * search by name, and on click the instruction's full text with its

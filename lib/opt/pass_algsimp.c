@@ -1,0 +1,254 @@
+/* pass_algsimp.c - the common rewrites of XLA's AlgebraicSimplifier, each a
+ * rule indexed by opcode that returns what the instruction simplifies to
+ * (an existing instruction or a new one) or NULL.  A rewrite only happens
+ * when the result shape, layout included, is the instruction's own.  The
+ * list, and the rewrites left out, are in docs/opt.md. */
+#include <string.h>
+
+#include "opt/opt_internal.h"
+
+enum { OPT_MAX_RANK = 64 };
+
+typedef hlo_instruction *rule_fn(opt_ctx *x, hlo_computation *c, hlo_instruction *in);
+
+static bool same(const hlo_instruction *a, const hlo_instruction *b) { return hlo_shape_equal(&a->shape, &b->shape); }
+
+/* x when op(x, k) with the constant k (or op(k, x) if commutative) */
+static hlo_instruction *identity_operand(hlo_instruction *in, double k, bool commutative) {
+  if (in->noperands != 2) return NULL;
+  hlo_instruction *a = in->operands[0], *b = in->operands[1];
+  if (opt_is_splat(b, k) && same(a, in)) return a;
+  if (commutative && opt_is_splat(a, k) && same(b, in)) return b;
+  return NULL;
+}
+
+static hlo_instruction *rw_add(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  return identity_operand(in, 0, true); /* A + 0 => A */
+}
+
+static hlo_instruction *rw_subtract(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  return identity_operand(in, 0, false); /* A - 0 => A */
+}
+
+static hlo_instruction *rw_multiply(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  return identity_operand(in, 1, true); /* A * 1 => A */
+}
+
+static hlo_instruction *rw_divide(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  return identity_operand(in, 1, false); /* A / 1 => A */
+}
+
+/* op(op(A)) => A for negate and not */
+static hlo_instruction *rw_involution(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  hlo_instruction *a = in->noperands == 1 ? in->operands[0] : NULL;
+  if (!a || a->op != in->op || a->noperands != 1 || !same(a->operands[0], in)) return NULL;
+  return a->operands[0];
+}
+
+/* op(A, A) => A for maximum, minimum, and, or */
+static hlo_instruction *rw_idempotent(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  if (in->noperands != 2 || in->operands[0] != in->operands[1] || !same(in->operands[0], in)) return NULL;
+  return in->operands[0];
+}
+
+static hlo_instruction *rw_select(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  if (in->noperands != 3) return NULL;
+  hlo_instruction *p = in->operands[0], *a = in->operands[1], *b = in->operands[2];
+  if (a == b && same(a, in)) return a; /* select(P, A, A) => A */
+  double v;
+  if (!opt_splat_value(p, &v) || p->shape.type != HLO_PRED) return NULL;
+  hlo_instruction *r = v != 0 ? a : b; /* select(true, A, B) => A; select(false, A, B) => B */
+  return same(r, in) ? r : NULL;
+}
+
+/* convert, copy, reshape, transpose, reverse, pad, slice, concatenate of
+ * one operand: the operand itself when nothing changes */
+static hlo_instruction *no_op_of(hlo_instruction *in) {
+  return in->noperands >= 1 && same(in->operands[0], in) ? in->operands[0] : NULL;
+}
+
+static hlo_instruction *rw_convert(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  return no_op_of(in); /* convert to the same type */
+}
+
+static hlo_instruction *rw_copy(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  return no_op_of(in); /* copy to the same layout */
+}
+
+/* A new instruction shaped like `like`, with one operand. */
+static hlo_instruction *unary(opt_ctx *x, hlo_computation *c, hlo_opcode op, hlo_instruction *operand,
+                              const hlo_instruction *like) {
+  hlo_instruction *k = opt_add(x, c, op, hlo_opcode_name(op), 1, &like->shape);
+  if (k) k->operands[0] = operand;
+  return k;
+}
+
+static hlo_attr *ints_attr(opt_ctx *x, hlo_instruction *in, hlo_attr_key key, const int64_t *v, int n) {
+  hlo_attr *a = opt_add_attr(x, in, key);
+  int64_t *copy = a ? hlo_arena_array(&x->m->arena, (size_t)n + 1, sizeof *copy) : NULL;
+  if (!copy) return NULL;
+  if (n) memcpy(copy, v, (size_t)n * sizeof *copy);
+  a->u.ints.n = n;
+  a->u.ints.v = copy;
+  return a;
+}
+
+static hlo_instruction *rw_reshape(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  hlo_instruction *a = in->noperands == 1 ? in->operands[0] : NULL;
+  if (!a) return NULL;
+  if (same(a, in)) return a; /* reshape to the same shape */
+  if (!hlo_shape_is_array(&in->shape)) return NULL;
+  if (a->op == HLO_OP_RESHAPE && a->noperands == 1) { /* reshape(reshape(A)) => reshape(A) */
+    hlo_instruction *src = a->operands[0];
+    return same(src, in) ? src : unary(x, c, HLO_OP_RESHAPE, src, in);
+  }
+  if (a->op == HLO_OP_BROADCAST && a->noperands == 1 && hlo_shape_is_scalar(&a->operands[0]->shape)) {
+    hlo_instruction *k = unary(x, c, HLO_OP_BROADCAST, a->operands[0], in); /* reshape(broadcast(s)) */
+    return k && ints_attr(x, k, HLO_A_DIMENSIONS, NULL, 0) ? k : NULL;
+  }
+  return NULL;
+}
+
+static hlo_instruction *rw_transpose(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  hlo_instruction *a = in->noperands == 1 ? in->operands[0] : NULL;
+  int n, na;
+  const int64_t *p = hlo_instr_ints(in, HLO_A_DIMENSIONS, &n);
+  if (!a || !p || n != in->shape.rank) return NULL;
+  bool ident = true;
+  for (int i = 0; i < n; i++) ident &= p[i] == i;
+  if (ident) return same(a, in) ? a : NULL; /* transpose by the identity */
+  const int64_t *q = a->op == HLO_OP_TRANSPOSE ? hlo_instr_ints(a, HLO_A_DIMENSIONS, &na) : NULL;
+  if (!q || na != n || a->noperands != 1) return NULL;
+  /* transpose(transpose(A, q), p) = transpose(A, q∘p): dim i reads q[p[i]] */
+  int64_t comp[OPT_MAX_RANK];
+  if (n > OPT_MAX_RANK) return NULL;
+  ident = true;
+  for (int i = 0; i < n; i++) {
+    if (p[i] < 0 || p[i] >= n) return NULL;
+    comp[i] = q[p[i]];
+    ident &= comp[i] == i;
+  }
+  hlo_instruction *src = a->operands[0];
+  if (ident) return same(src, in) ? src : NULL;
+  hlo_instruction *k = unary(x, c, HLO_OP_TRANSPOSE, src, in);
+  return k && ints_attr(x, k, HLO_A_DIMENSIONS, comp, n) ? k : NULL;
+}
+
+static hlo_instruction *rw_broadcast(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  hlo_instruction *a = in->noperands == 1 ? in->operands[0] : NULL;
+  int n, na;
+  const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &n);
+  if (!a || (!d && n)) return NULL;
+  bool ident = n == in->shape.rank;
+  for (int i = 0; ident && i < n; i++) ident = d[i] == i;
+  if (ident && same(a, in)) return a; /* broadcast to the operand's own shape */
+  if (a->op != HLO_OP_BROADCAST || a->noperands != 1) return NULL;
+  /* broadcast(broadcast(A, e), d) = broadcast(A, d∘e) */
+  const int64_t *e = hlo_instr_ints(a, HLO_A_DIMENSIONS, &na);
+  if (na > OPT_MAX_RANK || (!e && na)) return NULL;
+  int64_t comp[OPT_MAX_RANK];
+  for (int i = 0; i < na; i++) {
+    if (e[i] < 0 || e[i] >= n) return NULL;
+    comp[i] = d[e[i]];
+  }
+  hlo_instruction *k = unary(x, c, HLO_OP_BROADCAST, a->operands[0], in);
+  return k && ints_attr(x, k, HLO_A_DIMENSIONS, comp, na) ? k : NULL;
+}
+
+static hlo_instruction *rw_slice(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  hlo_instruction *a = in->noperands == 1 ? in->operands[0] : NULL;
+  if (!a) return NULL;
+  if (same(a, in)) return a; /* a slice of everything */
+  const hlo_attr *s = hlo_instr_attr(in, HLO_A_SLICE), *t = hlo_instr_attr(a, HLO_A_SLICE);
+  if (a->op != HLO_OP_SLICE || a->noperands != 1 || !s || !t || s->kind != HLO_AK_SLICES ||
+      t->kind != HLO_AK_SLICES || s->u.slices.n != t->u.slices.n || s->u.slices.n != in->shape.rank)
+    return NULL;
+  /* slice(slice(A, t), s): element i of dim d reads A at t.start + t.stride*(s.start + s.stride*i) */
+  int n = s->u.slices.n;
+  hlo_slice_dim *v = hlo_arena_array(&x->m->arena, (size_t)n + 1, sizeof *v);
+  if (!v) return NULL;
+  for (int d = 0; d < n; d++) {
+    const hlo_slice_dim *o = &t->u.slices.v[d], *i = &s->u.slices.v[d];
+    int64_t size = in->shape.dims[d];
+    v[d].start = o->start + o->stride * i->start;
+    v[d].stride = o->stride * i->stride;
+    v[d].limit = size ? v[d].start + (size - 1) * v[d].stride + 1 : v[d].start;
+  }
+  hlo_instruction *k = unary(x, c, HLO_OP_SLICE, a->operands[0], in);
+  hlo_attr *at = k ? opt_add_attr(x, k, HLO_A_SLICE) : NULL;
+  if (!at) return NULL;
+  at->u.slices.n = n;
+  at->u.slices.v = v;
+  return k;
+}
+
+static bool zero_elements(const hlo_shape *s) {
+  int64_t n;
+  return hlo_shape_elements(s, &n) && n == 0;
+}
+
+static hlo_instruction *rw_concatenate(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  if (in->noperands == 1) return no_op_of(in); /* concatenate of one operand */
+  int keep = 0;
+  for (int q = 0; q < in->noperands; q++) keep += !zero_elements(&in->operands[q]->shape);
+  if (keep == in->noperands || keep == 0) return NULL;
+  if (keep == 1) /* the one operand with elements */
+    for (int q = 0; q < in->noperands; q++)
+      if (!zero_elements(&in->operands[q]->shape)) return same(in->operands[q], in) ? in->operands[q] : NULL;
+  /* drop the operands with no elements */
+  hlo_instruction *k = opt_add(x, c, HLO_OP_CONCATENATE, "concatenate", keep, &in->shape);
+  if (!k) return NULL;
+  for (int q = 0, w = 0; q < in->noperands; q++)
+    if (!zero_elements(&in->operands[q]->shape)) k->operands[w++] = in->operands[q];
+  k->attrs = in->attrs;
+  k->nattrs = in->nattrs;
+  return k;
+}
+
+static hlo_instruction *rw_pad(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  const hlo_attr *p = hlo_instr_attr(in, HLO_A_PADDING);
+  if (!p || p->kind != HLO_AK_PADDING || in->noperands != 2) return NULL;
+  for (int d = 0; d < p->u.padding.n; d++) {
+    const hlo_pad_dim *pd = &p->u.padding.dims[d];
+    if (pd->lo || pd->hi || pd->interior) return NULL;
+  }
+  return no_op_of(in); /* pad by nothing */
+}
+
+static hlo_instruction *rw_reverse(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  int n;
+  const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &n);
+  for (int i = 0; i < n; i++)
+    if (d[i] < 0 || d[i] >= in->shape.rank || in->shape.dims[d[i]] > 1) return NULL;
+  return no_op_of(in); /* reversing no dimension of more than one element */
+}
+
+static rule_fn *const RULES[HLO_OP_COUNT] = {
+    [HLO_OP_ADD] = rw_add,
+    [HLO_OP_SUBTRACT] = rw_subtract,
+    [HLO_OP_MULTIPLY] = rw_multiply,
+    [HLO_OP_DIVIDE] = rw_divide,
+    [HLO_OP_NEGATE] = rw_involution,
+    [HLO_OP_NOT] = rw_involution,
+    [HLO_OP_MAXIMUM] = rw_idempotent,
+    [HLO_OP_MINIMUM] = rw_idempotent,
+    [HLO_OP_AND] = rw_idempotent,
+    [HLO_OP_OR] = rw_idempotent,
+    [HLO_OP_SELECT] = rw_select,
+    [HLO_OP_CONVERT] = rw_convert,
+    [HLO_OP_COPY] = rw_copy,
+    [HLO_OP_RESHAPE] = rw_reshape,
+    [HLO_OP_TRANSPOSE] = rw_transpose,
+    [HLO_OP_BROADCAST] = rw_broadcast,
+    [HLO_OP_SLICE] = rw_slice,
+    [HLO_OP_CONCATENATE] = rw_concatenate,
+    [HLO_OP_PAD] = rw_pad,
+    [HLO_OP_REVERSE] = rw_reverse,
+};
+
+static hlo_instruction *simplify(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  rule_fn *f = RULES[in->op];
+  return f && !opt_side_effect(in) ? f(x, c, in) : NULL;
+}
+
+int opt_algsimp(opt_ctx *x) { return opt_rewrite_each(x, simplify, 16); }
