@@ -45,6 +45,14 @@ static int prep_custom_call(hlo_exec *e, plan_step *s) {
                     "(supported: TopK)", in->name, t);
 }
 
+/* remainder has no definition for complex numbers (XLA's evaluator has none) */
+static int prep_remainder(hlo_exec *e, plan_step *s) {
+  if (hlo_type_kind_of(s->in->shape.type) == HLO_KIND_COMPLEX)
+    return HLO_PLAN_ERR(e, s->in, "instruction %%%s: remainder of complex numbers is not "
+                        "supported by hlo-run", s->in->name);
+  return HLO_OK;
+}
+
 /* ---- fast candidates of the typed-loop tier (kern_*.c) -------------------- */
 static bool take(plan_step *s, hlo_kernel_fn fn, const char *name) {
   s->fn = fn;
@@ -106,7 +114,8 @@ const hlo_kernel_row hlo_kernels[HLO_OP_COUNT] = {
     [HLO_OP_LOG1P] = EW, [HLO_OP_LOGISTIC] = EW, [HLO_OP_MAXIMUM] = EW, [HLO_OP_MINIMUM] = EW,
     [HLO_OP_MULHI] = EW, [HLO_OP_MULTIPLY] = EW, [HLO_OP_NEGATE] = EW, [HLO_OP_NOT] = EW,
     [HLO_OP_OR] = EW, [HLO_OP_POPCNT] = EW, [HLO_OP_POWER] = EW, [HLO_OP_REAL] = EW,
-    [HLO_OP_REMAINDER] = EW, [HLO_OP_ROUND_NEAREST_AFZ] = EW,
+    [HLO_OP_REMAINDER] = {REF(hlo_ref_elementwise), PREP(prep_remainder),
+                          FAST2(hlo_fast_plan_loop, cand_hlo_fast_elementwise)}, [HLO_OP_ROUND_NEAREST_AFZ] = EW,
     [HLO_OP_ROUND_NEAREST_EVEN] = EW, [HLO_OP_RSQRT] = EW, [HLO_OP_SHIFT_LEFT] = EW,
     [HLO_OP_SHIFT_RIGHT_ARITHMETIC] = EW, [HLO_OP_SHIFT_RIGHT_LOGICAL] = EW,
     [HLO_OP_SIGN] = EW, [HLO_OP_SIN] = EW, [HLO_OP_SINH] = EW, [HLO_OP_SQRT] = EW,

@@ -254,12 +254,10 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
     hlo_errorf(d, NULL, 0, "module has no entry computation");
     return NULL;
   }
-  /* The kernels trust shapes and attributes: only a valid module runs.  The
-   * interpreter computes every op in its own operand and result types, so
-   * mixed precision is allowed. */
-  hlo_verify_options vo = {0};
-  vo.allow_mixed_precision = true;
-  if (hlo_verify_module(m, &vo, d, opts ? opts->src : NULL) != HLO_OK) return NULL;
+  /* The kernels trust shapes and attributes: only a valid module runs, under
+   * XLA's default options (no mixed precision where XLA's verifier asks for
+   * one element type: the kernels read every operand in the result's type). */
+  if (hlo_verify_module(m, NULL, d, opts ? opts->src : NULL) != HLO_OK) return NULL;
   if (check_call_depth(m, d, alloc) != HLO_OK) return NULL;
   hlo_exec *e = hlo_malloc(alloc, sizeof *e);
   if (!e) {

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/bug.h"
 #include "exec/exec.h"
 #include "hlo/hlo_fp.h"
 
@@ -195,7 +196,7 @@ hlo_sc hlo_ref_unary(hlo_opcode op, hlo_type t, hlo_type out_t, hlo_sc a) {
     case HLO_OP_ACOSH: return mkc(cacosh(z));
     case HLO_OP_ATANH: return mkc(catanh(z));
     case HLO_OP_LOGISTIC: return mkc(1.0 / (1.0 + cexp(-z)));
-    default: return mkc(CMPLX(NAN, NAN));
+    default: HLO_BUG("%s has no rule for complex operands", hlo_opcode_name(op));
     }
   }
   (void)out_t;
@@ -221,7 +222,7 @@ hlo_sc hlo_ref_unary(hlo_opcode op, hlo_type t, hlo_type out_t, hlo_sc a) {
   case HLO_OP_ATANH: return mkf(atanh(x));
   case HLO_OP_ERF: return mkf(erf(x));
   case HLO_OP_LOGISTIC: return mkf(logistic(x));
-  default: return mkf(NAN);
+  default: HLO_BUG("%s is not a unary op of %s", hlo_opcode_name(op), hlo_type_name(t));
   }
 }
 
@@ -254,8 +255,16 @@ hlo_sc hlo_ref_binary(hlo_opcode op, hlo_type t, hlo_type out_t, hlo_sc a, hlo_s
     case HLO_OP_MULTIPLY: return mkc(x * y);
     case HLO_OP_DIVIDE: return mkc(x / y);
     case HLO_OP_POWER: return mkc(cpow(x, y));
+    /* StableHLO's definitions for complex operands: atan2(x, y) =
+     * -i log((x + i y) / sqrt(x^2 + y^2)); maximum and minimum order
+     * (real, imaginary) pairs lexicographically */
+    case HLO_OP_ATAN2: return mkc(-I * clog((x + I * y) / csqrt(x * x + y * y)));
+    case HLO_OP_MAXIMUM:
+      return creal(x) > creal(y) || (creal(x) == creal(y) && cimag(x) >= cimag(y)) ? a : b;
+    case HLO_OP_MINIMUM:
+      return creal(x) < creal(y) || (creal(x) == creal(y) && cimag(x) <= cimag(y)) ? a : b;
     case HLO_OP_COMPLEX: break;
-    default: return mkc(CMPLX(NAN, NAN));
+    default: HLO_BUG("%s has no rule for complex operands", hlo_opcode_name(op));
     }
   }
   if (isf) {
@@ -271,7 +280,7 @@ hlo_sc hlo_ref_binary(hlo_opcode op, hlo_type t, hlo_type out_t, hlo_sc a, hlo_s
     case HLO_OP_POWER: return mkf(pow(x, y));
     case HLO_OP_ATAN2: return mkf(atan2(x, y));
     case HLO_OP_COMPLEX: { hlo_sc r = {x, y, 0}; return r; }
-    default: return mkf(NAN);
+    default: HLO_BUG("%s has no rule for %s operands", hlo_opcode_name(op), hlo_type_name(t));
     }
   }
   /* integers and pred */
@@ -323,7 +332,7 @@ hlo_sc hlo_ref_binary(hlo_opcode op, hlo_type t, hlo_type out_t, hlo_sc a, hlo_s
     if (uns) return mki((int64_t)(uint64_t)(((unsigned __int128)ux * uy) >> 64));
     return mki((int64_t)(((__int128)x * y) >> 64));
   }
-  default: return mki(0);
+  default: HLO_BUG("%s has no rule for %s operands", hlo_opcode_name(op), hlo_type_name(t));
   }
 }
 
