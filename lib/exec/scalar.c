@@ -258,7 +258,10 @@ hlo_sc hlo_ref_binary(hlo_opcode op, hlo_type t, hlo_type out_t, hlo_sc a, hlo_s
     /* StableHLO's definitions for complex operands: atan2(x, y) =
      * -i log((x + i y) / sqrt(x^2 + y^2)); maximum and minimum order
      * (real, imaginary) pairs lexicographically */
-    case HLO_OP_ATAN2: return mkc(-I * clog((x + I * y) / csqrt(x * x + y * y)));
+    case HLO_OP_ATAN2: {
+      const double complex i = CMPLX(0.0, 1.0);
+      return mkc(-i * clog((x + i * y) / csqrt(x * x + y * y)));
+    }
     case HLO_OP_MAXIMUM:
       return creal(x) > creal(y) || (creal(x) == creal(y) && cimag(x) >= cimag(y)) ? a : b;
     case HLO_OP_MINIMUM:
