@@ -3,8 +3,10 @@
  * (an existing instruction or a new one) or NULL.  A rewrite only happens
  * when the result shape, layout included, is the instruction's own.  The
  * list, and the rewrites left out, are in docs/opt.md. */
+#include <math.h>
 #include <string.h>
 
+#include "exec/exec.h"
 #include "opt/opt_internal.h"
 
 enum { OPT_MAX_RANK = 64 };
@@ -223,6 +225,94 @@ static hlo_instruction *rw_reverse(opt_ctx *x, hlo_computation *c, hlo_instructi
   return no_op_of(in); /* reversing no dimension of more than one element */
 }
 
+/* The op of a reducer that is exactly ROOT op(p0, p1) on its two scalar
+ * parameters, or HLO_OP_COUNT. */
+static hlo_opcode reducer_op(const hlo_instruction *in) {
+  const hlo_attr *t = hlo_instr_attr(in, HLO_A_TO_APPLY);
+  const hlo_computation *f = t && t->kind == HLO_AK_COMP ? t->u.comp : NULL;
+  const hlo_instruction *r = f ? f->root : NULL;
+  if (!r || f->nparams != 2 || f->ninstrs != 3 || r->noperands != 2 || !f->params[0] || !f->params[1]) return HLO_OP_COUNT;
+  bool direct = r->operands[0] == f->params[0] && r->operands[1] == f->params[1];
+  bool swapped = r->operands[0] == f->params[1] && r->operands[1] == f->params[0];
+  return direct || swapped ? r->op : HLO_OP_COUNT;
+}
+
+/* init is the identity of the reducer's op on element type t: then
+ * reducing one element gives that element (add: up to the sign of zero). */
+static bool is_identity(hlo_opcode op, hlo_type t, const hlo_instruction *init) {
+  bool num = hlo_type_is_float(t) || hlo_type_is_int(t);
+  switch (op) {
+  case HLO_OP_ADD: return num && opt_is_splat(init, 0);
+  case HLO_OP_MULTIPLY: return num && opt_is_splat(init, 1);
+  case HLO_OP_MAXIMUM: return hlo_type_is_float(t) && opt_is_splat(init, -HUGE_VAL);
+  case HLO_OP_MINIMUM: return hlo_type_is_float(t) && opt_is_splat(init, HUGE_VAL);
+  case HLO_OP_AND: return t == HLO_PRED && opt_is_splat(init, 1);
+  case HLO_OP_OR: return t == HLO_PRED && opt_is_splat(init, 0);
+  default: return false;
+  }
+}
+
+/* A broadcast of scalar s to like's shape. */
+static hlo_instruction *splat_of(opt_ctx *x, hlo_computation *c, hlo_instruction *s, const hlo_instruction *like) {
+  hlo_instruction *k = unary(x, c, HLO_OP_BROADCAST, s, like);
+  return k && ints_attr(x, k, HLO_A_DIMENSIONS, NULL, 0) ? k : NULL;
+}
+
+static hlo_instruction *rw_reduce(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return NULL; /* not variadic */
+  hlo_instruction *a = in->operands[0], *init = in->operands[1];
+  if (!hlo_shape_is_scalar(&init->shape) || init->shape.type != in->shape.type) return NULL;
+  /* nothing to reduce: every output element is the init value */
+  if (zero_elements(&a->shape) || zero_elements(&in->shape)) return splat_of(x, c, init, in);
+  int64_t na, nr;
+  if (!hlo_shape_elements(&a->shape, &na) || !hlo_shape_elements(&in->shape, &nr) || na != nr) return NULL;
+  /* each output element reduces one input element with an identity init:
+   * the reduce only reshapes (XLA also assumes the init is an identity) */
+  if (!is_identity(reducer_op(in), in->shape.type, init)) return NULL;
+  return same(a, in) ? a : unary(x, c, HLO_OP_RESHAPE, a, in);
+}
+
+/* dot with a zero-sized operand or result: zeros.  dot with no contracting
+ * dimensions (operands of one type, batch dimensions leading and in order):
+ * each output element is one product, so multiply(broadcast(lhs),
+ * broadcast(rhs)). */
+static hlo_instruction *rw_dot(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return NULL;
+  hlo_instruction *l = in->operands[0], *r = in->operands[1];
+  hlo_type t = in->shape.type;
+  if (zero_elements(&in->shape) || zero_elements(&l->shape) || zero_elements(&r->shape)) {
+    if (!hlo_type_is_float(t) && !hlo_type_is_int(t)) return NULL;
+    hlo_shape ss = {.type = t, .rank = 0};
+    hlo_instruction *z = opt_add(x, c, HLO_OP_CONSTANT, "constant", 0, &ss);
+    hlo_literal *lit = z ? hlo_arena_alloc(&x->m->arena, sizeof *lit) : NULL;
+    void *bytes = lit ? hlo_arena_alloc(&x->m->arena, (size_t)hlo_type_bytes(t)) : NULL;
+    if (!bytes) return NULL;
+    memset(bytes, 0, (size_t)hlo_type_bytes(t)); /* all-zero bits: 0 of every number type */
+    *lit = (hlo_literal){.shape = ss, .data = bytes, .nelems = 1};
+    z->literal = lit;
+    return splat_of(x, c, z, in);
+  }
+  hlo_dot_lists d;
+  if (!hlo_dot_lists_of(in, &d) || d.nc || l->shape.type != t || r->shape.type != t) return NULL;
+  if (!hlo_type_is_float(t) && !hlo_type_is_int(t)) return NULL;
+  int nl = l->shape.rank, nrk = r->shape.rank;
+  if (nl > OPT_MAX_RANK || nrk > OPT_MAX_RANK || nl + nrk - d.nb != in->shape.rank) return NULL;
+  for (int i = 0; i < d.nb; i++)
+    if (d.lb[i] != i || d.rb[i] != i) return NULL;
+  int64_t ld[OPT_MAX_RANK], rd[OPT_MAX_RANK];
+  for (int i = 0; i < nl; i++) ld[i] = i; /* batch, then lhs free dims */
+  for (int i = 0; i < nrk; i++) rd[i] = i < d.nb ? i : nl + i - d.nb; /* batch, then after lhs */
+  hlo_instruction *bl = unary(x, c, HLO_OP_BROADCAST, l, in);
+  if (!bl || !ints_attr(x, bl, HLO_A_DIMENSIONS, ld, nl)) return NULL;
+  hlo_instruction *br = unary(x, c, HLO_OP_BROADCAST, r, in);
+  if (!br || !ints_attr(x, br, HLO_A_DIMENSIONS, rd, nrk)) return NULL;
+  hlo_instruction *k = opt_add(x, c, HLO_OP_MULTIPLY, "multiply", 2, &in->shape);
+  if (!k) return NULL;
+  k->operands[0] = bl;
+  k->operands[1] = br;
+  return k;
+}
+
 static rule_fn *const RULES[HLO_OP_COUNT] = {
     [HLO_OP_ADD] = rw_add,
     [HLO_OP_SUBTRACT] = rw_subtract,
@@ -244,6 +334,8 @@ static rule_fn *const RULES[HLO_OP_COUNT] = {
     [HLO_OP_CONCATENATE] = rw_concatenate,
     [HLO_OP_PAD] = rw_pad,
     [HLO_OP_REVERSE] = rw_reverse,
+    [HLO_OP_REDUCE] = rw_reduce,
+    [HLO_OP_DOT] = rw_dot,
 };
 
 static hlo_instruction *simplify(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
