@@ -258,6 +258,84 @@ static hlo_instruction *splat_of(opt_ctx *x, hlo_computation *c, hlo_instruction
   return k && ints_attr(x, k, HLO_A_DIMENSIONS, NULL, 0) ? k : NULL;
 }
 
+/* The reducer combines elements exactly in any order and grouping (integer
+ * add and multiply wrap around; pred and/or): regrouping a reduce keeps its
+ * value bit for bit.  Floating-point reductions are left alone. */
+static bool exact_reducer(const hlo_instruction *in) {
+  hlo_opcode op = reducer_op(in);
+  hlo_type t = in->shape.type;
+  if (op == HLO_OP_ADD || op == HLO_OP_MULTIPLY) return hlo_type_is_int(t);
+  return (op == HLO_OP_AND || op == HLO_OP_OR) && t == HLO_PRED;
+}
+
+/* A reduce like in of operand a over dimensions dims[0..n). */
+static hlo_instruction *reduce_over(opt_ctx *x, hlo_computation *c, hlo_instruction *in, hlo_instruction *a,
+                                    const int64_t *dims, int n) {
+  hlo_instruction *k = opt_add(x, c, HLO_OP_REDUCE, "reduce", 2, &in->shape);
+  if (!k) return NULL;
+  k->operands[0] = a;
+  k->operands[1] = in->operands[1];
+  k->attrs = in->attrs;
+  k->nattrs = in->nattrs;
+  k->called = in->called;
+  k->ncalled = in->ncalled;
+  if (opt_own_attrs(x, k)) return NULL;
+  int64_t *v = hlo_arena_array(&x->m->arena, (size_t)n + 1, sizeof *v);
+  if (!v) return NULL;
+  for (int i = 0; i < n; i++) { /* in increasing order */
+    int j = i;
+    for (; j > 0 && v[j - 1] > dims[i]; j--) v[j] = v[j - 1];
+    v[j] = dims[i];
+  }
+  for (int i = 0; i < k->nattrs; i++)
+    if (k->attrs[i].key == HLO_A_DIMENSIONS) {
+      k->attrs[i].u.ints.n = n;
+      k->attrs[i].u.ints.v = v;
+      return k;
+    }
+  return NULL;
+}
+
+/* reduce(reduce(A, d1), d2) with one exact reducer and one identity init
+ * => reduce(A, d1 + d2 as dimensions of A); reduce(transpose(A, p), d) to
+ * a rank <= 1 result with an exact reducer => reduce(A, p[d]). */
+static hlo_instruction *reduce_of(opt_ctx *x, hlo_computation *c, hlo_instruction *in, hlo_instruction *a) {
+  int nd, ni, np;
+  const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+  if (!exact_reducer(in) || !d || a->noperands < 1) return NULL;
+  hlo_instruction *src = a->operands[0];
+  int n = src->shape.rank;
+  if (n > OPT_MAX_RANK) return NULL;
+  int64_t v[OPT_MAX_RANK];
+  if (a->op == HLO_OP_TRANSPOSE && in->shape.rank <= 1 && a->noperands == 1) {
+    const int64_t *p = hlo_instr_ints(a, HLO_A_DIMENSIONS, &np);
+    if (!p || np != n || nd > n) return NULL;
+    for (int i = 0; i < nd; i++) {
+      if (d[i] < 0 || d[i] >= n) return NULL;
+      v[i] = p[d[i]]; /* dim d[i] of the transpose is dim p[d[i]] of A */
+    }
+    return reduce_over(x, c, in, src, v, nd);
+  }
+  const int64_t *e = a->op == HLO_OP_REDUCE ? hlo_instr_ints(a, HLO_A_DIMENSIONS, &ni) : NULL;
+  if (!e || a->noperands != 2 || a->operands[1] != in->operands[1] || reducer_op(a) != reducer_op(in) ||
+      a->shape.type != in->shape.type || !is_identity(reducer_op(in), in->shape.type, in->operands[1]))
+    return NULL;
+  bool gone[OPT_MAX_RANK] = {false}, drop[OPT_MAX_RANK] = {false};
+  for (int i = 0; i < ni; i++) {
+    if (e[i] < 0 || e[i] >= n) return NULL;
+    gone[e[i]] = true;
+  }
+  for (int i = 0; i < nd; i++) {
+    if (d[i] < 0 || d[i] >= a->shape.rank) return NULL;
+    drop[d[i]] = true;
+  }
+  /* the kept dimensions of A, in order, are the dimensions of a */
+  int w = 0;
+  for (int s = 0, j = 0; s < n; s++)
+    if (gone[s] || drop[j++]) v[w++] = s;
+  return reduce_over(x, c, in, src, v, w);
+}
+
 static hlo_instruction *rw_reduce(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
   if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return NULL; /* not variadic */
   hlo_instruction *a = in->operands[0], *init = in->operands[1];
@@ -265,9 +343,10 @@ static hlo_instruction *rw_reduce(opt_ctx *x, hlo_computation *c, hlo_instructio
   /* nothing to reduce: every output element is the init value */
   if (zero_elements(&a->shape) || zero_elements(&in->shape)) return splat_of(x, c, init, in);
   int64_t na, nr;
-  if (!hlo_shape_elements(&a->shape, &na) || !hlo_shape_elements(&in->shape, &nr) || na != nr) return NULL;
+  if (!hlo_shape_elements(&a->shape, &na) || !hlo_shape_elements(&in->shape, &nr)) return NULL;
   /* each output element reduces one input element with an identity init:
    * the reduce only reshapes (XLA also assumes the init is an identity) */
+  if (na != nr) return reduce_of(x, c, in, a);
   if (!is_identity(reducer_op(in), in->shape.type, init)) return NULL;
   return same(a, in) ? a : unary(x, c, HLO_OP_RESHAPE, a, in);
 }
