@@ -5,7 +5,8 @@ tuples read back, calls, while loops of 0, 1 and 3 iterations, sorts with
 unread operands, constant subexpressions, reshape/transpose pairs, slices
 of slices, zero-sized values, elementwise ops of reshaped operands,
 reduces over size-1 and zero-sized dimensions, and dots without
-contracting dimensions or with zero-sized operands."""
+contracting dimensions or with zero-sized operands, and integer reduces
+of reduces and of transposes."""
 import random, sys
 
 out, count = sys.argv[1], int(sys.argv[2])
@@ -37,12 +38,13 @@ def module(seed):
                  "  y = %s multiply(x, x)\n  ROOT t = (s32[], %s) tuple(j, y)\n}\n" % (S, S, S, S))
     comps.append("sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n")
     comps.append("max {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n")
+    comps.append("isum {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n")
     zero = new("f32[] constant(0)")
     one = new("f32[] constant(1)")
     z = new("%s broadcast(%s), dimensions={}" % (S, zero))
     o = new("%s broadcast(%s), dimensions={}" % (S, one))
     for _ in range(r.randint(6, 14)):
-        k = r.randint(0, 17)
+        k = r.randint(0, 18)
         a, b = pick(), pick()
         if k == 0:
             v = new("%s add(%s, %s)" % (S, a, r.choice([z, b])))
@@ -113,6 +115,16 @@ def module(seed):
             e2 = new("f32[0,6] slice(%s), slice={[0:0], [0:6]}" % b)
             v = new("%s add(%s, %s)" % (S, a, new("%s dot(%s, %s), lhs_contracting_dims={1}, rhs_contracting_dims={0}"
                                                   % (S, e1, e2))))
+        elif k == 18:  # integer reduce of a reduce and of a transpose
+            i = new("s32[4,6] convert(%s)" % new("%s multiply(%s, %s)" % (S, a, new("%s broadcast(%s), dimensions={}" % (S, new("f32[] constant(1000)"))))))
+            i0 = new("s32[] constant(0)")
+            r1 = new("s32[6] reduce(%s, %s), dimensions={0}, to_apply=isum" % (i, i0))
+            r2 = new("s32[] reduce(%s, %s), dimensions={0}, to_apply=isum" % (r1, i0))
+            t = new("s32[6,4] transpose(%s), dimensions={1,0}" % i)
+            r3 = new("s32[4] reduce(%s, %s), dimensions={0}, to_apply=isum" % (t, i0))
+            s3 = new("s32[4,6] add(%s, %s)" % (new("s32[4,6] broadcast(%s), dimensions={0}" % r3),
+                                               new("s32[4,6] broadcast(%s), dimensions={}" % r2)))
+            v = new("%s add(%s, %s)" % (S, b, new("%s convert(%s)" % (S, s3))))
         else:
             v = new("%s select(%s, %s, %s)" % (S, new("pred[4,6] compare(%s, %s), direction=GT" % (a, b)), a, a))
         pool.append(v)
