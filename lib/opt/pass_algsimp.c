@@ -351,45 +351,84 @@ static hlo_instruction *rw_reduce(opt_ctx *x, hlo_computation *c, hlo_instructio
   return same(a, in) ? a : unary(x, c, HLO_OP_RESHAPE, a, in);
 }
 
-/* dot with a zero-sized operand or result: zeros.  dot with no contracting
- * dimensions (operands of one type, batch dimensions leading and in order):
- * each output element is one product, so multiply(broadcast(lhs),
- * broadcast(rhs)). */
-static hlo_instruction *rw_dot(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
-  if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return NULL;
+/* A dot with a zero-sized operand or result: zeros. */
+static hlo_instruction *dot_of_nothing(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  hlo_type t = in->shape.type;
+  if (!hlo_type_is_float(t) && !hlo_type_is_int(t)) return NULL;
+  hlo_shape ss = {.type = t, .rank = 0};
+  hlo_instruction *z = opt_add(x, c, HLO_OP_CONSTANT, "constant", 0, &ss);
+  hlo_literal *lit = z ? hlo_arena_alloc(&x->m->arena, sizeof *lit) : NULL;
+  void *bytes = lit ? hlo_arena_alloc(&x->m->arena, (size_t)hlo_type_bytes(t)) : NULL;
+  if (!bytes) return NULL;
+  memset(bytes, 0, (size_t)hlo_type_bytes(t)); /* all-zero bits: 0 of every number type */
+  *lit = (hlo_literal){.shape = ss, .data = bytes, .nelems = 1};
+  z->literal = lit;
+  return splat_of(x, c, z, in);
+}
+
+/* Operand o of a dot without its contracting dimensions con[0..nc) (all of
+ * size 1: dropping them keeps the element order), broadcast into the dot's
+ * shape: its i-th remaining dimension goes to out[i].  The batch dimensions
+ * bat[0..nb) must be its first remaining dimensions, in order.  With x NULL
+ * only checks that (returns in when it holds), adding nothing. */
+static hlo_instruction *dot_side(opt_ctx *x, hlo_computation *c, hlo_instruction *in, hlo_instruction *o,
+                                 const int64_t *con, int nc, const int64_t *bat, int nb, int first_free) {
+  int n = o->shape.rank, w = 0;
+  bool gone[OPT_MAX_RANK] = {false};
+  int64_t dims[OPT_MAX_RANK], out[OPT_MAX_RANK];
+  if (n > OPT_MAX_RANK || o->shape.dynamic) return NULL;
+  for (int i = 0; i < nc; i++) {
+    if (con[i] < 0 || con[i] >= n || o->shape.dims[con[i]] != 1) return NULL;
+    gone[con[i]] = true;
+  }
+  for (int s = 0; s < n; s++) {
+    if (gone[s]) continue;
+    if (w < nb && bat[w] != s) return NULL; /* batch dimensions lead, in order */
+    out[w] = w < nb ? w : first_free + w - nb;
+    dims[w++] = o->shape.dims[s];
+  }
+  if (!x) return in;
+  if (w != n) { /* drop the size-1 contracting dimensions */
+    hlo_instruction *k = opt_add(x, c, HLO_OP_RESHAPE, "reshape", 1, NULL);
+    if (!k || hlo_shape_make_array(&x->m->arena, &k->shape, o->shape.type, w, dims)) return NULL;
+    k->operands[0] = o;
+    o = k;
+  }
+  hlo_instruction *b = unary(x, c, HLO_OP_BROADCAST, o, in);
+  return b && ints_attr(x, b, HLO_A_DIMENSIONS, out, w) ? b : NULL;
+}
+
+/* A dot where each output element is one product: no contracting
+ * dimensions, or only ones of size 1 (XLA removes those, then rewrites the
+ * dot without contracting dimensions), with operands and result of one
+ * type (f32, f64 or integer) and batch dimensions leading:
+ * multiply(broadcast(lhs), broadcast(rhs)). */
+static hlo_instruction *dot_one_product(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
   hlo_instruction *l = in->operands[0], *r = in->operands[1];
   hlo_type t = in->shape.type;
-  if (zero_elements(&in->shape) || zero_elements(&l->shape) || zero_elements(&r->shape)) {
-    if (!hlo_type_is_float(t) && !hlo_type_is_int(t)) return NULL;
-    hlo_shape ss = {.type = t, .rank = 0};
-    hlo_instruction *z = opt_add(x, c, HLO_OP_CONSTANT, "constant", 0, &ss);
-    hlo_literal *lit = z ? hlo_arena_alloc(&x->m->arena, sizeof *lit) : NULL;
-    void *bytes = lit ? hlo_arena_alloc(&x->m->arena, (size_t)hlo_type_bytes(t)) : NULL;
-    if (!bytes) return NULL;
-    memset(bytes, 0, (size_t)hlo_type_bytes(t)); /* all-zero bits: 0 of every number type */
-    *lit = (hlo_literal){.shape = ss, .data = bytes, .nelems = 1};
-    z->literal = lit;
-    return splat_of(x, c, z, in);
-  }
   hlo_dot_lists d;
-  if (!hlo_dot_lists_of(in, &d) || d.nc || l->shape.type != t || r->shape.type != t) return NULL;
-  if (!hlo_type_is_float(t) && !hlo_type_is_int(t)) return NULL;
-  int nl = l->shape.rank, nrk = r->shape.rank;
-  if (nl > OPT_MAX_RANK || nrk > OPT_MAX_RANK || nl + nrk - d.nb != in->shape.rank) return NULL;
-  for (int i = 0; i < d.nb; i++)
-    if (d.lb[i] != i || d.rb[i] != i) return NULL;
-  int64_t ld[OPT_MAX_RANK], rd[OPT_MAX_RANK];
-  for (int i = 0; i < nl; i++) ld[i] = i; /* batch, then lhs free dims */
-  for (int i = 0; i < nrk; i++) rd[i] = i < d.nb ? i : nl + i - d.nb; /* batch, then after lhs */
-  hlo_instruction *bl = unary(x, c, HLO_OP_BROADCAST, l, in);
-  if (!bl || !ints_attr(x, bl, HLO_A_DIMENSIONS, ld, nl)) return NULL;
-  hlo_instruction *br = unary(x, c, HLO_OP_BROADCAST, r, in);
-  if (!br || !ints_attr(x, br, HLO_A_DIMENSIONS, rd, nrk)) return NULL;
-  hlo_instruction *k = opt_add(x, c, HLO_OP_MULTIPLY, "multiply", 2, &in->shape);
+  if (!hlo_dot_lists_of(in, &d) || l->shape.type != t || r->shape.type != t) return NULL;
+  if (t != HLO_F32 && t != HLO_F64 && !hlo_type_is_int(t)) return NULL;
+  int fl = l->shape.rank - d.nb - d.nc, fr = r->shape.rank - d.nb - d.nc; /* free dimensions */
+  if (fl < 0 || fr < 0 || d.nb + fl + fr != in->shape.rank) return NULL;
+  if (!dot_side(NULL, c, in, l, d.lc, d.nc, d.lb, d.nb, d.nb) ||
+      !dot_side(NULL, c, in, r, d.rc, d.nc, d.rb, d.nb, d.nb + fl))
+    return NULL; /* checked before anything is added */
+  hlo_instruction *bl = dot_side(x, c, in, l, d.lc, d.nc, d.lb, d.nb, d.nb);
+  hlo_instruction *br = bl ? dot_side(x, c, in, r, d.rc, d.nc, d.rb, d.nb, d.nb + fl) : NULL;
+  hlo_instruction *k = br ? opt_add(x, c, HLO_OP_MULTIPLY, "multiply", 2, &in->shape) : NULL;
   if (!k) return NULL;
   k->operands[0] = bl;
   k->operands[1] = br;
   return k;
+}
+
+static hlo_instruction *rw_dot(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return NULL;
+  hlo_instruction *l = in->operands[0], *r = in->operands[1];
+  if (zero_elements(&in->shape) || zero_elements(&l->shape) || zero_elements(&r->shape))
+    return dot_of_nothing(x, c, in);
+  return dot_one_product(x, c, in);
 }
 
 static rule_fn *const RULES[HLO_OP_COUNT] = {

@@ -106,7 +106,11 @@ def module(seed):
         elif k == 16:  # outer products, with and without a batch dimension
             u = new("f32[4] reshape(%s)" % new("f32[4,1] slice(%s), slice={[0:4], [2:3]}" % a))
             w = new("f32[6] reshape(%s)" % new("f32[1,6] slice(%s), slice={[1:2], [0:6]}" % b))
-            v = new("%s dot(%s, %s), lhs_contracting_dims={}, rhs_contracting_dims={}" % (S, u, w))
+            if r.randint(0, 1):
+                v = new("%s dot(%s, %s), lhs_contracting_dims={}, rhs_contracting_dims={}" % (S, u, w))
+            else:  # over a contracting dimension of size 1
+                u1, w1 = new("f32[4,1] reshape(%s)" % u), new("f32[1,6] reshape(%s)" % w)
+                v = new("%s dot(%s, %s), lhs_contracting_dims={1}, rhs_contracting_dims={0}" % (S, u1, w1))
             bo = new("f32[4,6,6] dot(%s, %s), lhs_batch_dims={0}, rhs_batch_dims={0}, "
                      "lhs_contracting_dims={}, rhs_contracting_dims={}" % (v, b))
             v = new("%s reduce(%s, %s), dimensions={2}, to_apply=max" % (S, bo, new("f32[] constant(-inf)")))
