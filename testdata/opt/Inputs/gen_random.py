@@ -6,7 +6,7 @@ unread operands, constant subexpressions, reshape/transpose pairs, slices
 of slices, zero-sized values, elementwise ops of reshaped operands,
 reduces over size-1 and zero-sized dimensions, and dots without
 contracting dimensions or with zero-sized operands, and integer reduces
-of reduces and of transposes."""
+of reduces and of transposes, pred or-reduces of transposes."""
 import random, sys
 
 out, count = sys.argv[1], int(sys.argv[2])
@@ -39,12 +39,13 @@ def module(seed):
     comps.append("sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n")
     comps.append("max {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n")
     comps.append("isum {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n")
+    comps.append("lor {\n  a = pred[] parameter(0)\n  b = pred[] parameter(1)\n  ROOT o = pred[] or(a, b)\n}\n")
     zero = new("f32[] constant(0)")
     one = new("f32[] constant(1)")
     z = new("%s broadcast(%s), dimensions={}" % (S, zero))
     o = new("%s broadcast(%s), dimensions={}" % (S, one))
     for _ in range(r.randint(6, 14)):
-        k = r.randint(0, 18)
+        k = r.randint(0, 19)
         a, b = pick(), pick()
         if k == 0:
             v = new("%s add(%s, %s)" % (S, a, r.choice([z, b])))
@@ -129,6 +130,10 @@ def module(seed):
             s3 = new("s32[4,6] add(%s, %s)" % (new("s32[4,6] broadcast(%s), dimensions={0}" % r3),
                                                new("s32[4,6] broadcast(%s), dimensions={}" % r2)))
             v = new("%s add(%s, %s)" % (S, b, new("%s convert(%s)" % (S, s3))))
+        elif k == 19:  # pred or-reduce of a transpose
+            pt = new("pred[6,4] transpose(%s), dimensions={1,0}" % new("pred[4,6] compare(%s, %s), direction=GT" % (a, b)))
+            pr = new("pred[4] reduce(%s, %s), dimensions={0}, to_apply=lor" % (pt, new("pred[] constant(false)")))
+            v = new("%s select(%s, %s, %s)" % (S, new("pred[4,6] broadcast(%s), dimensions={0}" % pr), a, b))
         else:
             v = new("%s select(%s, %s, %s)" % (S, new("pred[4,6] compare(%s, %s), direction=GT" % (a, b)), a, a))
         pool.append(v)
