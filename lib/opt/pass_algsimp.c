@@ -456,9 +456,15 @@ static rule_fn *const RULES[HLO_OP_COUNT] = {
     [HLO_OP_DOT] = rw_dot,
 };
 
+/* A rule adds instructions only once it knows it rewrites, so one that
+ * added some and still returned NULL ran out of memory. */
 static hlo_instruction *simplify(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
   rule_fn *f = RULES[in->op];
-  return f && !opt_side_effect(in) ? f(x, c, in) : NULL;
+  if (!f || opt_side_effect(in)) return NULL;
+  int before = c->ninstrs;
+  hlo_instruction *k = f(x, c, in);
+  if (!k && c->ninstrs != before) x->oom = true;
+  return k;
 }
 
 int opt_algsimp(opt_ctx *x) { return opt_rewrite_each(x, simplify, 16); }
