@@ -137,8 +137,29 @@ static void test_fixed_point(void) {
   hlo_diags_release(&d);
 }
 
-/* Fail each allocation in turn while every pass runs over BUSY. */
-static void test_alloc_failures(void) {
+/* Reduces and dots that algsimp rewrites. */
+static const char REDUCE_DOT[] =
+    "HloModule reduce_dot\n"
+    "add {\n"
+    "  a = s32[] parameter(0)\n"
+    "  b = s32[] parameter(1)\n"
+    "  ROOT s = s32[] add(a, b)\n"
+    "}\n"
+    "ENTRY e {\n"
+    "  x = s32[2,1,3] parameter(0)\n"
+    "  u = f32[3,1] parameter(1)\n"
+    "  v = f32[1,4] parameter(2)\n"
+    "  z = s32[] constant(0)\n"
+    "  r1 = s32[2,3] reduce(x, z), dimensions={1}, to_apply=add\n"
+    "  t = s32[3,2] transpose(r1), dimensions={1,0}\n"
+    "  r2 = s32[3] reduce(t, z), dimensions={1}, to_apply=add\n"
+    "  r3 = s32[] reduce(r2, z), dimensions={0}, to_apply=add\n"
+    "  o = f32[3,4] dot(u, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+    "  ROOT r = (s32[], f32[3,4]) tuple(r3, o)\n"
+    "}\n";
+
+/* Fail each allocation in turn while every pass runs over text. */
+static void alloc_failures(const char *text) {
   int n, failures_seen = 0;
   const hlo_opt_pass *ps = hlo_opt_passes(&n);
   for (long k = 0; k < 100000; k++) {
@@ -146,7 +167,7 @@ static void test_alloc_failures(void) {
     hlo_allocator a = TEST_COUNTING_ALLOCATOR(&c);
     hlo_diags d;
     hlo_diags_init(&d, NULL);
-    hlo_module *m = parse(BUSY, &a, &d);
+    hlo_module *m = parse(text, &a, &d);
     for (int i = 0; m && i < n; i++) {
       int rc = hlo_opt_run(m, &ps[i], NULL, &d);
       if (rc < 0) {
@@ -169,6 +190,7 @@ int main(void) {
   test_registry();
   test_unchanged();
   test_fixed_point();
-  test_alloc_failures();
+  alloc_failures(BUSY);
+  alloc_failures(REDUCE_DOT);
   TEST_MAIN_END("opt");
 }

@@ -3,8 +3,10 @@
  * (an existing instruction or a new one) or NULL.  A rewrite only happens
  * when the result shape, layout included, is the instruction's own.  The
  * list, and the rewrites left out, are in docs/opt.md. */
+#include <math.h>
 #include <string.h>
 
+#include "exec/exec.h"
 #include "opt/opt_internal.h"
 
 enum { OPT_MAX_RANK = 64 };
@@ -223,6 +225,212 @@ static hlo_instruction *rw_reverse(opt_ctx *x, hlo_computation *c, hlo_instructi
   return no_op_of(in); /* reversing no dimension of more than one element */
 }
 
+/* The op of a reducer that is exactly ROOT op(p0, p1) on its two scalar
+ * parameters, or HLO_OP_COUNT. */
+static hlo_opcode reducer_op(const hlo_instruction *in) {
+  const hlo_attr *t = hlo_instr_attr(in, HLO_A_TO_APPLY);
+  const hlo_computation *f = t && t->kind == HLO_AK_COMP ? t->u.comp : NULL;
+  const hlo_instruction *r = f ? f->root : NULL;
+  if (!r || f->nparams != 2 || f->ninstrs != 3 || r->noperands != 2 || !f->params[0] || !f->params[1]) return HLO_OP_COUNT;
+  bool direct = r->operands[0] == f->params[0] && r->operands[1] == f->params[1];
+  bool swapped = r->operands[0] == f->params[1] && r->operands[1] == f->params[0];
+  return direct || swapped ? r->op : HLO_OP_COUNT;
+}
+
+/* init is the identity of the reducer's op on element type t: then
+ * reducing one element gives that element (add: up to the sign of zero). */
+static bool is_identity(hlo_opcode op, hlo_type t, const hlo_instruction *init) {
+  bool num = hlo_type_is_float(t) || hlo_type_is_int(t);
+  switch (op) {
+  case HLO_OP_ADD: return num && opt_is_splat(init, 0);
+  case HLO_OP_MULTIPLY: return num && opt_is_splat(init, 1);
+  case HLO_OP_MAXIMUM: return hlo_type_is_float(t) && opt_is_splat(init, -HUGE_VAL);
+  case HLO_OP_MINIMUM: return hlo_type_is_float(t) && opt_is_splat(init, HUGE_VAL);
+  case HLO_OP_AND: return t == HLO_PRED && opt_is_splat(init, 1);
+  case HLO_OP_OR: return t == HLO_PRED && opt_is_splat(init, 0);
+  default: return false;
+  }
+}
+
+/* A broadcast of scalar s to like's shape. */
+static hlo_instruction *splat_of(opt_ctx *x, hlo_computation *c, hlo_instruction *s, const hlo_instruction *like) {
+  hlo_instruction *k = unary(x, c, HLO_OP_BROADCAST, s, like);
+  return k && ints_attr(x, k, HLO_A_DIMENSIONS, NULL, 0) ? k : NULL;
+}
+
+/* The reducer combines elements exactly in any order and grouping (integer
+ * add and multiply wrap around; pred and/or): regrouping a reduce keeps its
+ * value bit for bit.  Floating-point reductions are left alone. */
+static bool exact_reducer(const hlo_instruction *in) {
+  hlo_opcode op = reducer_op(in);
+  hlo_type t = in->shape.type;
+  if (op == HLO_OP_ADD || op == HLO_OP_MULTIPLY) return hlo_type_is_int(t);
+  return (op == HLO_OP_AND || op == HLO_OP_OR) && t == HLO_PRED;
+}
+
+/* A reduce like in of operand a over dimensions dims[0..n). */
+static hlo_instruction *reduce_over(opt_ctx *x, hlo_computation *c, hlo_instruction *in, hlo_instruction *a,
+                                    const int64_t *dims, int n) {
+  hlo_instruction *k = opt_add(x, c, HLO_OP_REDUCE, "reduce", 2, &in->shape);
+  if (!k) return NULL;
+  k->operands[0] = a;
+  k->operands[1] = in->operands[1];
+  k->attrs = in->attrs;
+  k->nattrs = in->nattrs;
+  k->called = in->called;
+  k->ncalled = in->ncalled;
+  if (opt_own_attrs(x, k)) return NULL;
+  int64_t *v = hlo_arena_array(&x->m->arena, (size_t)n + 1, sizeof *v);
+  if (!v) return NULL;
+  for (int i = 0; i < n; i++) { /* in increasing order */
+    int j = i;
+    for (; j > 0 && v[j - 1] > dims[i]; j--) v[j] = v[j - 1];
+    v[j] = dims[i];
+  }
+  for (int i = 0; i < k->nattrs; i++)
+    if (k->attrs[i].key == HLO_A_DIMENSIONS) {
+      k->attrs[i].u.ints.n = n;
+      k->attrs[i].u.ints.v = v;
+      return k;
+    }
+  return NULL;
+}
+
+/* reduce(reduce(A, d1), d2) with one exact reducer and one identity init
+ * => reduce(A, d1 + d2 as dimensions of A); reduce(transpose(A, p), d) to
+ * a rank <= 1 result with an exact reducer => reduce(A, p[d]). */
+static hlo_instruction *reduce_of(opt_ctx *x, hlo_computation *c, hlo_instruction *in, hlo_instruction *a) {
+  int nd, ni, np;
+  const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+  if (!exact_reducer(in) || !d || a->noperands < 1) return NULL;
+  hlo_instruction *src = a->operands[0];
+  int n = src->shape.rank;
+  if (n > OPT_MAX_RANK) return NULL;
+  int64_t v[OPT_MAX_RANK];
+  if (a->op == HLO_OP_TRANSPOSE && in->shape.rank <= 1 && a->noperands == 1) {
+    const int64_t *p = hlo_instr_ints(a, HLO_A_DIMENSIONS, &np);
+    if (!p || np != n || nd > n) return NULL;
+    for (int i = 0; i < nd; i++) {
+      if (d[i] < 0 || d[i] >= n) return NULL;
+      v[i] = p[d[i]]; /* dim d[i] of the transpose is dim p[d[i]] of A */
+    }
+    return reduce_over(x, c, in, src, v, nd);
+  }
+  const int64_t *e = a->op == HLO_OP_REDUCE ? hlo_instr_ints(a, HLO_A_DIMENSIONS, &ni) : NULL;
+  if (!e || a->noperands != 2 || a->operands[1] != in->operands[1] || reducer_op(a) != reducer_op(in) ||
+      a->shape.type != in->shape.type || !is_identity(reducer_op(in), in->shape.type, in->operands[1]))
+    return NULL;
+  bool gone[OPT_MAX_RANK] = {false}, drop[OPT_MAX_RANK] = {false};
+  for (int i = 0; i < ni; i++) {
+    if (e[i] < 0 || e[i] >= n) return NULL;
+    gone[e[i]] = true;
+  }
+  for (int i = 0; i < nd; i++) {
+    if (d[i] < 0 || d[i] >= a->shape.rank) return NULL;
+    drop[d[i]] = true;
+  }
+  /* the kept dimensions of A, in order, are the dimensions of a */
+  int w = 0;
+  for (int s = 0, j = 0; s < n; s++)
+    if (gone[s] || drop[j++]) v[w++] = s;
+  return reduce_over(x, c, in, src, v, w);
+}
+
+static hlo_instruction *rw_reduce(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return NULL; /* not variadic */
+  hlo_instruction *a = in->operands[0], *init = in->operands[1];
+  if (!hlo_shape_is_scalar(&init->shape) || init->shape.type != in->shape.type) return NULL;
+  /* nothing to reduce: every output element is the init value */
+  if (zero_elements(&a->shape) || zero_elements(&in->shape)) return splat_of(x, c, init, in);
+  int64_t na, nr;
+  if (!hlo_shape_elements(&a->shape, &na) || !hlo_shape_elements(&in->shape, &nr)) return NULL;
+  /* each output element reduces one input element with an identity init:
+   * the reduce only reshapes (XLA also assumes the init is an identity) */
+  if (na != nr) return reduce_of(x, c, in, a);
+  if (!is_identity(reducer_op(in), in->shape.type, init)) return NULL;
+  return same(a, in) ? a : unary(x, c, HLO_OP_RESHAPE, a, in);
+}
+
+/* A dot with a zero-sized operand or result: zeros. */
+static hlo_instruction *dot_of_nothing(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  hlo_type t = in->shape.type;
+  if (!hlo_type_is_float(t) && !hlo_type_is_int(t)) return NULL;
+  hlo_shape ss = {.type = t, .rank = 0};
+  hlo_instruction *z = opt_add(x, c, HLO_OP_CONSTANT, "constant", 0, &ss);
+  hlo_literal *lit = z ? hlo_arena_alloc(&x->m->arena, sizeof *lit) : NULL;
+  void *bytes = lit ? hlo_arena_alloc(&x->m->arena, (size_t)hlo_type_bytes(t)) : NULL;
+  if (!bytes) return NULL;
+  memset(bytes, 0, (size_t)hlo_type_bytes(t)); /* all-zero bits: 0 of every number type */
+  *lit = (hlo_literal){.shape = ss, .data = bytes, .nelems = 1};
+  z->literal = lit;
+  return splat_of(x, c, z, in);
+}
+
+/* Operand o of a dot without its contracting dimensions con[0..nc) (all of
+ * size 1: dropping them keeps the element order), broadcast into the dot's
+ * shape: its i-th remaining dimension goes to out[i].  The batch dimensions
+ * bat[0..nb) must be its first remaining dimensions, in order.  With x NULL
+ * only checks that (returns in when it holds), adding nothing. */
+static hlo_instruction *dot_side(opt_ctx *x, hlo_computation *c, hlo_instruction *in, hlo_instruction *o,
+                                 const int64_t *con, int nc, const int64_t *bat, int nb, int first_free) {
+  int n = o->shape.rank, w = 0;
+  bool gone[OPT_MAX_RANK] = {false};
+  int64_t dims[OPT_MAX_RANK], out[OPT_MAX_RANK];
+  if (n > OPT_MAX_RANK || o->shape.dynamic) return NULL;
+  for (int i = 0; i < nc; i++) {
+    if (con[i] < 0 || con[i] >= n || o->shape.dims[con[i]] != 1) return NULL;
+    gone[con[i]] = true;
+  }
+  for (int s = 0; s < n; s++) {
+    if (gone[s]) continue;
+    if (w < nb && bat[w] != s) return NULL; /* batch dimensions lead, in order */
+    out[w] = w < nb ? w : first_free + w - nb;
+    dims[w++] = o->shape.dims[s];
+  }
+  if (!x) return in;
+  if (w != n) { /* drop the size-1 contracting dimensions */
+    hlo_instruction *k = opt_add(x, c, HLO_OP_RESHAPE, "reshape", 1, NULL);
+    if (!k || hlo_shape_make_array(&x->m->arena, &k->shape, o->shape.type, w, dims)) return NULL;
+    k->operands[0] = o;
+    o = k;
+  }
+  hlo_instruction *b = unary(x, c, HLO_OP_BROADCAST, o, in);
+  return b && ints_attr(x, b, HLO_A_DIMENSIONS, out, w) ? b : NULL;
+}
+
+/* A dot where each output element is one product: no contracting
+ * dimensions, or only ones of size 1 (XLA removes those, then rewrites the
+ * dot without contracting dimensions), with operands and result of one
+ * type (f32, f64 or integer) and batch dimensions leading:
+ * multiply(broadcast(lhs), broadcast(rhs)). */
+static hlo_instruction *dot_one_product(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  hlo_instruction *l = in->operands[0], *r = in->operands[1];
+  hlo_type t = in->shape.type;
+  hlo_dot_lists d;
+  if (!hlo_dot_lists_of(in, &d) || l->shape.type != t || r->shape.type != t) return NULL;
+  if (t != HLO_F32 && t != HLO_F64 && !hlo_type_is_int(t)) return NULL;
+  int fl = l->shape.rank - d.nb - d.nc, fr = r->shape.rank - d.nb - d.nc; /* free dimensions */
+  if (fl < 0 || fr < 0 || d.nb + fl + fr != in->shape.rank) return NULL;
+  if (!dot_side(NULL, c, in, l, d.lc, d.nc, d.lb, d.nb, d.nb) ||
+      !dot_side(NULL, c, in, r, d.rc, d.nc, d.rb, d.nb, d.nb + fl))
+    return NULL; /* checked before anything is added */
+  hlo_instruction *bl = dot_side(x, c, in, l, d.lc, d.nc, d.lb, d.nb, d.nb);
+  hlo_instruction *br = bl ? dot_side(x, c, in, r, d.rc, d.nc, d.rb, d.nb, d.nb + fl) : NULL;
+  hlo_instruction *k = br ? opt_add(x, c, HLO_OP_MULTIPLY, "multiply", 2, &in->shape) : NULL;
+  if (!k) return NULL;
+  k->operands[0] = bl;
+  k->operands[1] = br;
+  return k;
+}
+
+static hlo_instruction *rw_dot(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
+  if (in->noperands != 2 || !hlo_shape_is_array(&in->shape)) return NULL;
+  hlo_instruction *l = in->operands[0], *r = in->operands[1];
+  if (zero_elements(&in->shape) || zero_elements(&l->shape) || zero_elements(&r->shape))
+    return dot_of_nothing(x, c, in);
+  return dot_one_product(x, c, in);
+}
+
 static rule_fn *const RULES[HLO_OP_COUNT] = {
     [HLO_OP_ADD] = rw_add,
     [HLO_OP_SUBTRACT] = rw_subtract,
@@ -244,11 +452,19 @@ static rule_fn *const RULES[HLO_OP_COUNT] = {
     [HLO_OP_CONCATENATE] = rw_concatenate,
     [HLO_OP_PAD] = rw_pad,
     [HLO_OP_REVERSE] = rw_reverse,
+    [HLO_OP_REDUCE] = rw_reduce,
+    [HLO_OP_DOT] = rw_dot,
 };
 
+/* A rule adds instructions only once it knows it rewrites, so one that
+ * added some and still returned NULL ran out of memory. */
 static hlo_instruction *simplify(opt_ctx *x, hlo_computation *c, hlo_instruction *in) {
   rule_fn *f = RULES[in->op];
-  return f && !opt_side_effect(in) ? f(x, c, in) : NULL;
+  if (!f || opt_side_effect(in)) return NULL;
+  int before = c->ninstrs;
+  hlo_instruction *k = f(x, c, in);
+  if (!k && c->ninstrs != before) x->oom = true;
+  return k;
 }
 
 int opt_algsimp(opt_ctx *x) { return opt_rewrite_each(x, simplify, 16); }

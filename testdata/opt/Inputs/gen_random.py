@@ -3,7 +3,10 @@ files every run).  Each module mixes what the passes of hlo-opt rewrite:
 identities with constants 0 and 1, duplicated expressions, dead values,
 tuples read back, calls, while loops of 0, 1 and 3 iterations, sorts with
 unread operands, constant subexpressions, reshape/transpose pairs, slices
-of slices, zero-sized values and elementwise ops of reshaped operands."""
+of slices, zero-sized values, elementwise ops of reshaped operands,
+reduces over size-1 and zero-sized dimensions, and dots without
+contracting dimensions or with zero-sized operands, and integer reduces
+of reduces and of transposes, pred or-reduces of transposes."""
 import random, sys
 
 out, count = sys.argv[1], int(sys.argv[2])
@@ -33,12 +36,16 @@ def module(seed):
     comps.append("body {\n  p = (s32[], %s) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
                  "  x = %s get-tuple-element(p), index=1\n  one = s32[] constant(1)\n  j = s32[] add(i, one)\n"
                  "  y = %s multiply(x, x)\n  ROOT t = (s32[], %s) tuple(j, y)\n}\n" % (S, S, S, S))
+    comps.append("sum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n")
+    comps.append("max {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n")
+    comps.append("isum {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n")
+    comps.append("lor {\n  a = pred[] parameter(0)\n  b = pred[] parameter(1)\n  ROOT o = pred[] or(a, b)\n}\n")
     zero = new("f32[] constant(0)")
     one = new("f32[] constant(1)")
     z = new("%s broadcast(%s), dimensions={}" % (S, zero))
     o = new("%s broadcast(%s), dimensions={}" % (S, one))
     for _ in range(r.randint(6, 14)):
-        k = r.randint(0, 14)
+        k = r.randint(0, 19)
         a, b = pick(), pick()
         if k == 0:
             v = new("%s add(%s, %s)" % (S, a, r.choice([z, b])))
@@ -90,6 +97,43 @@ def module(seed):
             new("%s negate(%s)" % (S, a))  # dead
             v = new("%s negate(%s)" % (S, a))
             v = new("%s negate(%s)" % (S, v))
+        elif k == 15:  # a reduce that only reshapes, and one of no elements
+            r1 = new("f32[4,1,6] reshape(%s)" % a)
+            init, f = r.choice([(zero, "sum"), (new("f32[] constant(-inf)"), "max")])
+            v = new("%s reduce(%s, %s), dimensions={1}, to_apply=%s" % (S, r1, init, f))
+            e = new("f32[0,6] slice(%s), slice={[0:0], [0:6]}" % b)
+            er = new("f32[6] reduce(%s, %s), dimensions={0}, to_apply=%s" % (e, init, f))
+            v = new("%s maximum(%s, %s)" % (S, v, new("%s broadcast(%s), dimensions={1}" % (S, er))))
+        elif k == 16:  # outer products, with and without a batch dimension
+            u = new("f32[4] reshape(%s)" % new("f32[4,1] slice(%s), slice={[0:4], [2:3]}" % a))
+            w = new("f32[6] reshape(%s)" % new("f32[1,6] slice(%s), slice={[1:2], [0:6]}" % b))
+            if r.randint(0, 1):
+                v = new("%s dot(%s, %s), lhs_contracting_dims={}, rhs_contracting_dims={}" % (S, u, w))
+            else:  # over a contracting dimension of size 1
+                u1, w1 = new("f32[4,1] reshape(%s)" % u), new("f32[1,6] reshape(%s)" % w)
+                v = new("%s dot(%s, %s), lhs_contracting_dims={1}, rhs_contracting_dims={0}" % (S, u1, w1))
+            bo = new("f32[4,6,6] dot(%s, %s), lhs_batch_dims={0}, rhs_batch_dims={0}, "
+                     "lhs_contracting_dims={}, rhs_contracting_dims={}" % (v, b))
+            v = new("%s reduce(%s, %s), dimensions={2}, to_apply=max" % (S, bo, new("f32[] constant(-inf)")))
+        elif k == 17:  # a dot over a zero-sized contracting dimension
+            e1 = new("f32[4,0] slice(%s), slice={[0:4], [0:0]}" % a)
+            e2 = new("f32[0,6] slice(%s), slice={[0:0], [0:6]}" % b)
+            v = new("%s add(%s, %s)" % (S, a, new("%s dot(%s, %s), lhs_contracting_dims={1}, rhs_contracting_dims={0}"
+                                                  % (S, e1, e2))))
+        elif k == 18:  # integer reduce of a reduce and of a transpose
+            i = new("s32[4,6] convert(%s)" % new("%s multiply(%s, %s)" % (S, a, new("%s broadcast(%s), dimensions={}" % (S, new("f32[] constant(1000)"))))))
+            i0 = new("s32[] constant(0)")
+            r1 = new("s32[6] reduce(%s, %s), dimensions={0}, to_apply=isum" % (i, i0))
+            r2 = new("s32[] reduce(%s, %s), dimensions={0}, to_apply=isum" % (r1, i0))
+            t = new("s32[6,4] transpose(%s), dimensions={1,0}" % i)
+            r3 = new("s32[4] reduce(%s, %s), dimensions={0}, to_apply=isum" % (t, i0))
+            s3 = new("s32[4,6] add(%s, %s)" % (new("s32[4,6] broadcast(%s), dimensions={0}" % r3),
+                                               new("s32[4,6] broadcast(%s), dimensions={}" % r2)))
+            v = new("%s add(%s, %s)" % (S, b, new("%s convert(%s)" % (S, s3))))
+        elif k == 19:  # pred or-reduce of a transpose
+            pt = new("pred[6,4] transpose(%s), dimensions={1,0}" % new("pred[4,6] compare(%s, %s), direction=GT" % (a, b)))
+            pr = new("pred[4] reduce(%s, %s), dimensions={0}, to_apply=lor" % (pt, new("pred[] constant(false)")))
+            v = new("%s select(%s, %s, %s)" % (S, new("pred[4,6] broadcast(%s), dimensions={0}" % pr), a, b))
         else:
             v = new("%s select(%s, %s, %s)" % (S, new("pred[4,6] compare(%s, %s), direction=GT" % (a, b)), a, a))
         pool.append(v)
