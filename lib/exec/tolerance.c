@@ -40,12 +40,12 @@ static double sum_terms(const hlo_instruction *in) {
   int64_t in_n = 0, out_n = 0;
   switch (in->op) {
   case HLO_OP_DOT: {
-    int n = 0;
-    const int64_t *lc = hlo_instr_ints(in, HLO_A_LHS_CONTRACTING_DIMS, &n);
+    hlo_dot_lists dl;
+    if (!hlo_dot_lists_of(in, &dl)) return 0;
     const hlo_shape *ls = &in->operands[0]->shape;
     double k = 1;
-    for (int i = 0; lc && i < n; i++)
-      if (lc[i] >= 0 && lc[i] < ls->rank) k *= (double)ls->dims[lc[i]];
+    for (int i = 0; i < dl.nc; i++)
+      if (dl.lc[i] >= 0 && dl.lc[i] < ls->rank) k *= (double)ls->dims[dl.lc[i]];
     return k;
   }
   case HLO_OP_CONVOLUTION: {

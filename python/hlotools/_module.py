@@ -167,16 +167,22 @@ class Module:
             raise d.error([self._source], "the module is invalid")
         return d.collect([self._source])
 
-    def infer_shapes(self):
-        """A new Module with every instruction's shape inferred and written
-        (the text hlo-shape prints).  A declared shape that differs from
-        the inferred one is replaced, with a warning in the new module's
-        `diagnostics`.  Raises HloError if some shape cannot be inferred."""
+    def _parse_copy(self):
+        """A new handle parsed from this module's text, for a method that
+        changes it (the caller frees it), and the DiagList it reports into."""
         begin, end = self._range
         d = DiagList()
         m = _lib.hlo_parse_module(ctypes.byref(self._source.src), begin, end, None, d.ref, None)
         if not m:
             raise d.error([self._source], "cannot parse")
+        return m, d
+
+    def infer_shapes(self):
+        """A new Module with every instruction's shape inferred and written
+        (the text hlo-shape prints).  A declared shape that differs from
+        the inferred one is replaced, with a warning in the new module's
+        `diagnostics`.  Raises HloError if some shape cannot be inferred."""
+        m, d = self._parse_copy()
         try:
             changed = ctypes.c_int()
             if _lib.hlo_shape_infer_module(m, d.ref, ctypes.byref(self._source.src),
@@ -409,11 +415,7 @@ class Module:
             if k not in _FUSE_KINDS:
                 raise ValueError("unknown fusion kind %r (loop, input, output, multi, all)" % k)
             bits |= _FUSE_KINDS[k]
-        begin, end = self._range
-        d = DiagList()
-        m = _lib.hlo_parse_module(ctypes.byref(self._source.src), begin, end, None, d.ref, None)
-        if not m:
-            raise d.error([self._source], "cannot parse")
+        m, d = self._parse_copy()
         try:
             if _lib.hlo_shape_fill_omitted(m, d.ref, ctypes.byref(self._source.src)):
                 raise d.error([self._source], "cannot infer omitted shapes")
