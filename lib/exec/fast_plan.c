@@ -1,4 +1,4 @@
-/* fast_plan.c - plan-time choice of the fast-path kernels (hlo_fast_plan)
+/* fast_plan.c - the loop-program candidate of the kernel table (hlo_fast_plan_loop)
  * and the kernel that runs a fused loop program over the output in chunks,
  * split across threads in fixed blocks, streaming large outputs. */
 #include <string.h>
