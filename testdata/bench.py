@@ -276,6 +276,10 @@ def interp_bench():
     load = os.getloadavg()
     print("\ninterpreter benchmark: best of %d rounds of %d runs after a warm-up, numpy and ours alternating; machine: %d cores, load average %.1f %.1f %.1f; "
           "hlo-run threads: %s" % (ROUNDS, REPS, os.cpu_count(), *load, os.environ.get("BENCH_THREADS", "all cores")))
+    isa = subprocess.run([RUN, "--list-isas"], capture_output=True, text=True).stdout
+    m = re.search(r"selected: (\S+)", isa)
+    print("vector ISA level of hlo-run: %s (HLO_ISA=%s; set HLO_ISA=avx2 or baseline to cap it)"
+          % (m.group(1) if m else "?", os.environ.get("HLO_ISA", "unset")))
     print("limits at the start: OpenBLAS sgemm 1024^2 %.1f GFLOP/s, 2048^2 %.1f GFLOP/s; memcpy %.1f GB/s (read+write); "
           "measured again before each round of a workload: %% of limit is the best round's against that "
           "(in brackets: against the best limit of the run so far)"
@@ -323,6 +327,9 @@ def interp_bench():
         t, tc = got
         print("%-26s %9.3f %9s %8s %9.3f %9s %8s %20s   %s" % ("scalar while loop", t * 1e3, "-", "-", tc * 1e3, "-", "-",
               "%.1f ns/instr" % (t / (WHILE_ITERS * WHILE_INSTRS) * 1e9), "<= 50 ns per executed instruction"))
+    if os.environ.get("BENCH_CONV", "1") != "0":
+        import bench_conv
+        bench_conv.conv_bench(ROOT, BUILD, CORPUS, lim["sgemm 2048"])
     mob = os.path.join(CORPUS, "xla__tools__data__benchmarking__mobilenet_v2.hlo")
     if os.path.exists(mob) and os.environ.get("BENCH_MOBILENET", "1") != "0":
         r = subprocess.run([RUN, "--random", "--benchmark", "1", mob, "-o", os.path.join(BUILD, "bench", "mob.npz")],
