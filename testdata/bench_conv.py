@@ -95,11 +95,12 @@ def build_onednn(build, root):
 
 def onednn_times(prog, problems, reps):
     text = "".join("p%d %s\n" % (i, " ".join(str(x) for x in p)) for i, p in enumerate(problems))
-    r = subprocess.run([prog, str(reps)], input=text, capture_output=True, text=True)
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")  # idle threads must not spin into the CPU time
+    r = subprocess.run([prog, str(reps)], input=text, capture_output=True, text=True, env=env)
     got = {}
     for line in r.stdout.splitlines():
         f = line.split()
-        got[int(f[0][1:])] = (float(f[1]), float(f[2]))
+        got[int(f[0][1:])] = tuple(float(x) for x in f[1:5])
     return got
 
 
@@ -111,8 +112,8 @@ def our_conv_time(run, build, name, text, reps, extra=()):
         f.write(text)
     r = subprocess.run([run, "--random", "--benchmark", str(reps)] + list(extra) + [mod, "-o", os.path.join(d, "out.npz")],
                        capture_output=True, text=True)
-    m = re.search(r"min ([\d.]+) ms", r.stderr)
-    return float(m.group(1)) if m else None
+    m = re.search(r"min ([\d.]+) ms.*CPU time median [\d.]+ ms, min ([\d.]+) ms", r.stderr)
+    return (float(m.group(1)), float(m.group(2))) if m else (None, None)
 
 
 NHWC = ("f32[8,56,56,64]", "f32[8,56,56,64]", "f32[3,3,64,64]", "size=3x3 pad=1_1x1_1", "b01f_01io->b01f", "")
@@ -133,35 +134,42 @@ def conv_bench(root, build, corpus, sgemm_rate):
         rows.append((key, count, p))
     dn = onednn_times(prog, [p for _, _, p in rows], reps) if prog else {}
     print("\nconvolutions beside oneDNN (%s): best of %d runs after a warm-up; oneDNN plain = on our layout, "
-          "blocked = on its preferred layout, reorders not timed; ratio = best oneDNN / ours (>= 0.8 is the target)"
+          "blocked = on its preferred layout, reorders not timed; ratio = best oneDNN / ours (>= 0.8 is the target); "
+          "cpu = process CPU time of the best run (all threads), which a loaded machine distorts less"
           % ("libdnnl found" if prog else "libdnnl NOT found: our times only", reps))
-    print("%-46s %5s %9s %9s %9s %7s %7s  %s" % ("shape (count in mobilenet_v2)", "", "ours ms", "dnnl pl", "dnnl blk",
-                                              "ratio", "GF/s", "class"))
+    print("%-46s %5s %9s %9s %9s %7s %8s %8s %7s %7s  %s" % (
+        "shape (count in mobilenet_v2)", "", "ours ms", "dnnl pl", "dnnl blk", "ratio", "ours cpu", "dnnl cpu",
+        "cpu rat", "GF/s", "class"))
     classes = {}
     for i, (key, count, p) in enumerate(rows):
-        ours = our_conv_time(run, build, "c%d" % i, module_text(key), reps)
-        plain, blk = dn.get(i, (-1, -1))
+        ours, ours_c = our_conv_time(run, build, "c%d" % i, module_text(key), reps)
+        plain, blk, plain_c, blk_c = dn.get(i, (-1, -1, -1, -1))
         best = min(x for x in (plain, blk, 1e30) if x > 0)
+        best_c = min(x for x in (plain_c, blk_c, 1e30) if x > 0)
         cls = shape_class(p)
         label = "NHWC 3x3 8x56x56x64" if count == 0 else "%s %s" % (key[0], key[4])
         ratio = best / ours if ours and best < 1e30 else 0
-        print("%-46s %5s %9s %9.2f %9.2f %7.2f %7.1f  %s" % (
+        print("%-46s %5s %9s %9.2f %9.2f %7.2f %8.2f %8.2f %7.2f %7.1f  %s" % (
             label[:46], "x%d" % count if count else "", "%.2f" % ours if ours else "failed", plain, blk, ratio,
+            ours_c or 0, best_c if best_c < 1e30 else -1, best_c / ours_c if ours_c and best_c < 1e30 else 0,
             flops(p) / ours / 1e6 if ours else 0, cls))
         sys.stdout.flush()
         if count and ours:
-            c = classes.setdefault(cls, [0.0, 0.0, 0.0])
+            c = classes.setdefault(cls, [0.0, 0.0, 0.0, 0.0, 0.0])
             c[0] += count * ours
             c[1] += count * (best if best < 1e30 else 0)
             c[2] += count * flops(p)
+            c[3] += count * ours_c
+            c[4] += count * (best_c if best_c < 1e30 else 0)
     if classes:
         print("per class, weighted by count in mobilenet_v2 (one training step):")
-        print("%-26s %10s %10s %7s %9s %8s" % ("class", "ours ms", "oneDNN ms", "ratio", "GFLOP", "% sgemm"))
-        tot = [0.0, 0.0, 0.0]
-        for cls in sorted(classes):
-            o, b, f = classes[cls]
-            tot = [tot[0] + o, tot[1] + b, tot[2] + f]
-            print("%-26s %10.1f %10.1f %7.2f %9.1f %7.1f%%" % (cls, o, b, b / o if o else 0, f / 1e9,
-                                                            100 * f / (o / 1e3) / 1e9 / sgemm_rate))
-        print("%-26s %10.1f %10.1f %7.2f %9.1f %7.1f%%" % ("all convolutions", tot[0], tot[1], tot[1] / tot[0],
-                                                        tot[2] / 1e9, 100 * tot[2] / (tot[0] / 1e3) / 1e9 / sgemm_rate))
+        print("%-26s %10s %10s %7s %10s %10s %7s %9s %8s" % ("class", "ours ms", "oneDNN ms", "ratio", "ours cpu",
+                                                          "dnnl cpu", "cpu rat", "GFLOP", "% sgemm"))
+        tot = [0.0] * 5
+        for cls in sorted(classes) + ["all convolutions"]:
+            o, b, f, oc, bc = tot if cls == "all convolutions" else classes[cls]
+            if cls != "all convolutions":
+                tot = [x + y for x, y in zip(tot, classes[cls])]
+            print("%-26s %10.1f %10.1f %7.2f %10.1f %10.1f %7.2f %9.1f %7.1f%%" % (
+                cls, o, b, b / o if o else 0, oc, bc, bc / oc if oc else 0, f / 1e9,
+                100 * f / (o / 1e3) / 1e9 / sgemm_rate))

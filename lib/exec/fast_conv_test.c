@@ -185,7 +185,38 @@ static void test_grouped3d(void) {
   }
 }
 
+/* Depthwise 2-D convolutions (one output feature per group): the
+ * channel-blocked path of fast_gconv.c, with channel counts that leave a
+ * partial block, in the three forms of a training step. */
+static void test_depthwise(void) {
+  static const char *types[] = {"f32", "f16", "bf16"};
+  for (int i = 0; i < 3; i++) {
+    const char *T = types[i];
+    /* forward, stride 2 */
+    conv_case(__LINE__, T, "2,20,9,11", "20,1,3,3", "2,20,5,6",
+              "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, "
+              "feature_group_count=20", "(depthwise)", 9, false);
+    /* input gradient of a stride-2 layer: lhs dilation, reversed window */
+    conv_case(__LINE__, T, "2,20,5,6", "3,3,20,1", "2,20,10,12",
+              "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2 rhs_reversal=1x1}, "
+              "dim_labels=bf01_01oi->bf01, feature_group_count=20", "(depthwise)", 9, false);
+    /* weight gradient: batch groups, window wider than the output, rhs dilation */
+    conv_case(__LINE__, T, "3,20,9,11", "3,20,5,6", "3,3,1,20",
+              "window={size=5x6 pad=1_1x1_1 rhs_dilate=2x2}, dim_labels=fb01_io01->01bf, "
+              "batch_group_count=20", "(depthwise)", 90, false);
+    /* NHWC, uneven and negative padding, rhs dilation */
+    conv_case(__LINE__, T, "2,7,8,17", "3,3,1,17", "2,6,5,17",
+              "window={size=3x3 pad=0_1x2_-1 rhs_dilate=1x2}, dim_labels=b01f_01io->b01f, "
+              "feature_group_count=17", "(depthwise)", 9, false);
+    /* one spatial dim */
+    conv_case(__LINE__, T, "3,5,40", "5,1,7", "3,5,34",
+              "window={size=7}, dim_labels=bf0_oi0->bf0, feature_group_count=5", "(depthwise)", 7,
+              false);
+  }
+}
+
 int main(void) {
+  test_depthwise();
   test_half();
   test_grouped3d();
   TEST_MAIN_END("fast_conv");

@@ -6,7 +6,12 @@
  * output feature of the group is a sum of shifted planes scaled by kernel
  * weights (or, for windows wider than the output, of dot products).  A
  * third (outer, depth) spatial dim sums such planes over the window's
- * depth. */
+ * depth.
+ * Depthwise ones (one output feature per group, f32 or half, up to 2
+ * spatial dims) take a channel-blocked path instead (dw_item): DWB channels
+ * of an input plane are interleaved into a padded scratch block, so the
+ * vector runs across channels and stays full on 7x7 planes and 3x3
+ * weight-gradient outputs alike. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
 #endif
@@ -39,9 +44,15 @@ typedef struct gc_plan {
                   int64_t wky, float *acc);
   void (*plane64)(const struct gc_plan *p, const double *P, const double *W, int64_t wci,
                   int64_t wky, double *acc);
+  /* channel-blocked depthwise path: nb blocks of DWB channels, the output
+   * batch split into nbg parts */
+  bool dw;
+  int64_t nb, nbg;
+  void (*dw32)(const struct gc_plan *p, const float *X, const float *K, float *acc);
   hlo_fast_pool *pool;
 } gc_plan;
 
+#define DWB 16 /* channels per block of the depthwise path */
 #define XCATS(a, b) a##b
 #define CATS(a, b) XCATS(a, b)
 /* name##GS##suffix of the current ISA and type */
@@ -99,13 +110,16 @@ typedef struct gc_plan {
 static void pick_isa(const hlo_exec *e, gc_plan *p) {
   p->plane32 = plane32_base;
   p->plane64 = plane64_base;
+  p->dw32 = dw32_base;
 #ifdef HLO_FAST_WIDE
   if (e->isa_level >= HLO_ISA_AVX512) {
     p->plane32 = plane32_avx512;
     p->plane64 = plane64_avx512;
+    p->dw32 = dw32_avx512;
   } else if (e->isa_level >= HLO_ISA_AVX2) {
     p->plane32 = plane32_avx2;
     p->plane64 = plane64_avx2;
+    p->dw32 = dw32_avx2;
   }
 #else
   (void)e;
@@ -240,6 +254,17 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   s->p = p;
   s->fn = hlo_fast_gconv;
   s->kname = "hlo_fast_gconv(direct)";
+  /* depthwise: one output feature per group, one input feature per
+   * feature group (any number summed per batch group); scratch blocks
+   * bounded (64 MB each) */
+  if (!p->f64 && ns <= 2 && p->Cog == 1 && (FG > 1 ? p->Cig == 1 : BG > 1) &&
+      p->PH * p->PW <= ((int64_t)1 << 20) && p->KY * p->KX <= ((int64_t)1 << 20) &&
+      p->OY * p->OX <= ((int64_t)1 << 20)) {
+    p->dw = true;
+    p->nb = (p->NG + DWB - 1) / DWB;
+    p->nbg = 32 / p->nb < 1 ? 1 : 32 / p->nb > OB ? OB : 32 / p->nb;
+    s->kname = "hlo_fast_gconv(depthwise)";
+  }
   return true;
 }
 
@@ -389,6 +414,82 @@ static void gc_item(void *ctx, int64_t i) {
   hlo_free(j->alloc, accv);
 }
 
+/* d[t * ds + l] = s[l * cs + t * es] for t < n, l < nl: nl channel rows
+ * into lanes (the channel loop innermost, its stores contiguous). */
+static void dw_in(float *d, int64_t ds, const float *s, int64_t cs, int64_t es, int64_t n,
+                  int64_t nl) {
+  if (nl == DWB && es == 1)
+    for (int64_t t = 0; t < n; t++)
+      for (int l = 0; l < DWB; l++) d[t * ds + l] = s[l * cs + t];
+  else
+    for (int64_t t = 0; t < n; t++)
+      for (int64_t l = 0; l < nl; l++) d[t * ds + l] = s[l * cs + t * es];
+}
+
+/* d[l * cs + t * es] = s[t * DWB + l]: lanes back to channel rows. */
+static void dw_out(float *d, int64_t cs, int64_t es, const float *s, int64_t n, int64_t nl) {
+  if (nl == DWB && es == 1)
+    for (int64_t t = 0; t < n; t++)
+      for (int l = 0; l < DWB; l++) d[l * cs + t] = s[t * DWB + l];
+  else
+    for (int64_t t = 0; t < n; t++)
+      for (int64_t l = 0; l < nl; l++) d[l * cs + t * es] = s[t * DWB + l];
+}
+
+/* Item i of the depthwise path: channel block i % nb over the output
+ * batches of part i / nb.  Lanes past the last channel stay zero. */
+static void dw_item(void *ctx, int64_t i) {
+  gc_job *j = ctx;
+  const gc_plan *p = j->p;
+  int64_t c0 = i % p->nb * DWB, bg = i / p->nb;
+  int64_t nl = p->NG - c0 < DWB ? p->NG - c0 : DWB;
+  int64_t b0 = bg * p->OB / p->nbg, b1 = (bg + 1) * p->OB / p->nbg;
+  int64_t xsz = p->PH * p->PW * DWB, ksz = p->KY * p->KX * DWB, asz = p->OY * p->OX * DWB;
+  float *X = hlo_malloc(j->alloc, sizeof(float) * (size_t)(xsz + ksz + asz));
+  if (!X) {
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  /* padding, lhs-dilation holes and unused lanes are never written */
+  memset(X, 0, sizeof(float) * (size_t)(xsz + ksz));
+  float *K = X + xsz, *A = K + ksz;
+  const float *x = (const float *)j->x, *k = (const float *)j->k;
+  float *y = (float *)j->y;
+  /* input columns landing inside [0, PW): px = plx + ix * lx */
+  int64_t ix0 = p->plx >= 0 ? 0 : (-p->plx + p->lx - 1) / p->lx;
+  int64_t ix1 = p->PW - 1 - p->plx < 0 ? -1 : (p->PW - 1 - p->plx) / p->lx;
+  if (ix1 > p->IX - 1) ix1 = p->IX - 1;
+  int64_t R = p->FG > 1 ? 1 : p->Cig; /* input features summed per output */
+  for (int64_t b = b0; b < b1; b++) {
+    memset(A, 0, sizeof(float) * (size_t)asz);
+    for (int64_t r = 0; r < R; r++) {
+      if (b == b0 || R > 1) {
+        /* window reversal: rows and columns read backwards */
+        const float *kc = k + c0 * p->k_so + r * p->k_si + (p->rev_x ? (p->KX - 1) * p->k_sx : 0);
+        for (int64_t ky = 0; ky < p->KY; ky++)
+          dw_in(K + ky * p->KX * DWB, DWB, kc + (p->rev_y ? p->KY - 1 - ky : ky) * p->k_sy, p->k_so,
+                p->rev_x ? -p->k_sx : p->k_sx, p->KX, nl);
+      }
+      /* input channel c of the block: feature c, or batch c * OB + b of feature r */
+      const float *xc = x + (p->FG > 1 ? b * p->in_sb + c0 * p->in_sf
+                                       : (c0 * p->OB + b) * p->in_sb + r * p->in_sf);
+      int64_t xcs = p->FG > 1 ? p->in_sf : p->OB * p->in_sb;
+      for (int64_t iy = 0; iy < p->IY && ix0 <= ix1; iy++) {
+        int64_t py = p->ply + iy * p->ly;
+        if (py < 0) continue;
+        if (py >= p->PH) break;
+        dw_in(X + (py * p->PW + p->plx + ix0 * p->lx) * DWB, p->lx * DWB,
+              xc + iy * p->in_sy + ix0 * p->in_sx, xcs, p->in_sx, ix1 - ix0 + 1, nl);
+      }
+      p->dw32(p, X, K, A);
+    }
+    for (int64_t oy = 0; oy < p->OY; oy++)
+      dw_out(y + b * p->out_sb + c0 * p->out_sf + oy * p->out_sy, p->out_sf, p->out_sx,
+             A + oy * p->OX * DWB, p->OX, nl);
+  }
+  hlo_free(j->alloc, X);
+}
+
 /* f32 copy of a f16/bf16 array (same index order). */
 static float *widen(const hlo_allocator *alloc, const hlo_val *v) {
   float *f = hlo_malloc(alloc, sizeof(float) * (size_t)v->nelems + 8);
@@ -431,7 +532,10 @@ DECL_KERN(hlo_fast_gconv) {
               r->alloc, 0};
   int64_t items = p->OB * p->NG;
   int64_t work = items * p->Cog * p->Cig * p->OZ * p->KZ * p->OY * p->OX * KW;
-  hlo_fast_parallel(work >= (1 << 18) ? p->pool : NULL, items, gc_item, &j);
+  if (p->dw)
+    hlo_fast_parallel(work >= (1 << 18) ? p->pool : NULL, p->nb * p->nbg, dw_item, &j);
+  else
+    hlo_fast_parallel(work >= (1 << 18) ? p->pool : NULL, items, gc_item, &j);
   if (p->half && !j.failed) {
     uint16_t *h = o->data;
     for (int64_t i = 0; i < o->nelems; i++)

@@ -80,3 +80,46 @@ static GC_TGT void GC(plane)(const gc_plan *p, const GT *P, const GT *W, int64_t
     }
   }
 }
+
+#if GS == 32
+/* Depthwise, channel-blocked (fast_gconv.c, dw_item): X [PH][PW][DWB] and
+ * K [KY][KX][DWB] hold DWB channels side by side, so every multiply-add is
+ * one vector over the channels whatever the plane's width; acc
+ * [OY][OX][DWB] is added to.  Outputs go in tiles of up to 4 along a row,
+ * their sums in registers; per output and lane the sum runs over ky, then
+ * kx, whatever the tile. */
+#define DW_T 4
+static GC_TGT void GC(dw)(const gc_plan *p, const GT *X, const GT *K, GT *acc) {
+  int64_t OY = p->OY, OX = p->OX, KY = p->KY, KX = p->KX, PW = p->PW;
+  int64_t sy = p->sy, sxb = p->sx * DWB, ry = p->ry, rx = p->rx;
+  for (int64_t oy = 0; oy < OY; oy++)
+    for (int64_t ox = 0; ox < OX; ox += DW_T) {
+      GT *a = acc + (oy * OX + ox) * DWB;
+      if (OX - ox >= DW_T) {
+        GT v[DW_T][DWB];
+        memcpy(v, a, sizeof v);
+        for (int64_t ky = 0; ky < KY; ky++) {
+          const GT *xr = X + ((oy * sy + ky * ry) * PW) * DWB + ox * sxb, *kr = K + ky * KX * DWB;
+          for (int64_t kx = 0; kx < KX; kx++) {
+            const GT *k = kr + kx * DWB, *x = xr + kx * rx * DWB;
+            for (int t = 0; t < DW_T; t++)
+              for (int l = 0; l < DWB; l++) v[t][l] += k[l] * x[t * sxb + l];
+          }
+        }
+        memcpy(a, v, sizeof v);
+        continue;
+      }
+      for (int64_t t = 0; t < OX - ox; t++) {
+        GT v[DWB];
+        memcpy(v, a + t * DWB, sizeof v);
+        for (int64_t ky = 0; ky < KY; ky++) {
+          const GT *xr = X + ((oy * sy + ky * ry) * PW) * DWB + (ox + t) * sxb, *kr = K + ky * KX * DWB;
+          for (int64_t kx = 0; kx < KX; kx++)
+            for (int l = 0; l < DWB; l++) v[l] += kr[kx * DWB + l] * xr[kx * rx * DWB + l];
+        }
+        memcpy(a + t * DWB, v, sizeof v);
+      }
+    }
+}
+#undef DW_T
+#endif
