@@ -206,6 +206,11 @@ def workloads(np):
               " ROOT d = f32[32,256,256] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0},"
               " rhs_contracting_dims={1} }\n", [p, q], lambda: np.matmul(p, q), ("gemm1024", 2.0 * 32 * 256 ** 3),
               ">= 0.9x OpenBLAS"))
+    p64, q64 = f32(64, 256, 256), f32(64, 256, 256)
+    W.append(("batched dot 64x256^3", "HloModule m\nENTRY e { a = f32[64,256,256] parameter(0)\n b = f32[64,256,256] parameter(1)\n"
+              " ROOT d = f32[64,256,256] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0},"
+              " rhs_contracting_dims={1} }\n", [p64, q64], lambda: np.matmul(p64, q64), ("gemm1024", 2.0 * 64 * 256 ** 3),
+              ">= 0.9x OpenBLAS"))
     img, ker = f32(8, 56, 56, 64), f32(3, 3, 64, 64)
 
     def np_conv():
@@ -287,7 +292,10 @@ def interp_bench():
     print("times are the best of the runs; cpu = process CPU time (all threads), which a loaded machine distorts less")
     print("%-26s %9s %9s %8s %9s %9s %8s %20s   %s" % ("workload", "ours ms", "numpy ms", "np/ours", "ours cpu",
                                                      "np cpu", "cpu rat", "% of limit", "target"))
+    only = os.environ.get("BENCH_WORKLOADS")  # substrings of workload names, comma-separated
     for name, text, inputs, fn, limit, target in workloads(np):
+        if only and not any(w in name for w in only.split(",")):
+            continue
         theirs, theirs_c = np_time(fn)
         # short workloads get more runs: the minimum is what survives a shared machine's noise
         reps = REPS if theirs > 0.05 else max(REPS, 25)
@@ -360,11 +368,11 @@ def model_bench(mob, lim):
     for line in r.stderr.splitlines():
         f = line.split()
         if len(f) >= 9 and re.match(r"^[\d.]+$", f[0]) and f[1].endswith("%"):
-            rows.append((float(f[0]), f[1], float(f[5]), float(f[6]), f[7], f[-1]))
+            rows.append((float(f[0]), f[1], float(f[5]), float(f[6]), " ".join(f[7:-1]), f[-1]))
     rows.sort(reverse=True)
     print("  top instructions by time (--profile, ms per run):")
     for ms, share, gbs, gfs, kern, name in rows[:12]:
-        print("    %9.2f %7s %7.2f GB/s %7.2f GFLOP/s  %-28s %s" % (ms, share, gbs, gfs, kern, name))
+        print("    %9.2f %7s %7.2f GB/s %7.2f GFLOP/s  %-34s %s" % (ms, share, gbs, gfs, kern, name))
     by_kernel = {}
     for ms, share, gbs, gfs, kern, name in rows:
         k = re.sub(r"\(.*", "", kern)
