@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hlo/hlo_text.h"
+#include "text/print_internal.h"
 
 static void ints(hlo_buf *b, const int64_t *v, int n, const char *sep) {
   for (int i = 0; i < n; i++) {
@@ -242,9 +242,10 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
     hlo_print_literal(b, a->u.literal, o);
     break;
   case HLO_AK_PROGRAM_SHAPE:
+    /* ComputationLayout::Print: parameters separated as tuple elements are */
     hlo_buf_puts(b, "{(");
     for (int i = 0; i < a->u.pshape->nparams; i++) {
-      if (i) hlo_buf_putc(b, ',');
+      hlo_text_list_sep(b, i);
       hlo_print_shape(b, &a->u.pshape->params[i], true);
     }
     hlo_buf_puts(b, ")->");
