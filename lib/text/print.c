@@ -171,15 +171,19 @@ static void print_dims(lit_print *c, int dim, int64_t index_at_parent) {
   else hlo_buf_puts(b, " }");
 }
 
-static void print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o) {
+void hlo_text_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o, bool shapes) {
   if (l->shape.type == HLO_TUPLE && !l->elided) {
     hlo_buf_puts(b, "( ");
     for (int i = 0; i < l->ntuple; i++) {
       if (i) hlo_buf_puts(b, ", ");
-      print_literal(b, &l->tuple[i], o);
+      hlo_text_literal(b, &l->tuple[i], o, shapes);
     }
     hlo_buf_puts(b, " )");
     return;
+  }
+  if (shapes) {
+    print_shape_ex(b, &l->shape, true, false);
+    hlo_buf_putc(b, ' ');
   }
   if (l->elided || !l->data) {
     hlo_buf_puts(b, "{...}");
@@ -194,7 +198,7 @@ static void print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_opti
 }
 
 int hlo_print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o) {
-  print_literal(b, l, o ? o : &DEFAULTS);
+  hlo_text_literal(b, l, o ? o : &DEFAULTS, false);
   return b->failed ? HLO_ERR : HLO_OK;
 }
 
@@ -274,7 +278,7 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
   if (in->op == HLO_OP_CONSTANT && in->literal) {
     /* as XLA without print_large_constants: tuple constants are elided too */
     if (o->elide_constants && in->literal->shape.type == HLO_TUPLE) hlo_buf_puts(b, "{...}");
-    else print_literal(b, in->literal, o);
+    else hlo_text_literal(b, in->literal, o, false);
   } else if (in->op == HLO_OP_PARAMETER) {
     hlo_buf_put_i64(b, in->param_number);
   } else {

@@ -128,23 +128,6 @@ static void groups(hlo_buf *b, const hlo_replica_groups *g) {
   hlo_buf_putc(b, '}');
 }
 
-/* LiteralBase::PrintWithLayoutOneline: "shape-with-layout value", tuples
- * as "( element, element )" each with its own shape. */
-static void shaped_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o) {
-  if (l->shape.type == HLO_TUPLE && !l->elided) {
-    hlo_buf_puts(b, "( ");
-    for (int i = 0; i < l->ntuple; i++) {
-      if (i) hlo_buf_puts(b, ", ");
-      shaped_literal(b, &l->tuple[i], o);
-    }
-    hlo_buf_puts(b, " )");
-    return;
-  }
-  hlo_print_shape(b, &l->shape, true);
-  hlo_buf_putc(b, ' ');
-  hlo_print_literal(b, l, o);
-}
-
 int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options *o) {
   static const hlo_print_options dflt = {0};
   if (!o) o = &dflt;
@@ -257,7 +240,7 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
     hlo_buf_puts(b, a->u.aliasing.text);
     break;
   case HLO_AK_LITERAL:
-    shaped_literal(b, a->u.literal, o);
+    hlo_text_literal(b, a->u.literal, o, true); /* LiteralBase::PrintWithLayoutOneline */
     break;
   case HLO_AK_PROGRAM_SHAPE:
     /* ComputationLayout::Print: parameters separated as tuple elements are */

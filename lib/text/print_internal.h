@@ -28,4 +28,9 @@ bool hlo_text_generic_attr(hlo_attr_key k);
  * fifth, an index comment ("index=5" between slash-star and star-slash). */
 void hlo_text_list_sep(hlo_buf *b, int i);
 
+/* A literal's values as XLA writes them on one line; with shapes, every
+ * array preceded by its shape with layout ("s32[2]{0} {1, 2}", tuples as
+ * "( element, element )"), as LiteralBase::PrintWithLayoutOneline does. */
+void hlo_text_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o, bool shapes);
+
 #endif
