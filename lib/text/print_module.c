@@ -33,6 +33,12 @@ const hlo_instruction *hlo_text_async_sugar(const hlo_instruction *in) {
    * round trip; it keeps the explicit form. */
   const hlo_instruction *r = c->root;
   if (r->noperands != c->nparams) return NULL;
+  /* nor when the async shape is malformed (XLA rejects such a module) */
+  const hlo_instruction *start = in;
+  while (start->op != HLO_OP_ASYNC_START) start = start->operands[0];
+  const hlo_shape *s = &start->shape;
+  if (s->type != HLO_TUPLE || s->ntuple < 2 || s->tuple[0].type != HLO_TUPLE || s->tuple[0].ntuple != r->noperands)
+    return NULL;
   for (int i = 0; i < r->noperands; i++)
     if (r->operands[i] != c->params[i]) return NULL;
   return r;
