@@ -350,8 +350,10 @@ int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_
   }
   hlo_buf_putc(b, '}');
   for (int i = 0; i < c->nattrs; i++) {
-    hlo_buf_printf(b, ", %s=", c->attrs[i].name);
-    hlo_print_attr_value(b, &c->attrs[i], o);
+    const hlo_attr *a = &c->attrs[i];
+    /* HloComputation::Print: the thread only when it is not the main one */
+    if (a->key == HLO_A_EXECUTION_THREAD && a->kind == HLO_AK_STRING && strcmp(a->u.s, "main") == 0) continue;
+    print_attr(b, a, o);
   }
   return b->failed ? HLO_ERR : HLO_OK;
 }
