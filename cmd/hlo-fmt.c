@@ -8,6 +8,7 @@
 
 #include "common/cli.h"
 #include "hlo/hlo_json.h"
+#include "hlo/hlo_shape_infer.h"
 #include "hlo/hlo_text.h"
 
 enum { OPT_OUTPUT, OPT_OPERAND_SHAPES, OPT_SHORT, OPT_ELIDE, OPT_SHORTEST, OPT_NO_LAYOUTS, OPT_CHECK,
@@ -102,6 +103,13 @@ static int format_file(const cli_input *in, const fmt_args *a, hlo_buf *out) {
       d.max_errors = a->max_errors;
       double t0 = now(), c0 = cpu_now();
       hlo_module *m = hlo_parse_module(&in->src, begin, end, NULL, &d, NULL);
+      /* shapes left out are printed as inferred, as XLA's parser infers them */
+      if (m && hlo_shape_fill_omitted(m, &d, &in->src)) {
+        hlo_module_free(m);
+        m = NULL;
+      }
+      for (int ci = 0; m && ci < m->ncomps; ci++)
+        for (int k = 0; k < m->comps[ci]->ninstrs; k++) m->comps[ci]->instrs[k]->shape_omitted = false;
       double t1 = now(), c1 = cpu_now();
       if (!m) {
         cli_print_diags(&d);

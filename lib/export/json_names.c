@@ -33,6 +33,7 @@ const char *hlo_json_kind_name(hlo_attr_kind k) {
   case HLO_AK_LITERAL: return "literal";
   case HLO_AK_ALIASING: return "aliasing";
   case HLO_AK_RAW: return "raw";
+  case HLO_AK_INT_LISTS: return "int_lists";
   }
   return "?";
 }

@@ -8,7 +8,7 @@
 
 #include "hlo/hlo_ir.h"
 
-#define HLO_JSON_KIND_COUNT ((int)HLO_AK_RAW + 1)
+#define HLO_JSON_KIND_COUNT ((int)HLO_AK_INT_LISTS + 1)
 #define HLO_JSON_SHARD_COUNT ((int)HLO_SHARD_OTHER + 1)
 
 const char *hlo_json_kind_name(hlo_attr_kind k);

@@ -567,6 +567,7 @@ static int read_attr_value(jr *r, const cJSON *o, const cJSON *v, hlo_attr *a) {
     return HLO_OK;
   }
   case HLO_AK_REPLICA_GROUPS:
+  case HLO_AK_INT_LISTS:
     if (!(a->u.groups = hlo_arena_alloc(r->a, sizeof *a->u.groups))) return oom(r);
     return read_groups(r, v, a->u.groups);
   case HLO_AK_PAIRS: {
@@ -663,7 +664,8 @@ static int read_attrs(jr *r, const cJSON *o, hlo_attr **out, int *n) {
     if (get_bool(r, e, "known", false, &known)) return HLO_ERR;
     if (!cJSON_GetObjectItemCaseSensitive(e, "known")) known = true;
     if (!known || !hlo_attr_lookup(a->name, strlen(a->name), &a->key)) a->key = HLO_A_UNKNOWN;
-    if (a->key != HLO_A_UNKNOWN && a->kind != hlo_attr_kind_of(a->key)) /* code relies on the kind */
+    if (a->key != HLO_A_UNKNOWN && a->kind != hlo_attr_kind_of(a->key) &&
+        !(a->kind == HLO_AK_INT_LISTS && hlo_attr_kind_of(a->key) == HLO_AK_INTS)) /* code relies on the kind */
       return jerr(r, a->name, "attribute %s must have kind \"%s\", not \"%s\"", a->name,
                   hlo_json_kind_name(hlo_attr_kind_of(a->key)), hlo_json_kind_name(a->kind));
     if (a->key == HLO_A_UNKNOWN && a->kind != HLO_AK_RAW)

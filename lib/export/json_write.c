@@ -222,7 +222,8 @@ static cJSON *attr_value(jw *w, const hlo_attr *a, cJSON *attr_obj) {
     }
     return o;
   }
-  case HLO_AK_REPLICA_GROUPS: return groups_json(w, a->u.groups);
+  case HLO_AK_REPLICA_GROUPS:
+  case HLO_AK_INT_LISTS: return groups_json(w, a->u.groups);
   case HLO_AK_PAIRS: {
     cJSON *v = cJSON_CreateArray();
     for (int i = 0; v && i < a->u.pairs.n; i++) put(w, v, NULL, int_array(w, a->u.pairs.v[i], 2));

@@ -56,6 +56,9 @@ typedef struct parser {
   hlo_strmap layouts; /* layout text -> shared hlo_layout (in the module arena) */
   hlo_strmap opcodes; /* spelling -> opcode + 1, built per parse from the table */
   hlo_strmap attrs;   /* spelling -> attribute key + 1 */
+  vec async_comps;    /* computations made for sugared async-starts */
+  int async_taken;    /* how many of them are already in the module's list */
+  vec anon;           /* instructions written as nested operands */
 } parser;
 
 static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level);
@@ -160,11 +163,13 @@ static int parse_operands(parser *p, hlo_instruction *in) {
         int rc = parse_instruction_rhs(p, nin, true);
         scan_leave(scn);
         if (rc) return HLO_ERR;
+        /* a placeholder name until the module is read (parse_names.c) */
         char name[64];
-        do snprintf(name, sizeof name, "%s.nested.%d", hlo_opcode_name(op), ++p->nested_counter);
+        do snprintf(name, sizeof name, "%s.anon.%d", hlo_opcode_name(op), ++p->nested_counter);
         while (hlo_strmap_get(&p->instrs, name));
         if (!(nin->name = hlo_arena_strdup(scn->a, name))) return scan_errorf(scn, at, "out of memory");
-        if (hlo_strmap_put(&p->instrs, nin->name, nin, NULL) || vpush_in(scn, &p->scratch, &p->cur, nin))
+        if (hlo_strmap_put(&p->instrs, nin->name, nin, NULL) || vpush_in(scn, &p->scratch, &p->cur, nin) ||
+            vpush_in(scn, &p->scratch, &p->anon, nin))
           return scan_errorf(scn, at, "out of memory");
         if (vpush_in(scn, &p->scratch, &ops, nin)) return HLO_ERR;
         continue;
@@ -285,6 +290,21 @@ static int set_layouts(parser *p, hlo_shape *s) {
   return s->layout ? HLO_OK : HLO_ERR;
 }
 
+/* "<op>-start" and friends (parse_async.c); the computation made for a
+ * start joins the module before the computation being parsed. */
+static int async_sugar(parser *p, hlo_instruction *in, hlo_opcode wrapped) {
+  char name[64];
+  int k = 0;
+  do snprintf(name, sizeof name, k ? "async_wrapped.%d" : "async_wrapped", k);
+  while (hlo_strmap_get(&p->comps, name) && ++k);
+  hlo_computation *c;
+  if (scan_async_sugar_wrap(&p->scn, in, wrapped, name, &c)) return HLO_ERR;
+  if (!c) return HLO_OK;
+  if (hlo_strmap_put(&p->comps, c->name, c, NULL) || vpush_in(&p->scn, &p->scratch, &p->async_comps, c))
+    return scan_errorf(&p->scn, in->op_off, "out of memory");
+  return HLO_OK;
+}
+
 /* instruction -> ['ROOT'] name '=' [shape] opcode '(' ... */
 static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **root) {
   scanner *scn = &p->scn;
@@ -306,7 +326,9 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   in->op_off = scn->pos;
   size_t n = scan_name(scn, &opn, NULL);
   if (!n) return scan_errorf(scn, in->op_off, "expected a shape or an opcode");
-  if (!lookup_opcode(p, opn, n, &in->op)) {
+  hlo_opcode wrapped;
+  bool sugar = false;
+  if (!lookup_opcode(p, opn, n, &in->op) && !(sugar = scan_async_sugar_opcode(opn, n, &in->op, &wrapped))) {
     hlo_type t;
     /* "f31[2]": a shape whose element type is misspelt, not an opcode */
     if (in->shape_omitted && scn->pos < scn->end && scn->s[scn->pos] == '[')
@@ -316,6 +338,7 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
     return scan_errorf(scn, in->op_off, "malformed shape: expected '[' after element type '%.*s'", (int)n, opn);
   }
   if (parse_instruction_rhs(p, in, false)) return HLO_ERR;
+  if (sugar && async_sugar(p, in, wrapped)) return HLO_ERR;
   void *old;
   if (hlo_strmap_put(&p->instrs, in->name, in, &old)) return scan_errorf(scn, in->off, "out of memory");
   if (old) {
@@ -554,6 +577,8 @@ static int parse_module_body(parser *p) {
       rc = HLO_ERR;
       break; /* structure is unreliable after a broken computation */
     }
+    for (; p->async_taken < p->async_comps.n; p->async_taken++)
+      if (vpush_in(scn, &p->scratch, &comps, p->async_comps.v[p->async_taken])) return HLO_ERR;
     void *old;
     if (hlo_strmap_put(&p->comps, c->name, c, &old) || vpush_in(scn, &p->scratch, &comps, c))
       return scan_errorf(scn, c->off, "out of memory");
@@ -579,6 +604,9 @@ static int parse_module_body(parser *p) {
     m->entry->is_entry = true;
   }
   if (resolve_comps(p)) return HLO_ERR;
+  if (p->anon.n && scan_name_anonymous(&p->scratch, &m->arena, m->comps, m->ncomps, (hlo_instruction **)p->anon.v,
+                                       p->anon.n, (hlo_computation *const *)p->async_comps.v, p->async_comps.n))
+    return scan_errorf(scn, 0, "out of memory");
   if (hlo_module_link(m)) return scan_errorf(scn, 0, "out of memory");
   return HLO_OK;
 }

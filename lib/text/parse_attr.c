@@ -117,6 +117,7 @@ static int parse_labels(scanner *scn, const char *s, size_t n, char a, char b, i
   int count = 0;
   for (size_t i = 0; i < n; i++) {
     char c = s[i];
+    if (c == '?') continue; /* a position naming no dimension */
     if (c == a) {
       if (*pa >= 0) return scan_errorf(scn, at, "dim_labels repeat '%c'", c);
       *pa = (int64_t)i;
@@ -142,7 +143,7 @@ static int parse_labels(scanner *scn, const char *s, size_t n, char a, char b, i
 static int parse_conv_dnums(scanner *scn, hlo_conv_dnums *c) {
   scan_skip(scn);
   size_t st = scn->pos, p = st;
-  while (p < scn->end && (scan_is_name_char(scn->s[p]) || scn->s[p] == '>')) p++;
+  while (p < scn->end && (scan_is_name_char(scn->s[p]) || scn->s[p] == '>' || scn->s[p] == '?')) p++;
   const char *s = scn->s + st;
   size_t n = p - st;
   const char *us = memchr(s, '_', n), *ar = NULL;
@@ -168,6 +169,46 @@ static int parse_conv_dnums(scanner *scn, hlo_conv_dnums *c) {
     c->out_spatial[i] = out_sp[i];
   }
   scn->pos = p;
+  return HLO_OK;
+}
+
+/* "shape value", or "(" such literals separated by "," ")" for a tuple
+ * (XLA's ParseLiteral(Literal*), used by custom-call's literal=). */
+static int parse_shaped_literal(scanner *scn, hlo_literal *l) {
+  scan_skip(scn);
+  size_t st = scn->pos;
+  if (!scan_peek(scn, '(')) {
+    hlo_shape ls;
+    if (scan_shape(scn, &ls) || hlo_shape_set_default_layouts(scn->a, &ls)) return HLO_ERR;
+    if (ls.type == HLO_TUPLE) return scan_errorf(scn, st, "a tuple literal is written as ( shape value, ... )");
+    return scan_literal(scn, &ls, l);
+  }
+  scn->pos++;
+  if (scan_enter(scn)) return HLO_ERR;
+  int n = 0, cap = 0;
+  hlo_literal *v = NULL;
+  if (!scan_peek(scn, ')')) {
+    do {
+      if (n == cap) {
+        cap = cap ? 2 * cap : 4;
+        hlo_literal *nv = hlo_arena_array(scn->a, (size_t)cap, sizeof *nv);
+        if (!nv) return scan_errorf(scn, st, "out of memory");
+        if (n) memcpy(nv, v, (size_t)n * sizeof *nv);
+        v = nv;
+      }
+      memset(&v[n], 0, sizeof v[n]);
+      if (parse_shaped_literal(scn, &v[n])) return HLO_ERR;
+      n++;
+    } while (scan_accept(scn, ','));
+  }
+  scan_leave(scn);
+  if (scan_expect(scn, ')', "to close the tuple literal")) return HLO_ERR;
+  l->shape = (hlo_shape){.type = HLO_TUPLE, .ntuple = n};
+  l->ntuple = n;
+  l->tuple = v;
+  if (n && !(l->shape.tuple = hlo_arena_array(scn->a, (size_t)n, sizeof *l->shape.tuple)))
+    return scan_errorf(scn, st, "out of memory");
+  for (int i = 0; i < n; i++) l->shape.tuple[i] = v[i].shape;
   return HLO_OK;
 }
 
@@ -588,7 +629,16 @@ int scan_attr_value(scanner *scn, hlo_attr *a) {
     a->u.s = hlo_arena_strndup(scn->a, w, n);
     return a->u.s ? HLO_OK : scan_errorf(scn, st, "out of memory");
   }
+  case HLO_AK_INT_LISTS:
+    return HLO_ERR; /* never a key's kind: see HLO_AK_INTS */
   case HLO_AK_INTS: {
+    if (a->key == HLO_A_SLICE_SIZES && scn->pos + 1 < scn->end && scn->s[scn->pos] == '{' &&
+        scn->s[scn->pos + 1] == '{') {
+      /* collective-permute's list of int lists (kBracedInt64ListList) */
+      a->kind = HLO_AK_INT_LISTS;
+      if (!(a->u.groups = hlo_arena_alloc(scn->a, sizeof *a->u.groups))) return scan_errorf(scn, st, "out of memory");
+      return parse_groups(scn, a->u.groups, false, a);
+    }
     ilist l = {0};
     if (parse_ints(scn, &l)) return HLO_ERR;
     a->u.ints.n = l.n;
@@ -673,13 +723,10 @@ int scan_attr_value(scanner *scn, hlo_attr *a) {
   case HLO_AK_PROGRAM_SHAPE:
     if (!(a->u.pshape = hlo_arena_alloc(scn->a, sizeof *a->u.pshape))) return scan_errorf(scn, st, "out of memory");
     return parse_program_shape(scn, a->u.pshape);
-  case HLO_AK_LITERAL: {
-    hlo_shape ls;
-    if (scan_shape(scn, &ls) || hlo_shape_set_default_layouts(scn->a, &ls)) return HLO_ERR;
+  case HLO_AK_LITERAL:
     a->u.literal = hlo_arena_alloc(scn->a, sizeof *a->u.literal);
     if (!a->u.literal) return scan_errorf(scn, st, "out of memory");
-    return scan_literal(scn, &ls, a->u.literal);
-  }
+    return parse_shaped_literal(scn, a->u.literal);
   case HLO_AK_ALIASING:
     return parse_aliasing(scn, &a->u.aliasing);
   case HLO_AK_RAW:

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "hlo/hlo_fp.h"
-#include "hlo/hlo_text.h"
+#include "text/print_internal.h"
 
 static const hlo_print_options DEFAULTS = {0};
 
@@ -31,10 +31,8 @@ static void print_shape_ex(hlo_buf *b, const hlo_shape *s, bool with_layout, boo
   if (s->type == HLO_TUPLE) {
     hlo_buf_putc(b, '(');
     for (int i = 0; i < s->ntuple; i++) {
-      if (i) {
-        hlo_buf_puts(b, ", ");
-        if (i % 5 == 0 && !message) hlo_buf_printf(b, "/*index=%d*/", i);
-      }
+      if (message && i) hlo_buf_puts(b, ", ");
+      else hlo_text_list_sep(b, i);
       print_shape_ex(b, &s->tuple[i], with_layout, message);
     }
     hlo_buf_putc(b, ')');
@@ -67,6 +65,12 @@ char *hlo_shape_str(hlo_arena *a, const hlo_shape *s, bool with_layout) {
   char *r = b.failed || !b.data ? NULL : hlo_arena_strndup(a, b.data, b.len);
   hlo_buf_release(&b);
   return r;
+}
+
+void hlo_text_list_sep(hlo_buf *b, int i) {
+  if (!i) return;
+  hlo_buf_puts(b, ", ");
+  if (i % 5 == 0) hlo_buf_printf(b, "/*index=%d*/", i);
 }
 
 /* ---- literals -------------------------------------------------------------- */
@@ -167,15 +171,19 @@ static void print_dims(lit_print *c, int dim, int64_t index_at_parent) {
   else hlo_buf_puts(b, " }");
 }
 
-static void print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o) {
+void hlo_text_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o, bool shapes) {
   if (l->shape.type == HLO_TUPLE && !l->elided) {
     hlo_buf_puts(b, "( ");
     for (int i = 0; i < l->ntuple; i++) {
       if (i) hlo_buf_puts(b, ", ");
-      print_literal(b, &l->tuple[i], o);
+      hlo_text_literal(b, &l->tuple[i], o, shapes);
     }
     hlo_buf_puts(b, " )");
     return;
+  }
+  if (shapes) {
+    print_shape_ex(b, &l->shape, true, false);
+    hlo_buf_putc(b, ' ');
   }
   if (l->elided || !l->data) {
     hlo_buf_puts(b, "{...}");
@@ -190,7 +198,7 @@ static void print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_opti
 }
 
 int hlo_print_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o) {
-  print_literal(b, l, o ? o : &DEFAULTS);
+  hlo_text_literal(b, l, o ? o : &DEFAULTS, false);
   return b->failed ? HLO_ERR : HLO_OK;
 }
 
@@ -205,6 +213,56 @@ static bool skip_attr(const hlo_attr *a, const hlo_print_options *o) {
   return o->short_form && a->key == HLO_A_METADATA;
 }
 
+static void print_attr(hlo_buf *b, const hlo_attr *a, const hlo_print_options *o) {
+  hlo_buf_puts(b, ", ");
+  hlo_buf_puts(b, a->name);
+  hlo_buf_putc(b, '=');
+  hlo_print_attr_value(b, a, o);
+}
+
+/* Boolean attributes XLA prints only when true. */
+static bool omitted_when_false(const hlo_attr *a) {
+  if (a->kind != HLO_AK_BOOL || a->u.b) return false;
+  switch (a->key) {
+  case HLO_A_IS_HOST_TRANSFER: case HLO_A_CONSTRAIN_LAYOUT: case HLO_A_USE_GLOBAL_DEVICE_IDS:
+  case HLO_A_IS_STABLE: case HLO_A_CUSTOM_CALL_HAS_SIDE_EFFECT: case HLO_A_INDICES_ARE_SORTED:
+  case HLO_A_UNIQUE_INDICES: case HLO_A_IS_COMPOSITE:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* An attribute XLA always prints but the text may leave out, with the
+ * value it then has and the attribute it follows (HLO_A_UNKNOWN: first):
+ * a broadcast's dimensions (of a scalar), a collective's replica groups
+ * (HloCollectiveInstruction prints them after channel_id). */
+static const char *implied_attr(const hlo_instruction *in, hlo_attr_key *key, hlo_attr_key *after) {
+  switch (in->op) {
+  case HLO_OP_BROADCAST:
+    *key = HLO_A_DIMENSIONS;
+    *after = HLO_A_UNKNOWN;
+    break;
+  case HLO_OP_ALL_REDUCE: case HLO_OP_ALL_REDUCE_START: case HLO_OP_ALL_GATHER: case HLO_OP_ALL_GATHER_START:
+  case HLO_OP_ALL_TO_ALL: case HLO_OP_REDUCE_SCATTER: case HLO_OP_COLLECTIVE_BROADCAST: case HLO_OP_RAGGED_ALL_TO_ALL:
+    *key = HLO_A_REPLICA_GROUPS;
+    *after = hlo_instr_attr(in, HLO_A_CHANNEL_ID) ? HLO_A_CHANNEL_ID : HLO_A_UNKNOWN;
+    break;
+  default:
+    return NULL;
+  }
+  return hlo_instr_attr(in, *key) ? NULL : "{}";
+}
+
+/* Attributes of async ops that XLA prints in its own way (or not at all):
+ * the thread and the wrapped computation, which async-update and
+ * async-done take from their async-start. */
+static bool async_own_attr(const hlo_instruction *in, const hlo_attr *a, bool sugared) {
+  if (in->op != HLO_OP_ASYNC_START && in->op != HLO_OP_ASYNC_UPDATE && in->op != HLO_OP_ASYNC_DONE) return false;
+  if (a->key == HLO_A_ASYNC_EXECUTION_THREAD) return true;
+  return a->key == HLO_A_CALLS && (sugared || in->op != HLO_OP_ASYNC_START);
+}
+
 int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print_options *o) {
   if (!o) o = &DEFAULTS;
   print_name(b, in->name, o);
@@ -213,12 +271,14 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
     print_shape_ex(b, &in->shape, !o->no_layouts, false);
     hlo_buf_putc(b, ' ');
   }
-  hlo_buf_puts(b, hlo_opcode_name(in->op));
+  const hlo_instruction *wrapped = hlo_text_async_sugar(in);
+  hlo_buf_puts(b, hlo_opcode_name(wrapped ? wrapped->op : in->op));
+  if (wrapped) hlo_buf_puts(b, in->op == HLO_OP_ASYNC_START ? "-start" : in->op == HLO_OP_ASYNC_UPDATE ? "-update" : "-done");
   hlo_buf_putc(b, '(');
   if (in->op == HLO_OP_CONSTANT && in->literal) {
     /* as XLA without print_large_constants: tuple constants are elided too */
     if (o->elide_constants && in->literal->shape.type == HLO_TUPLE) hlo_buf_puts(b, "{...}");
-    else print_literal(b, in->literal, o);
+    else hlo_text_literal(b, in->literal, o, false);
   } else if (in->op == HLO_OP_PARAMETER) {
     hlo_buf_put_i64(b, in->param_number);
   } else {
@@ -237,13 +297,24 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
     }
   }
   hlo_buf_putc(b, ')');
+  if (in->op == HLO_OP_ASYNC_START) {
+    /* the thread when it is not the main one, then (sugared form) the
+     * wrapped op's own attributes in place of calls= */
+    const hlo_attr *t = hlo_instr_attr(in, HLO_A_ASYNC_EXECUTION_THREAD);
+    if (t && t->kind == HLO_AK_STRING && strcmp(t->u.s, "main") != 0) print_attr(b, t, o);
+    for (int i = 0; wrapped && i < wrapped->nattrs; i++)
+      if (!hlo_text_generic_attr(wrapped->attrs[i].key)) print_attr(b, &wrapped->attrs[i], o);
+  }
+  hlo_attr_key implied, after;
+  const char *implied_value = implied_attr(in, &implied, &after);
+  if (implied_value && after == HLO_A_UNKNOWN) hlo_buf_printf(b, ", %s=%s", hlo_attr_name(implied), implied_value);
   for (int i = 0; i < in->nattrs; i++) {
     const hlo_attr *a = &in->attrs[i];
-    if (skip_attr(a, o)) continue;
-    hlo_buf_puts(b, ", ");
-    hlo_buf_puts(b, a->name);
-    hlo_buf_putc(b, '=');
-    hlo_print_attr_value(b, a, o);
+    if (skip_attr(a, o) || omitted_when_false(a) ||
+        (hlo_opcode_flags(in->op) & HLO_F_ASYNC && async_own_attr(in, a, wrapped != NULL)))
+      continue;
+    print_attr(b, a, o);
+    if (implied_value && a->key == after) hlo_buf_printf(b, ", %s=%s", hlo_attr_name(implied), implied_value);
   }
   return b->failed ? HLO_ERR : HLO_OK;
 }
@@ -279,25 +350,10 @@ int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_
   }
   hlo_buf_putc(b, '}');
   for (int i = 0; i < c->nattrs; i++) {
-    hlo_buf_printf(b, ", %s=", c->attrs[i].name);
-    hlo_print_attr_value(b, &c->attrs[i], o);
-  }
-  return b->failed ? HLO_ERR : HLO_OK;
-}
-
-int hlo_print_module(hlo_buf *b, const hlo_module *m, const hlo_print_options *o) {
-  if (!o) o = &DEFAULTS;
-  if (m->has_header) {
-    hlo_buf_printf(b, "HloModule %s", m->name);
-    for (int i = 0; i < m->nattrs; i++) {
-      hlo_buf_printf(b, ", %s=", m->attrs[i].name);
-      hlo_print_attr_value(b, &m->attrs[i], o);
-    }
-    hlo_buf_puts(b, "\n\n");
-  }
-  for (int i = 0; i < m->ncomps; i++) {
-    hlo_print_computation(b, m->comps[i], o);
-    hlo_buf_puts(b, "\n\n");
+    const hlo_attr *a = &c->attrs[i];
+    /* HloComputation::Print: the thread only when it is not the main one */
+    if (a->key == HLO_A_EXECUTION_THREAD && a->kind == HLO_AK_STRING && strcmp(a->u.s, "main") == 0) continue;
+    print_attr(b, a, o);
   }
   return b->failed ? HLO_ERR : HLO_OK;
 }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hlo/hlo_text.h"
+#include "text/print_internal.h"
 
 static void ints(hlo_buf *b, const int64_t *v, int n, const char *sep) {
   for (int i = 0; i < n; i++) {
@@ -80,20 +80,22 @@ static void window(hlo_buf *b, const hlo_window *w) {
   hlo_buf_putc(b, '}');
 }
 
-/* One side of dim_labels: rank = 2 + nspatial characters. */
+/* One side of dim_labels as ConvolutionDimensionNumbersToString writes
+ * it: as long as the highest dimension named plus one, '?' where no role
+ * names a position, spatial dimensions by their decimal number. */
 static void labels(hlo_buf *b, int64_t pa, int64_t pb, char ca, char cb, const int64_t *sp, int nsp) {
-  char s[16];
-  int rank = nsp + 2;
-  if (rank > 12) {
-    hlo_buf_puts(b, "?");
-    return;
-  }
-  memset(s, '?', sizeof s);
-  if (pa >= 0 && pa < rank) s[pa] = ca;
-  if (pb >= 0 && pb < rank) s[pb] = cb;
+  int64_t len = (pa > pb ? pa : pb) + 1;
   for (int i = 0; i < nsp; i++)
-    if (sp[i] >= 0 && sp[i] < rank) s[sp[i]] = (char)('0' + i);
-  hlo_buf_put(b, s, (size_t)rank);
+    if (sp[i] + 1 > len) len = sp[i] + 1;
+  for (int64_t d = 0; d < len && d < 4096; d++) {
+    int role = -1;
+    for (int i = 0; i < nsp && role < 0; i++)
+      if (sp[i] == d) role = i;
+    if (d == pa) hlo_buf_putc(b, ca);
+    else if (d == pb) hlo_buf_putc(b, cb);
+    else if (role >= 0) hlo_buf_printf(b, "%d", role);
+    else hlo_buf_putc(b, '?');
+  }
 }
 
 static void conv_dnums(hlo_buf *b, const hlo_conv_dnums *c) {
@@ -211,6 +213,7 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
     break;
   }
   case HLO_AK_REPLICA_GROUPS:
+  case HLO_AK_INT_LISTS: /* collective-permute's slice_sizes={{1,8},{2,8}} */
     groups(b, a->u.groups);
     break;
   case HLO_AK_PAIRS:
@@ -237,14 +240,13 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
     hlo_buf_puts(b, a->u.aliasing.text);
     break;
   case HLO_AK_LITERAL:
-    hlo_print_shape(b, &a->u.literal->shape, false);
-    hlo_buf_putc(b, ' ');
-    hlo_print_literal(b, a->u.literal, o);
+    hlo_text_literal(b, a->u.literal, o, true); /* LiteralBase::PrintWithLayoutOneline */
     break;
   case HLO_AK_PROGRAM_SHAPE:
+    /* ComputationLayout::Print: parameters separated as tuple elements are */
     hlo_buf_puts(b, "{(");
     for (int i = 0; i < a->u.pshape->nparams; i++) {
-      if (i) hlo_buf_putc(b, ',');
+      hlo_text_list_sep(b, i);
       hlo_print_shape(b, &a->u.pshape->params[i], true);
     }
     hlo_buf_puts(b, ")->");

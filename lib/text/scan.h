@@ -86,4 +86,21 @@ int scan_literal(scanner *scn, const hlo_shape *s, hlo_literal *out);
  * parse_attr.c. */
 int scan_attr_value(scanner *scn, hlo_attr *a);
 
+/* XLA's async syntax sugar (parse_async.c): true if s names "<op>-start",
+ * "<op>-update" or "<op>-done" for an opcode <op> that is not itself an
+ * opcode spelling; then *async_op is the async opcode and *wrapped <op>. */
+bool scan_async_sugar_opcode(const char *s, size_t n, hlo_opcode *async_op, hlo_opcode *wrapped);
+/* After a sugared instruction was parsed: for a start, build the wrapped
+ * computation (named comp_name) returned in *made and move the wrapped
+ * op's attributes to it; for update/done, check the wrapped opcode. */
+int scan_async_sugar_wrap(scanner *scn, hlo_instruction *in, hlo_opcode wrapped, const char *comp_name,
+                          hlo_computation **made);
+
+/* Give the instructions in anon (written as nested operands) the names
+ * XLA's name uniquer makes, "<opcode>.anon[.N]", registering every other
+ * instruction of comps in order (parse_names.c); the computations in skip
+ * (made by the parser) take no part.  Sorts anon. */
+int scan_name_anonymous(hlo_arena *scratch, hlo_arena *ir, hlo_computation **comps, int ncomps,
+                        hlo_instruction **anon, int nanon, hlo_computation *const *skip, int nskip);
+
 #endif

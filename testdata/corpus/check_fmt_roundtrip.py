@@ -3,8 +3,19 @@
 (fmt(fmt(x)) == fmt(x)) in the default, long (--operand-shapes) and short
 (--short) forms; and a file written in XLA's long or short parsable form
 prints back byte for byte (blank-only lines and comment lines aside)."""
+import re
 import subprocess
 import sys
+
+
+def old_layout_style(line):
+    """The header as XLA wrote it before its May 2023 change to
+    ComputationLayout::Print, which these dumps predate: no /*index=N*/
+    comments and "," between the shapes of entry_computation_layout."""
+    m = re.match(r"(HloModule [^,]*, entry_computation_layout=\{)(.*?\)->.*?)(\}(, [a-z_]+=.*)?)$", line)
+    if not m:
+        return line
+    return m.group(1) + re.sub(r"/\*index=\d+\*/", "", m.group(2)).replace(", ", ",") + m.group(3)
 
 
 def fmt(args, text):
@@ -31,6 +42,7 @@ def main():
         body = "\n".join(lines)
         form = ["--operand-shapes"] if " %" in src else ["--short"]
         out = "\n".join(l for l in fmt(form, src).splitlines() if l.strip() != "")
+        body, out = ["\n".join([old_layout_style(t.split("\n", 1)[0])] + t.split("\n", 1)[1:]) for t in (body, out)]
         if out != body:
             for i, (a, b) in enumerate(zip(body.splitlines(), out.splitlines())):
                 if a != b:

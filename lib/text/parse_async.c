@@ -1,0 +1,129 @@
+/* parse_async.c - XLA's async syntax sugar on input: "<op>-start(...)"
+ * becomes an async-start calling a computation made of parameters and one
+ * <op> instruction, "<op>-update"/"<op>-done" become async-update and
+ * async-done (HloParserImpl::ParseOpcode and the kAsyncStart case of
+ * CreateInstruction in XLA's hlo_parser.cc). */
+#include <stdio.h>
+#include <string.h>
+
+#include "text/scan.h"
+
+static const struct {
+  const char *suffix;
+  hlo_opcode op;
+} SUFFIXES[] = {{"-start", HLO_OP_ASYNC_START}, {"-update", HLO_OP_ASYNC_UPDATE}, {"-done", HLO_OP_ASYNC_DONE}};
+
+bool scan_async_sugar_opcode(const char *s, size_t n, hlo_opcode *async_op, hlo_opcode *wrapped) {
+  for (size_t i = 0; i < sizeof SUFFIXES / sizeof SUFFIXES[0]; i++) {
+    size_t k = strlen(SUFFIXES[i].suffix);
+    if (n > k && memcmp(s + n - k, SUFFIXES[i].suffix, k) == 0 && hlo_opcode_lookup(s, n - k, wrapped)) {
+      *async_op = SUFFIXES[i].op;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Attributes the parser gives the async instruction itself (those
+ * HloParserImpl::ParseInstructionRhs reads for every opcode); the others
+ * are the wrapped op's. */
+static bool stays_on_async_op(hlo_attr_key k) {
+  switch (k) {
+  case HLO_A_SHARDING: case HLO_A_FRONTEND_ATTRIBUTES: case HLO_A_STATISTICS:
+  case HLO_A_PARAMETER_REPLICATION: case HLO_A_CONTROL_PREDECESSORS: case HLO_A_ORIGIN:
+  case HLO_A_METADATA: case HLO_A_BACKEND_CONFIG: case HLO_A_ASYNC_EXECUTION_THREAD:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* The wrapped opcode of an async op already parsed in this computation
+ * (a sugared async-start, or an update/done after one); false if unknown. */
+static bool wrapped_opcode_of(const hlo_instruction *in, hlo_opcode *out) {
+  for (int depth = 0; in && depth < 64; depth++) {
+    if (in->op == HLO_OP_ASYNC_START) {
+      const hlo_attr *calls = hlo_instr_attr(in, HLO_A_CALLS);
+      if (!calls || calls->u.comps.n != 1 || !calls->u.comps.v[0]->root) return false;
+      *out = calls->u.comps.v[0]->root->op;
+      return true;
+    }
+    if ((in->op != HLO_OP_ASYNC_UPDATE && in->op != HLO_OP_ASYNC_DONE) || in->noperands != 1) return false;
+    in = in->operands[0];
+  }
+  return false;
+}
+
+static hlo_instruction *new_instr(hlo_arena *a, hlo_opcode op, const char *name) {
+  hlo_instruction *i = hlo_arena_alloc(a, sizeof *i);
+  if (i) {
+    i->op = op;
+    i->name = name;
+  }
+  return i;
+}
+
+int scan_async_sugar_wrap(scanner *scn, hlo_instruction *in, hlo_opcode wrapped, const char *comp_name,
+                          hlo_computation **made) {
+  *made = NULL;
+  if (in->op != HLO_OP_ASYNC_START) {
+    hlo_opcode had;
+    if (in->noperands == 1 && wrapped_opcode_of(in->operands[0], &had) && had != wrapped)
+      return scan_errorf(scn, in->op_off, "Expect async wrapped opcode to be %s, but got %s", hlo_opcode_name(had),
+                         hlo_opcode_name(wrapped));
+    return HLO_OK;
+  }
+  const hlo_shape *s = &in->shape;
+  if (in->shape_omitted || s->type != HLO_TUPLE || s->ntuple < 2 || s->tuple[0].type != HLO_TUPLE)
+    return scan_errorf(scn, in->op_off,
+                       "AsyncStart and AsyncUpdate expect the op shape to be in the form of "
+                       "((async-operands), async-outputs, state).");
+  if (s->tuple[0].ntuple != in->noperands)
+    return scan_errorf(scn, in->op_off, "%s-start has %d operand%s but its shape lists %d", hlo_opcode_name(wrapped),
+                       in->noperands, in->noperands == 1 ? "" : "s", s->tuple[0].ntuple);
+  hlo_arena *a = scn->a;
+  hlo_computation *c = hlo_arena_alloc(a, sizeof *c);
+  hlo_instruction *root = new_instr(a, wrapped, "async_op");
+  int n = in->noperands;
+  if (!c || !root || !(c->name = hlo_arena_strdup(a, comp_name)) ||
+      !(c->instrs = hlo_arena_array(a, (size_t)n + 1, sizeof *c->instrs)) ||
+      (n && !(root->operands = hlo_arena_array(a, (size_t)n, sizeof *root->operands))) ||
+      hlo_shape_copy(a, &root->shape, &s->tuple[1]))
+    return scan_errorf(scn, in->op_off, "out of memory");
+  c->off = in->op_off;
+  root->off = root->op_off = in->op_off;
+  for (int i = 0; i < n; i++) {
+    char nm[32];
+    snprintf(nm, sizeof nm, i ? "async_param.%d" : "async_param", i);
+    hlo_instruction *p = new_instr(a, HLO_OP_PARAMETER, hlo_arena_strdup(a, nm));
+    if (!p || !p->name || hlo_shape_copy(a, &p->shape, &s->tuple[0].tuple[i]))
+      return scan_errorf(scn, in->op_off, "out of memory");
+    p->param_number = i;
+    p->off = p->op_off = in->op_off;
+    c->instrs[i] = root->operands[i] = p;
+  }
+  root->noperands = n;
+  c->instrs[n] = c->root = root;
+  c->ninstrs = n + 1;
+  c->root_explicit = true;
+  /* split the attributes: the wrapped op's go to the root, the rest stay,
+   * followed by calls= naming the new computation */
+  hlo_attr *keep = hlo_arena_array(a, (size_t)in->nattrs + 1, sizeof *keep);
+  hlo_attr *mine = in->nattrs ? hlo_arena_array(a, (size_t)in->nattrs, sizeof *mine) : NULL;
+  hlo_computation **callv = hlo_arena_array(a, 1, sizeof *callv);
+  if (!keep || (in->nattrs && !mine) || !callv) return scan_errorf(scn, in->op_off, "out of memory");
+  int nk = 0, nm = 0;
+  for (int i = 0; i < in->nattrs; i++) {
+    if (stays_on_async_op(in->attrs[i].key)) keep[nk++] = in->attrs[i];
+    else mine[nm++] = in->attrs[i];
+  }
+  callv[0] = c;
+  keep[nk++] = (hlo_attr){.key = HLO_A_CALLS, .kind = HLO_AK_COMPS, .name = hlo_attr_name(HLO_A_CALLS),
+                          .off = in->op_off, .u.comps = {1, callv, false}};
+  in->attrs = keep;
+  in->nattrs = nk;
+  root->attrs = mine;
+  root->nattrs = nm;
+  *made = c;
+  return HLO_OK;
+}
