@@ -6,6 +6,7 @@
  * place that says which kernels can run an op (docs/ops.md lists it). */
 #include <string.h>
 
+#include "exec/ccall.h"
 #include "exec/exec.h"
 #include "exec/fast.h"
 
@@ -31,19 +32,8 @@ static int prep_called(hlo_exec *e, plan_step *s) {
   return HLO_OK;
 }
 
-static int prep_custom_call(hlo_exec *e, plan_step *s) {
-  const hlo_instruction *in = s->in;
-  const hlo_attr *a = hlo_instr_attr(in, HLO_A_CUSTOM_CALL_TARGET);
-  const char *t = a ? a->u.s : "";
-  if (strcmp(t, "TopK") == 0 && in->noperands == 1) {
-    s->fn = hlo_ref_topk;
-    s->kname = "hlo_ref_topk";
-    return HLO_OK;
-  }
-  return HLO_PLAN_ERR(e, in,
-                    "instruction %%%s: custom-call target \"%s\" is not supported by hlo-run "
-                    "(supported: TopK)", in->name, t);
-}
+/* custom calls: the target table of ccall_table.c */
+static int prep_custom_call(hlo_exec *e, plan_step *s) { return hlo_ccall_prep(e, s); }
 
 /* remainder has no definition for complex numbers (XLA's evaluator has none) */
 static int prep_remainder(hlo_exec *e, plan_step *s) {

@@ -310,6 +310,8 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
 void hlo_exec_free(hlo_exec *e) {
   if (!e) return;
   hlo_fast_pool_free(e->pool);
+  for (int i = 0; i < e->nsubs; i++) hlo_exec_free(e->subs[i]);
+  hlo_free(e->alloc, e->subs);
   for (int i = 0; i < e->nconsts; i++) hlo_val_release(e->alloc, e->consts[i]);
   hlo_free(e->alloc, e->consts);
   hlo_arena_release(&e->arena);
