@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/ccall_cli.h"
 #include "common/cli.h"
 #include "common/run_spec.h"
 #include "hlo/hlo_exec.h"
@@ -22,7 +23,7 @@
 
 enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
        OPT_RNG_SEED, OPT_MAX_ITERS, OPT_MAX_MEMORY, OPT_THREADS, OPT_BENCHMARK, OPT_PROFILE,
-       OPT_ISA, OPT_LIST_ISAS, OPT_CHECK_FAST };
+       OPT_ISA, OPT_LIST_ISAS, OPT_CHECK_FAST, OPT_CUSTOM_CALL, OPT_LIST_CCALLS };
 
 static const cli_opt OPTS[] = {
     [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
@@ -41,6 +42,8 @@ static const cli_opt OPTS[] = {
     [OPT_ISA] = {"isa", 0, 1, "LEVEL", "use vector kernels of at most LEVEL: baseline, avx2 or avx512 (default: $HLO_ISA, else the best this CPU has)"},
     [OPT_LIST_ISAS] = {"list-isas", 0, 0, NULL, "print each ISA level, whether it can run here and which one a run uses, then exit"},
     [OPT_CHECK_FAST] = {"check-fast", 0, 0, NULL, "run the reference kernel beside every fast kernel and fail where they differ by more than the op's tolerance in ulps"},
+    [OPT_CUSTOM_CALL] = {"custom-call", 0, 1, "TARGET=DEF", "run custom calls to TARGET as DEF: the entry computation of FILE.hlo, or the stub identity or zeros (repeatable)"},
+    [OPT_LIST_CCALLS] = {"list-custom-calls", 0, 0, NULL, "print the custom-call targets hlo-run runs, their meaning and its source, then exit"},
     {0},
 };
 
@@ -59,8 +62,9 @@ typedef struct run_args {
   long long iterations, max_iters;
   uint64_t max_memory; /* 0 = no limit */
   long long threads, benchmark;
-  bool profile, list_isas, check_fast;
+  bool profile, list_isas, check_fast, list_ccalls;
   hlo_isa isa;
+  ccall_cli ccalls;
 } run_args;
 
 /* Every value and plan allocation goes through the library's memory pool:
@@ -157,6 +161,8 @@ static int on_opt(int idx, const char *arg, void *ud) {
     break;
   case OPT_LIST_ISAS: a->list_isas = true; break;
   case OPT_CHECK_FAST: a->check_fast = true; break;
+  case OPT_CUSTOM_CALL: ccall_cli_add(&TOOL, &a->ccalls, arg); break;
+  case OPT_LIST_CCALLS: a->list_ccalls = true; break;
   }
   return 0;
 }
@@ -496,6 +502,7 @@ int main(int argc, char **argv) {
   int npos = 0;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
   if (a.list_isas) return list_isas(a.isa);
+  if (a.list_ccalls) return ccall_cli_list();
   {
     hlo_isa sel;
     const char *why = NULL;
@@ -551,7 +558,10 @@ int main(int argc, char **argv) {
     rc = CLI_INVALID;
     goto out;
   }
+  if ((rc = ccall_cli_load(&TOOL, &a.ccalls, &d)) != CLI_OK) goto out;
   hlo_exec_options eo = {0};
+  eo.ccalls = a.ccalls.user;
+  eo.nccalls = a.ccalls.n;
   eo.reference = a.reference;
   eo.rng_seed = a.rng_seed;
   eo.max_while_iters = a.max_iters;
@@ -720,6 +730,7 @@ out:
   free(args);
   hlo_exec_free(e);
   hlo_module_free(m);
+  ccall_cli_release(&a.ccalls);
   hlo_arena_release(&A);
   hlo_diags_release(&d);
   cli_input_release(&in);

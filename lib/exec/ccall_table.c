@@ -28,6 +28,7 @@ static const ccall_row ROWS[] = {
     {{"__triton", "its called computation", "XLA's GPU compiler (Triton kernels keep the computation they compute)"}, hlo_ccall_prep_called},
     {{"cuda_threefry2x32", "Threefry-2x32 (20 rounds) of counters (x0, x1) under keys (k0, k1), elementwise", "JAX's GPU PRNG kernel (jaxlib/gpu/prng_kernels.cc); Salmon et al., SC'11"}, hlo_ccall_prep_threefry},
     {{"cu_threefry2x32", "as cuda_threefry2x32 (older jaxlib name)", "jaxlib before 0.4"}, hlo_ccall_prep_threefry},
+    {{"cu_threefry2x32_ffi", "as cuda_threefry2x32 (jaxlib's typed FFI name)", "jaxlib (jaxlib/gpu/prng_kernels.cc)"}, hlo_ccall_prep_threefry},
     {{"Pin", "its operand (keeps a buffer in place)", "XLA's GPU compiler (no thunk; ir_emitter_unnested.cc)"}, hlo_ccall_prep_marker},
     {{"Unpin", "its operand", "XLA's GPU compiler (no thunk; ir_emitter_unnested.cc)"}, hlo_ccall_prep_marker},
     {{"CreateBuffer", "a new buffer of the result shape (zeros here)", "XLA's GPU compiler (no thunk; ir_emitter_unnested.cc)"}, hlo_ccall_prep_zeros},
