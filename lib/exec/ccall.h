@@ -52,6 +52,10 @@ int hlo_ccall_prep_topk(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_act(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_user(hlo_exec *e, plan_step *s, const hlo_ccall_user *u);
 
+/* Plan-time check of a dot: one with sparsity= gets the kernel that expands
+ * its compressed operands (sparse_dot.c); others keep the dot kernels. */
+int hlo_sparse_dot_prep(hlo_exec *e, plan_step *s);
+
 /* Result storage: the value of shape sh (tuple elements zero) */
 DECL_KERN(hlo_ccall_zeros);
 #endif

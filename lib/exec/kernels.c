@@ -35,6 +35,9 @@ static int prep_called(hlo_exec *e, plan_step *s) {
 /* custom calls: the target table of ccall_table.c */
 static int prep_custom_call(hlo_exec *e, plan_step *s) { return hlo_ccall_prep(e, s); }
 
+/* a dot with sparsity= expands its compressed operands first (sparse_dot.c) */
+static int prep_dot(hlo_exec *e, plan_step *s) { return hlo_sparse_dot_prep(e, s); }
+
 /* remainder has no definition for complex numbers (XLA's evaluator has none) */
 static int prep_remainder(hlo_exec *e, plan_step *s) {
   if (hlo_type_kind_of(s->in->shape.type) == HLO_KIND_COMPLEX)
@@ -153,7 +156,7 @@ const hlo_kernel_row hlo_kernels[HLO_OP_COUNT] = {
     [HLO_OP_TOPK] = {REF(hlo_ref_topk)},
     [HLO_OP_SCAN] = {NO("the interpreter has no kernel for it")},
     /* linear algebra */
-    [HLO_OP_DOT] = {REF(hlo_ref_dot), FAST2(hlo_fast_plan_dot, cand_hlo_fast_dot_loop)},
+    [HLO_OP_DOT] = {REF(hlo_ref_dot), PREP(prep_dot), FAST2(hlo_fast_plan_dot, cand_hlo_fast_dot_loop)},
     [HLO_OP_RAGGED_DOT] = {REF(hlo_ref_ragged_dot)},
     [HLO_OP_SCALED_DOT] = {REF(hlo_ref_scaled_dot)},
     [HLO_OP_CONVOLUTION] = {REF(hlo_ref_convolution),

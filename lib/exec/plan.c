@@ -67,7 +67,7 @@ static int choose_kernel(hlo_exec *e, plan_step *s, bool fast) {
   s->p = NULL;
   if (k->prep && k->prep(e, s)) return HLO_ERR;
   if (!s->fn) HLO_BUG("opcode %s has no kernel", hlo_opcode_name(in->op));
-  if (fast) hlo_plan_fast(e, s);
+  if (fast && s->fn == k->ref) hlo_plan_fast(e, s); /* a kernel prep chose stays */
   return HLO_OK;
 }
 
