@@ -107,7 +107,7 @@ static uint64_t parse_bytes(const char *arg) {
 
 /* Refuse, before running, any instruction whose result alone is larger than
  * the memory limit. */
-static int check_sizes(const hlo_module *m, uint64_t limit) {
+static int check_sizes(const hlo_module *m, uint64_t limit, const hlo_src *src, hlo_diags *d) {
   if (!limit) return CLI_OK;
   for (int c = 0; c < m->ncomps; c++)
     for (int i = 0; i < m->comps[c]->ninstrs; i++) {
@@ -119,8 +119,9 @@ static int check_sizes(const hlo_module *m, uint64_t limit) {
       int64_t bytes;
       if (!hlo_shape_bytes(&in->shape, &bytes)) continue; /* the planner refused it */
       if ((uint64_t)bytes > limit) {
-        cli_errorf(&TOOL, "instruction %%%s needs %lld bytes, more than the memory limit of %llu bytes "
+        hlo_errorf(d, src, in->off, "instruction %%%s needs %lld bytes, more than the memory limit of %llu bytes "
                    "(--max-memory)", in->name, (long long)bytes, (unsigned long long)limit);
+        cli_print_diags(d);
         return CLI_INVALID;
       }
     }
@@ -578,7 +579,7 @@ int main(int argc, char **argv) {
   e = hlo_exec_new(m, &eo, &RUN_ALLOC, &d);
   t_plan = now_ms() - t0;
   if (!e) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
-  if ((rc = check_sizes(m, a.max_memory)) != CLI_OK) goto out;
+  if ((rc = check_sizes(m, a.max_memory, &in.src, &d)) != CLI_OK) goto out;
   nparams = hlo_exec_nparams(e);
   args = calloc((size_t)nparams + 1, sizeof *args);
   if (!args) { cli_errorf(&TOOL, "out of memory"); rc = CLI_INVALID; goto out; }

@@ -32,7 +32,7 @@ static const ccall_row ROWS[] = {
     {{"Pin", "its operand (keeps a buffer in place)", "XLA's GPU compiler (no thunk; ir_emitter_unnested.cc)"}, hlo_ccall_prep_marker},
     {{"Unpin", "its operand", "XLA's GPU compiler (no thunk; ir_emitter_unnested.cc)"}, hlo_ccall_prep_marker},
     {{"CreateBuffer", "a new buffer of the result shape (zeros here)", "XLA's GPU compiler (no thunk; ir_emitter_unnested.cc)"}, hlo_ccall_prep_zeros},
-    {{"AllocateBuffer", "a new buffer of the result shape (zeros here)", "XLA (xla/service/custom_call_target... AllocateBuffer, uninitialised storage)"}, hlo_ccall_prep_zeros},
+    {{"AllocateBuffer", "a new buffer of the result shape (zeros here)", "XLA's CPU compiler (xla/service/cpu/ir_emitter.cc: an uninitialised buffer)"}, hlo_ccall_prep_zeros},
     /* framework markers */
     {{"Sharding", "its operand (a sharding annotation)", XLA_SPMD}, hlo_ccall_prep_marker},
     {{"SPMDFullToShardShape", "the shard of this partition (partition_id) under the operand's sharding; the operand when shapes agree", XLA_SPMD}, hlo_ccall_prep_spmd},
@@ -41,7 +41,7 @@ static const ccall_row ROWS[] = {
     {{"MoveToDevice", "its operand (memory-space annotation)", XLA_MEM}, hlo_ccall_prep_marker},
     {{"annotate_device_placement", "its operand (memory-space annotation)", XLA_MEM}, hlo_ccall_prep_marker},
     {{"LayoutConstraint", "its operand (a layout requirement)", "XLA's layout assignment (layout_assignment.cc)"}, hlo_ccall_prep_marker},
-    {{"SetBound", "its operand (an upper bound on dynamic dimensions)", "TensorFlow's XLA bridge (xla/client/lib, dynamic padder)"}, hlo_ccall_prep_marker},
+    {{"SetBound", "its operand (an upper bound on dynamic dimensions)", "TensorFlow's XLA bridge (tf2xla; XLA's dynamic padder removes it)"}, hlo_ccall_prep_marker},
     {{"TopK", "values and indices of the k largest elements of the last dimension, descending", "XLA (xla/service/topk_rewriter.cc)"}, hlo_ccall_prep_topk},
     /* AWS Neuron */
     {{"AwsNeuronTransferWithStaticRing", "its operand (a same-shape transfer)", NEURON}, hlo_ccall_prep_marker},
