@@ -90,6 +90,28 @@ static double gelu_tanh(double x) {
   return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
 }
 
+/* The epilogue when every array is f32 (the common case), without the
+ * generic scalar loads; the same arithmetic in double.  false: not f32. */
+static bool epilogue_f32(const gemm_p *p, hlo_val **args, const hlo_val *d, hlo_val *res, hlo_val *aux) {
+  if (d->shape->type != HLO_F32 || p->i_dscale >= 0 || p->o_amax >= 0 || (aux && aux->shape->type != HLO_F32) ||
+      (p->i_c >= 0 && args[p->i_c]->shape->type != HLO_F32) ||
+      (p->i_bias >= 0 && args[p->i_bias]->shape->type != HLO_F32))
+    return false;
+  const float *x = d->data, *c = p->i_c >= 0 ? args[p->i_c]->data : NULL;
+  const float *b = p->i_bias >= 0 ? args[p->i_bias]->data : NULL;
+  float *o = res->data, *ax = aux ? aux->data : NULL;
+  for (int64_t k = 0; k < d->nelems; k++) {
+    double v = p->alpha_re * x[k];
+    if (c) v += p->beta * c[k];
+    if (b) v += b[k % p->nbias];
+    if (ax) ax[k] = (float)v;
+    if (p->relu) v = v > 0 ? v : (v != v ? v : 0);
+    if (p->gelu) v = gelu_tanh(v);
+    o[k] = (float)v;
+  }
+  return true;
+}
+
 static DECL_KERN(gemm_run) {
   const gemm_p *p = s->p;
   const hlo_instruction *in = s->in;
@@ -136,7 +158,9 @@ static DECL_KERN(gemm_run) {
     tup->tuple[p->o_res] = res;
     if (p->o_aux >= 0) aux = tup->tuple[p->o_aux];
   }
-  if (!p->trivial) {
+  if (!p->trivial && epilogue_f32(p, args, d, res, aux)) {
+    hlo_run_release(r, d);
+  } else if (!p->trivial) {
     hlo_type t = d->shape->type;
     bool cplx = hlo_type_kind_of(t) == HLO_KIND_COMPLEX;
     double amax = 0;
