@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/ccall_cli.h"
 #include "common/cli.h"
 #include "common/run_spec.h"
 #include "hlo/hlo_exec.h"
@@ -22,7 +23,7 @@
 
 enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
        OPT_RNG_SEED, OPT_MAX_ITERS, OPT_MAX_MEMORY, OPT_THREADS, OPT_BENCHMARK, OPT_PROFILE,
-       OPT_ISA, OPT_LIST_ISAS, OPT_CHECK_FAST };
+       OPT_ISA, OPT_LIST_ISAS, OPT_CHECK_FAST, OPT_CUSTOM_CALL, OPT_LIST_CCALLS };
 
 static const cli_opt OPTS[] = {
     [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
@@ -41,6 +42,8 @@ static const cli_opt OPTS[] = {
     [OPT_ISA] = {"isa", 0, 1, "LEVEL", "use vector kernels of at most LEVEL: baseline, avx2 or avx512 (default: $HLO_ISA, else the best this CPU has)"},
     [OPT_LIST_ISAS] = {"list-isas", 0, 0, NULL, "print each ISA level, whether it can run here and which one a run uses, then exit"},
     [OPT_CHECK_FAST] = {"check-fast", 0, 0, NULL, "run the reference kernel beside every fast kernel and fail where they differ by more than the op's tolerance in ulps"},
+    [OPT_CUSTOM_CALL] = {"custom-call", 0, 1, "TARGET=DEF", "run custom calls to TARGET as DEF: the entry computation of FILE.hlo, or the stub identity or zeros (repeatable)"},
+    [OPT_LIST_CCALLS] = {"list-custom-calls", 0, 0, NULL, "print the custom-call targets hlo-run runs, their meaning and its source, then exit"},
     {0},
 };
 
@@ -59,8 +62,9 @@ typedef struct run_args {
   long long iterations, max_iters;
   uint64_t max_memory; /* 0 = no limit */
   long long threads, benchmark;
-  bool profile, list_isas, check_fast;
+  bool profile, list_isas, check_fast, list_ccalls;
   hlo_isa isa;
+  ccall_cli ccalls;
 } run_args;
 
 /* Every value and plan allocation goes through the library's memory pool:
@@ -103,7 +107,7 @@ static uint64_t parse_bytes(const char *arg) {
 
 /* Refuse, before running, any instruction whose result alone is larger than
  * the memory limit. */
-static int check_sizes(const hlo_module *m, uint64_t limit) {
+static int check_sizes(const hlo_module *m, uint64_t limit, const hlo_src *src, hlo_diags *d) {
   if (!limit) return CLI_OK;
   for (int c = 0; c < m->ncomps; c++)
     for (int i = 0; i < m->comps[c]->ninstrs; i++) {
@@ -115,8 +119,9 @@ static int check_sizes(const hlo_module *m, uint64_t limit) {
       int64_t bytes;
       if (!hlo_shape_bytes(&in->shape, &bytes)) continue; /* the planner refused it */
       if ((uint64_t)bytes > limit) {
-        cli_errorf(&TOOL, "instruction %%%s needs %lld bytes, more than the memory limit of %llu bytes "
+        hlo_errorf(d, src, in->off, "instruction %%%s needs %lld bytes, more than the memory limit of %llu bytes "
                    "(--max-memory)", in->name, (long long)bytes, (unsigned long long)limit);
+        cli_print_diags(d);
         return CLI_INVALID;
       }
     }
@@ -157,6 +162,8 @@ static int on_opt(int idx, const char *arg, void *ud) {
     break;
   case OPT_LIST_ISAS: a->list_isas = true; break;
   case OPT_CHECK_FAST: a->check_fast = true; break;
+  case OPT_CUSTOM_CALL: ccall_cli_add(&TOOL, &a->ccalls, arg); break;
+  case OPT_LIST_CCALLS: a->list_ccalls = true; break;
   }
   return 0;
 }
@@ -252,7 +259,19 @@ static hlo_val *load_input(hlo_arena *A, const hlo_shape *ps, int i, const char 
   return val_from_array(ps, &arr, i, is_file ? text : "literal");
 }
 
+/* A token or an opaque value has no elements: it is written as an empty
+ * uint8 array of shape (0,) (docs/custom_calls.md, man page). */
 static void val_to_array(const hlo_val *v, hlo_array *arr) {
+  static int64_t zero_dim = 0;
+  static unsigned char no_data;
+  if (!hlo_type_is_array(v->shape->type)) {
+    arr->type = HLO_U8;
+    arr->rank = 1;
+    arr->dims = &zero_dim;
+    arr->nelems = 0;
+    arr->data = &no_data;
+    return;
+  }
   arr->type = v->shape->type;
   arr->rank = v->shape->rank;
   arr->dims = v->shape->dims;
@@ -305,13 +324,6 @@ static int write_output(const char *path, const hlo_val *res) {
     goto done;
   }
   leaves(res, lv, 0, n);
-  for (int i = 0; i < n; i++)
-    if (!hlo_type_is_array(lv[i]->shape->type)) {
-      cli_errorf(&TOOL, "result element %d is a %s, which cannot be saved", i,
-                 hlo_type_name(lv[i]->shape->type));
-      rc = HLO_ERR;
-      goto done;
-    }
   hlo_diags d;
   hlo_diags_init(&d, NULL);
   if (ends_with(path, ".npz")) {
@@ -496,6 +508,7 @@ int main(int argc, char **argv) {
   int npos = 0;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
   if (a.list_isas) return list_isas(a.isa);
+  if (a.list_ccalls) return ccall_cli_list();
   {
     hlo_isa sel;
     const char *why = NULL;
@@ -551,7 +564,10 @@ int main(int argc, char **argv) {
     rc = CLI_INVALID;
     goto out;
   }
+  if ((rc = ccall_cli_load(&TOOL, &a.ccalls, &d)) != CLI_OK) goto out;
   hlo_exec_options eo = {0};
+  eo.ccalls = a.ccalls.user;
+  eo.nccalls = a.ccalls.n;
   eo.reference = a.reference;
   eo.rng_seed = a.rng_seed;
   eo.max_while_iters = a.max_iters;
@@ -563,7 +579,7 @@ int main(int argc, char **argv) {
   e = hlo_exec_new(m, &eo, &RUN_ALLOC, &d);
   t_plan = now_ms() - t0;
   if (!e) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
-  if ((rc = check_sizes(m, a.max_memory)) != CLI_OK) goto out;
+  if ((rc = check_sizes(m, a.max_memory, &in.src, &d)) != CLI_OK) goto out;
   nparams = hlo_exec_nparams(e);
   args = calloc((size_t)nparams + 1, sizeof *args);
   if (!args) { cli_errorf(&TOOL, "out of memory"); rc = CLI_INVALID; goto out; }
@@ -720,6 +736,7 @@ out:
   free(args);
   hlo_exec_free(e);
   hlo_module_free(m);
+  ccall_cli_release(&a.ccalls);
   hlo_arena_release(&A);
   hlo_diags_release(&d);
   cli_input_release(&in);

@@ -73,7 +73,32 @@ typedef struct hlo_exec_options {
                               an instruction (plan and run time) then carry its
                               position; NULL = messages without position.  Must
                               outlive the plan. */
+  /* Custom-call targets the caller defines (they take precedence over the
+   * built-in table, docs/custom_calls.md); the array must outlive the plan. */
+  const struct hlo_ccall_user *ccalls;
+  int nccalls;
+  int64_t partition_id;    /* this partition (SPMDFullToShardShape); default 0 */
 } hlo_exec_options;
+
+/* A user definition of a custom-call target: run `module`'s entry
+ * computation in its place (the custom call's operands are its parameters,
+ * shapes checked at plan time), or the stub `identity` (operand 0, which
+ * must have the result's shape) or `zeros` (a zero result). */
+typedef enum hlo_ccall_kind { HLO_CCALL_MODULE, HLO_CCALL_IDENTITY, HLO_CCALL_ZEROS } hlo_ccall_kind;
+typedef struct hlo_ccall_user {
+  const char *target;
+  hlo_ccall_kind kind;
+  const hlo_module *module;  /* HLO_CCALL_MODULE: outlives the plan */
+  const hlo_src *src;        /* its source text (positions of its errors), or NULL */
+} hlo_ccall_user;
+
+/* The built-in custom-call targets the interpreter runs: entry i (NULL past
+ * the last) gives the target, its meaning in one line and the source of
+ * that meaning. */
+typedef struct hlo_ccall_info {
+  const char *target, *meaning, *source;
+} hlo_ccall_info;
+HLO_API const hlo_ccall_info *hlo_ccall_builtin(int i);
 
 /* ---- memory --------------------------------------------------------------
  * An allocator for plans and values with a byte limit and a cache of large

@@ -123,6 +123,8 @@ struct hlo_exec {
   hlo_fast_pool *pool;      /* fast-path threads (NULL: one thread) */
   hlo_isa isa_level;        /* effective ISA level of the fast kernels */
   const struct hlo_fv_isa *isa; /* its vector chunk kernels (fast.h) */
+  hlo_exec **subs;          /* plans of user custom-call modules (ccall_user.c) */
+  int nsubs, capsubs;
 };
 
 /* Tolerance of a fast kernel's result against the reference kernel's on the

@@ -500,7 +500,7 @@ int main(void) {
              "instruction %i: op 'infeed' is not supported by hlo-run");
   check_fail(__LINE__, "ENTRY e { a = f32[2] constant({1,2})\n"
              " ROOT c = f32[2] custom-call(a), custom_call_target=\"foo\" }",
-             "custom-call target \"foo\" is not supported");
+             "custom-call target \"foo\" is not known to hlo-run");
   check_borrow();
   TEST_MAIN_END("exec");
 }

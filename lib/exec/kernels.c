@@ -6,6 +6,7 @@
  * place that says which kernels can run an op (docs/ops.md lists it). */
 #include <string.h>
 
+#include "exec/ccall.h"
 #include "exec/exec.h"
 #include "exec/fast.h"
 
@@ -31,19 +32,11 @@ static int prep_called(hlo_exec *e, plan_step *s) {
   return HLO_OK;
 }
 
-static int prep_custom_call(hlo_exec *e, plan_step *s) {
-  const hlo_instruction *in = s->in;
-  const hlo_attr *a = hlo_instr_attr(in, HLO_A_CUSTOM_CALL_TARGET);
-  const char *t = a ? a->u.s : "";
-  if (strcmp(t, "TopK") == 0 && in->noperands == 1) {
-    s->fn = hlo_ref_topk;
-    s->kname = "hlo_ref_topk";
-    return HLO_OK;
-  }
-  return HLO_PLAN_ERR(e, in,
-                    "instruction %%%s: custom-call target \"%s\" is not supported by hlo-run "
-                    "(supported: TopK)", in->name, t);
-}
+/* custom calls: the target table of ccall_table.c */
+static int prep_custom_call(hlo_exec *e, plan_step *s) { return hlo_ccall_prep(e, s); }
+
+/* a dot with sparsity= expands its compressed operands first (sparse_dot.c) */
+static int prep_dot(hlo_exec *e, plan_step *s) { return hlo_sparse_dot_prep(e, s); }
 
 /* remainder has no definition for complex numbers (XLA's evaluator has none) */
 static int prep_remainder(hlo_exec *e, plan_step *s) {
@@ -163,7 +156,7 @@ const hlo_kernel_row hlo_kernels[HLO_OP_COUNT] = {
     [HLO_OP_TOPK] = {REF(hlo_ref_topk)},
     [HLO_OP_SCAN] = {NO("the interpreter has no kernel for it")},
     /* linear algebra */
-    [HLO_OP_DOT] = {REF(hlo_ref_dot), FAST2(hlo_fast_plan_dot, cand_hlo_fast_dot_loop)},
+    [HLO_OP_DOT] = {REF(hlo_ref_dot), PREP(prep_dot), FAST2(hlo_fast_plan_dot, cand_hlo_fast_dot_loop)},
     [HLO_OP_RAGGED_DOT] = {REF(hlo_ref_ragged_dot)},
     [HLO_OP_SCALED_DOT] = {REF(hlo_ref_scaled_dot)},
     [HLO_OP_CONVOLUTION] = {REF(hlo_ref_convolution),

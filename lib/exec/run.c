@@ -8,6 +8,17 @@
 
 #include "exec/exec.h"
 
+/* An error without a position (about a computation a kernel called, or the
+ * memory limit) gets a note naming the instruction that was running, at its
+ * place in the source; the innermost such instruction only. */
+static void note_position(hlo_run *r, const hlo_instruction *in) {
+  const hlo_src *src = r->e->opts.src;
+  if (!r->d || r->d->n == 0 || !src || !in->off) return;
+  const hlo_diag *last = &r->d->v[r->d->n - 1];
+  if (last->sev != HLO_SEV_ERROR || last->src) return;
+  hlo_notef(r->d, src, in->off, "while running instruction %%%s (%s)", in->name, hlo_opcode_name(in->op));
+}
+
 int hlo_run_comp(hlo_run *r, const plan_comp *pc, hlo_val **args, int nargs, hlo_val **out) {
   const hlo_computation *c = pc->comp;
   if (nargs != pc->nparams)
@@ -61,6 +72,7 @@ int hlo_run_comp(hlo_run *r, const plan_comp *pc, hlo_val **args, int nargs, hlo
       rc = s->fn(r, s, a, &res);
     }
     if (rc == HLO_OK && !res) rc = hlo_run_errorf(r, s->in, "kernel produced no value");
+    if (rc != HLO_OK) note_position(r, s->in);
     slots[s->slot] = res;
     for (int i = 0; i < s->nargs; i++) {
       int sl = s->args[i];

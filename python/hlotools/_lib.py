@@ -105,7 +105,8 @@ class VerifyOptions(ctypes.Structure):  # hlo_verify_options
 
 class ExecOptions(ctypes.Structure):  # hlo_exec_options
     _fields_ = [("reference", c_bool), ("rng_seed", c_uint64), ("max_while_iters", c_int64),
-                ("threads", c_int), ("profile", c_bool), ("src", P(Src))]
+                ("threads", c_int), ("profile", c_bool), ("src", P(Src)),
+                ("ccalls", ctypes.c_void_p), ("nccalls", c_int), ("partition_id", c_int64)]
 
 
 class FuseOptions(ctypes.Structure):  # hlo_fuse_options
