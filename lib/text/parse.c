@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text/attr_rules.h"
 #include "text/scan.h"
 
 enum { MAX_ERRORS_PER_MODULE = 50 };
@@ -217,8 +218,18 @@ static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested) {
   if (arity != HLO_VARIADIC && in->noperands != arity) /* constant, parameter: 0, as in hlo_ops.def */
     return scan_errorf(scn, in->op_off, "%s takes %d operand%s but %d %s given", hlo_opcode_name(in->op),
                      arity, arity == 1 ? "" : "s", in->noperands, in->noperands == 1 ? "is" : "are");
-  if (nested) return HLO_OK;
-  return parse_attrs(p, &in->attrs, &in->nattrs, false);
+  size_t attrs_at = scn->pos; /* just after ')': where a missing attribute is reported */
+  /* a nested instruction takes no attributes: a ',' after it is the next operand */
+  if (!nested && parse_attrs(p, &in->attrs, &in->nattrs, false)) return HLO_ERR;
+  size_t end = scn->pos;
+  if (!check_instr_attrs(scn, in, attrs_at)) return HLO_OK;
+  /* the attribute list may have run onto the next line's blanks: go back
+   * to its line so that error recovery skips only this instruction */
+  while (end > attrs_at && (scn->s[end - 1] == ' ' || scn->s[end - 1] == '\t' || scn->s[end - 1] == '\n' ||
+                            scn->s[end - 1] == '\r'))
+    end--;
+  scn->pos = end;
+  return HLO_ERR;
 }
 
 /* {',' attrname '=' value} */
@@ -441,7 +452,7 @@ static int parse_computation(parser *p, hlo_computation **out) {
     }
   }
   scn->pos++; /* '}' */
-  if (parse_attrs(p, &c->attrs, &c->nattrs, false)) return HLO_ERR;
+  if (parse_attrs(p, &c->attrs, &c->nattrs, false) || check_comp_attrs(scn, c)) return HLO_ERR;
   c->ninstrs = p->cur.n;
   c->instrs = (hlo_instruction **)vfinal(scn, &p->cur);
   if (p->cur.n && !c->instrs) return HLO_ERR;

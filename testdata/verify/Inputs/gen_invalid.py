@@ -201,7 +201,6 @@ ctl = [
     case(INIT, 'ROOT w = (s32[], f32[4]) while(init), condition=cond, body=body', 'The body\'s result shape s32[] must be the while loop\'s init shape (s32[], f32[4]).', comps=COND + BADBODY),
     case(INIT, 'ROOT w = (s32[], f32[2]) while(init), condition=cond, body=body', 'Expected instruction to have shape equal to (s32[], f32[4]), actual shape is (s32[], f32[2]).', comps=COND + BODY),
     case(['v = f32[4] parameter(0)', 'b = s32[] parameter(1)'], 'ROOT c = f32[4] conditional(b, v, v), branch_computations={neg, neg2}', ["Operand 2 shape does not match parameter 0 of computation 'neg2': operand is f32[4], parameter is f32[2]", "branch computation 1 (neg2) returns f32[2], but the conditional's shape is f32[4]"], comps=NEG + NEG2),
-    case(['v = f32[4] parameter(0)', 'b = f32[] parameter(1)'], 'ROOT c = f32[4] conditional(b, v, v), branch_computations={neg, neg}', 'The first operand of conditional must be a scalar of PRED or S32, got f32[].', comps=NEG),
     case(['v = f32[4] parameter(0)'], 'ROOT c = f32[4] call(v, v), to_apply=neg', 'Expected computation neg called from c to have 1 parameters, has 2', comps=NEG) if False else
     case(['v = f32[4] parameter(0)'], 'ROOT c = f32[4] call(v, v), to_apply=neg', 'Expected computation neg called from c to have 2 parameters, has 1', comps=NEG),
     case(['v = f32[4] parameter(0)'], 'ROOT c = f32[2] call(v), to_apply=neg', 'Expected instruction to have shape equal to f32[4], actual shape is f32[2].', comps=NEG),
@@ -292,7 +291,7 @@ more += [
     case(['l = f8e4m3fn[2,32] parameter(0)', 'ls = f8e8m0fnu[2] parameter(1)', 'r = f8e4m3fn[32,4] parameter(2)', 'rs = f8e8m0fnu[1,4] parameter(3)'],
          'ROOT d = f32[2,4] scaled-dot(l, ls, r, rs), lhs_contracting_dims={1}, rhs_contracting_dims={0}',
          'scaled-dot lhs scale f8e8m0fnu[2] must have the rank of the lhs f8e4m3fn[2,32].'),
-    case(['v = f32[4] parameter(0)'], 'ROOT s = scan(v), to_apply=add_f32',
+    case(['v = f32[4] parameter(0)'], 'ROOT s = scan(v), to_apply=add_f32, dimensions={0}, num_carries=0',
          'the result shape of scan cannot be inferred from its operands; write it', comps=ADD),
     case(['v = f32[4] parameter(0)'], 'ROOT s = shuffle(v)',
          'the result shape of shuffle cannot be inferred from its operands; write it'),
