@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "text/attr_rules.h"
+#include "text/parse_checks.h"
 #include "text/scan.h"
 
 enum { MAX_ERRORS_PER_MODULE = 50 };
@@ -401,7 +402,7 @@ static int resolve_instrs(parser *p, hlo_computation *c) {
 }
 
 /* signature -> '(' [name ':' shape {',' name ':' shape}] ')' '->' shape */
-static int parse_signature(parser *p) {
+static int parse_signature(parser *p, hlo_shape *ret, size_t *ret_at) {
   scanner *scn = &p->scn;
   scn->pos++; /* '(' */
   if (!scan_peek(scn, ')')) {
@@ -419,8 +420,13 @@ static int parse_signature(parser *p) {
   if (!(scn->pos + 1 < scn->end && scn->s[scn->pos] == '-' && scn->s[scn->pos + 1] == '>'))
     return scan_errorf(scn, scn->pos, "expected '->' and the result shape");
   scn->pos += 2;
-  hlo_shape r;
-  return scan_shape(scn, &r);
+  *ret_at = (scan_skip(scn), scn->pos);
+  /* the declared result is only checked against the root: keep it in scratch */
+  hlo_arena *keep = scn->a;
+  scn->a = &p->scratch;
+  int rc = scan_shape(scn, ret);
+  scn->a = keep;
+  return rc;
 }
 
 static int parse_computation(parser *p, hlo_computation **out) {
@@ -432,8 +438,10 @@ static int parse_computation(parser *p, hlo_computation **out) {
   c->off = scn->pos;
   if (scan_name_dup(scn, &c->name, c->is_entry ? "the entry computation's name" : "a computation name"))
     return HLO_ERR;
+  hlo_shape declared;
+  size_t declared_at = 0;
   if (scan_peek(scn, '(')) {
-    if (parse_signature(p)) return HLO_ERR;
+    if (parse_signature(p, &declared, &declared_at)) return HLO_ERR;
     c->has_signature = true;
   }
   if (scan_expect(scn, '{', "to start the computation body")) return HLO_ERR;
@@ -465,6 +473,11 @@ static int parse_computation(parser *p, hlo_computation **out) {
   c->root_explicit = root != NULL;
   if (scn->nerrors > start_errors) return HLO_ERR;
   if (resolve_instrs(p, c)) return HLO_ERR;
+  int rc = HLO_OK;
+  for (int i = 0; i < c->ninstrs; i++)
+    if (check_instr_semantics(scn, c->instrs[i])) rc = HLO_ERR;
+  if (c->has_signature && check_signature_root(scn, c, &declared, declared_at)) rc = HLO_ERR;
+  if (rc) return HLO_ERR;
   *out = c;
   return HLO_OK;
 }
@@ -589,7 +602,7 @@ static int parse_module_body(parser *p) {
     m->entry = m->comps[m->ncomps - 1];
     m->entry->is_entry = true;
   }
-  if (resolve_comps(p)) return HLO_ERR;
+  if (resolve_comps(p) || check_async_callers(scn, m, &p->scratch)) return HLO_ERR;
   if (hlo_module_link(m)) return scan_errorf(scn, 0, "out of memory");
   return HLO_OK;
 }

@@ -208,8 +208,8 @@ ctl = [
     case(['v = s32[4] parameter(0)'], 'ROOT m = f32[4] map(v, v), dimensions={0}, to_apply=add_f32', ["Mapped computation's parameter 0 has shape f32[], expected s32[].", "Mapped computation's parameter 1 has shape f32[], expected s32[]."], comps=ADD),
     case(['v = f32[4] parameter(0)'], 'ROOT f = f32[4] fusion(v), kind=kLoop, calls=neg2', ['Fused computation shape (f32[2]) is not equal to the fusion shape (f32[4])', 'Shape mismatch between parameter number 0 and its operand: parameter is f32[2], operand is f32[4].'], comps=NEG2),
     case(['v = f32[4] parameter(0)'], 'ROOT f = f32[4] fusion(v, v), kind=kLoop, calls=neg', 'Fused parameter count (1) does not match the number of operands (2) passed to the fusion instruction.', comps=NEG),
+    case(['v = f32[4] parameter(0)', 'a = ((f32[4]), f32[4], s32[]) async-start(v), calls=neg', 'u = ((f32[4]), f32[4], s32[]) async-update(a)'], 'ROOT d = f32[2] async-done(u)', 'Expected instruction to have shape equal to f32[4], actual shape is f32[2].', comps=NEG),
     case(['v = f32[4] parameter(0)'], 'ROOT a = ((f32[4]), f32[2], s32[]) async-start(v), calls=neg', 'Expected instruction to have shape equal to ((f32[4]), f32[4], s32[]), actual shape is ((f32[4]), f32[2], s32[]).', comps=NEG),
-    case(['v = f32[4] parameter(0)', 't = (f32[4], f32[4], u32[]) tuple(v, v, u32[] constant(0))'], 'ROOT a = f32[4] async-done(t)', 'The operand of a async-done instruction needs to be async-start, found tuple'),
     case(['v = f32[4] parameter(0)'], 'ROOT c = f32[4] call(v), to_apply=neg, is_composite=true, frontend_attributes={composite.version="1"}', 'A composite call op must have frontend attributes with key composite.name whose value is non-empty', comps=NEG),
 ]
 write('control', ctl, '// while, conditional, call, map, fusion, async: one module per broken rule.')
@@ -239,7 +239,7 @@ coll = [
     case(['s = u64[3] parameter(0)'], 'ROOT r = (u64[3], u32[8]) rng-bit-generator(s), algorithm=rng_three_fry', 'rng_three_fry needs a state of 2 elements; got u64[3].'),
     case([], 'ROOT r = u64[3] rng-get-and-update-state(), delta=1', 'Expected instruction to have shape equal to u64[2], actual shape is u64[3].'),
     case(['v = f32[4] parameter(0)'], 'ROOT b = f32[2] opt-barrier(v)', 'Expected instruction to have shape equal to f32[4], actual shape is f32[2].'),
-    case(['v = f32[4] parameter(0)'], 'ROOT c = f32[4] custom-call(v), custom_call_target="foo", operand_layout_constraints={f32[4], f32[4]}', 'Number of operand layout constraints (2) must match the number of operands (1).'),
+    case(['v = f32[4] parameter(0)'], 'ROOT c = f32[4] custom-call(v), custom_call_target="foo", sharding={devices=[2,2]0,1,2,3}', 'Number of tile assignment dimensions (excluding subgroups) is different than the input rank. sharding={devices=[2,2]0,1,2,3}, input_shape=f32[4]'),
 ]
 write('collectives', coll, '// Collectives, communication, tokens and the remaining ops: one module per broken rule.')
 
@@ -265,8 +265,6 @@ for op in ['shift-right-arithmetic', 'shift-right-logical', 'mulhi']:
 more += [
     case(['v = f32[4] parameter(0)'], 'ROOT s = (f32[4], f32[6]) all-gather-start(v), replica_groups={{0,1}}, dimensions={0}',
          'Expected instruction to have shape equal to (f32[4], f32[8]), actual shape is (f32[4], f32[6]).'),
-    case(['v = f32[4] parameter(0)', 't = ((f32[4]), f32[4], s32[]) parameter(1)'], 'ROOT u = ((f32[4]), f32[4], s32[]) async-update(t)',
-         'The operand of a async-update instruction needs to be async-start, found parameter'),
     case(['v = f32[4] parameter(0)'], 'ROOT b = f32[8] collective-broadcast(v), replica_groups={{0,1}}',
          'Expected instruction to have shape equal to f32[4], actual shape is f32[8].'),
     case(['t = (f32[4], f32[4], u32[], u32[]) parameter(0)'], 'ROOT d = f32[4] collective-permute-done(t)',

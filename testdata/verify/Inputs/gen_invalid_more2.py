@@ -767,10 +767,6 @@ ENTRY e {
 @  ROOT a = f32[4] copy(v), sharding={devices=[0]0}
 }''', 'tile assignment dimensions of {devices=[0]0} must be positive'),
 ('''ENTRY e {
-  a = f32[2,3] parameter(0)
-@  ROOT c = f32[2] custom-call(a), custom_call_target="foo", operand_layout_constraints={f32[3,2]{1,0}}
-}''', 'Operand 0 shape f32[2,3] is not compatible with its layout constraint f32[3,2]{1,0}.'),
-('''ENTRY e {
   v = f32[4] parameter(0)
 @  ROOT a = (f32[8], f32[4], u32[], u32[]) collective-permute-start(v), source_target_pairs={{0,1}}
 }''', 'collective-permute-start buffers (f32[8], f32[4], u32[], u32[]) must have the operand shape f32[4].'),

@@ -61,6 +61,10 @@ EXCLUDED = {
         'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
     'slice needs a slice={...} attribute':
         'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
+    'Number of operand layout constraints (%d) must match the number of operands (%d).':
+        'unreachable from text: the parser checks operand_layout_constraints first (lib/text/parse_checks.c)',
+    'Operand %d shape %s is not compatible with its layout constraint %s.':
+        'unreachable from text: the parser checks operand_layout_constraints first (lib/text/parse_checks.c)',
 }
 
 CALL = re.compile(r"\b(sx_fail|vx_fail_at|vx_fail|hlo_errorf)\s*\(")
