@@ -247,10 +247,11 @@ static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) 
     if (!n) return scan_errorf(scn, at, "expected an attribute name after ','");
     if (scan_expect(scn, '=', "after the attribute name")) return HLO_ERR;
     {
-      /* a value never starts on the next line: point at the gap */
+      /* the value may start on a later line, as XLA's lexer skips line
+       * breaks; a '}' or the end there means it is missing: point at the gap */
       size_t q = scn->pos;
-      while (q < scn->end && (scn->s[q] == ' ' || scn->s[q] == '\t' || scn->s[q] == '\r')) q++;
-      if (q >= scn->end || scn->s[q] == '\n')
+      while (q < scn->end && (scn->s[q] == ' ' || scn->s[q] == '\t' || scn->s[q] == '\r' || scn->s[q] == '\n')) q++;
+      if (q >= scn->end || (scn->s[q] == '}' && memchr(scn->s + scn->pos, '\n', q - scn->pos)))
         return scan_errorf(scn, scn->pos, "expected a value for attribute '%.*s'", (int)n, nm);
     }
     hlo_attr *a = v.n < LOCAL ? memset(&local[v.n], 0, sizeof *a) : hlo_arena_alloc(&p->scratch, sizeof *a);
