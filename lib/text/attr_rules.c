@@ -212,3 +212,20 @@ int check_comp_attrs(scanner *scn, const hlo_computation *c) {
                          c->attrs[i].name, c->name);
   return HLO_OK;
 }
+
+/* The module header's attributes, by spelling (some are not in
+ * hlo_attrs.def and are kept verbatim). */
+static const char *const MODULE_ATTRS[] = {
+    "is_scheduled", "replica_count", "num_partitions", "input_output_alias", "buffer_donor",
+    "alias_passthrough_params", "entry_computation_layout", "frontend_attributes",
+    "allow_spmd_sharding_propagation_to_parameters", "allow_spmd_sharding_propagation_to_output",
+    "origin_recovery_table"};
+
+int check_module_attrs(scanner *scn, const hlo_module *m) {
+  for (int i = 0; i < m->nattrs; i++) {
+    bool ok = false;
+    for (size_t k = 0; k < sizeof MODULE_ATTRS / sizeof MODULE_ATTRS[0]; k++) ok |= strcmp(m->attrs[i].name, MODULE_ATTRS[k]) == 0;
+    if (!ok) return scan_errorf(scn, m->attrs[i].off, "unexpected attribute '%s' in the module header", m->attrs[i].name);
+  }
+  return HLO_OK;
+}

@@ -11,5 +11,7 @@
 int check_instr_attrs(scanner *scn, const hlo_instruction *in, size_t attrs_at);
 /* A computation takes only execution_thread. */
 int check_comp_attrs(scanner *scn, const hlo_computation *c);
+/* The module header takes XLA's module attributes only. */
+int check_module_attrs(scanner *scn, const hlo_module *m);
 
 #endif
