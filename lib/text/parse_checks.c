@@ -2,7 +2,8 @@
  * text XLA cannot parse fails here too, before any verification: infeed's
  * tuple shape, custom-call layout constraints and api_version, result_accuracy
  * values, send-done/recv-done channel ids, async op chains, origin= without a
- * written shape, and a computation signature against its root.  They run once
+ * written shape, parameter_replication counts, and a computation signature
+ * against its root.  They run once
  * a computation's operands are resolved.  Verifier-only rules stay in
  * lib/verify. */
 #include <stdio.h>
@@ -191,7 +192,19 @@ static int check_async(scanner *scn, const hlo_instruction *in) {
   return HLO_OK;
 }
 
+/* Array (and token) leaves of a shape, as parameter_replication counts them. */
+static int64_t leaf_count(const hlo_shape *s) {
+  if (s->type != HLO_TUPLE) return 1;
+  int64_t n = 0;
+  for (int i = 0; i < s->ntuple; i++) n += leaf_count(&s->tuple[i]);
+  return n;
+}
+
 int check_instr_semantics(scanner *scn, const hlo_instruction *in) {
+  const hlo_attr *pr = attr(in, HLO_A_PARAMETER_REPLICATION);
+  if (pr && pr->kind == HLO_AK_BOOLS && !in->shape_omitted && leaf_count(&in->shape) != pr->u.bools.n)
+    return scan_errorf(scn, pr->off, "parameter_replication gives %d value%s for the %lld leaves of the shape",
+                       pr->u.bools.n, pr->u.bools.n == 1 ? "" : "s", (long long)leaf_count(&in->shape));
   const hlo_attr *o = attr(in, HLO_A_ORIGIN);
   if (o && in->shape_omitted) return scan_errorf(scn, o->off, "origin= needs the instruction's shape written");
   if (check_result_accuracy(scn, in)) return HLO_ERR;
