@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text/attr_rules.h"
+#include "text/parse_checks.h"
 #include "text/scan.h"
 
 enum { MAX_ERRORS_PER_MODULE = 50 };
@@ -101,7 +103,7 @@ static hlo_instruction *operand_ref(parser *p, const char *nm, size_t n, size_t 
   return i;
 }
 
-static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested);
+static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested, bool check_attrs);
 
 /* An operand written with a shape its definition does not have. */
 static int operand_shape_mismatch(scanner *scn, size_t at, const char *name, const hlo_shape *written,
@@ -160,7 +162,7 @@ static int parse_operands(parser *p, hlo_instruction *in) {
           nin->shape_omitted = true;
         }
         if (scan_enter(scn)) return HLO_ERR;
-        int rc = parse_instruction_rhs(p, nin, true);
+        int rc = parse_instruction_rhs(p, nin, true, true);
         scan_leave(scn);
         if (rc) return HLO_ERR;
         /* a placeholder name until the module is read (parse_names.c) */
@@ -195,7 +197,9 @@ static int parse_operands(parser *p, hlo_instruction *in) {
 }
 
 /* After the opcode: '(' operands ')' {',' attr}.  in->op is set. */
-static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested) {
+/* check_attrs is false for a sugared async op, whose attributes are
+ * checked once async_sugar has split them between it and the wrapped op. */
+static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested, bool check_attrs) {
   scanner *scn = &p->scn;
   if (scan_expect(scn, '(', "after the opcode")) return HLO_ERR;
   switch (in->op) {
@@ -222,8 +226,18 @@ static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested) {
   if (arity != HLO_VARIADIC && in->noperands != arity) /* constant, parameter: 0, as in hlo_ops.def */
     return scan_errorf(scn, in->op_off, "%s takes %d operand%s but %d %s given", hlo_opcode_name(in->op),
                      arity, arity == 1 ? "" : "s", in->noperands, in->noperands == 1 ? "is" : "are");
-  if (nested) return HLO_OK;
-  return parse_attrs(p, &in->attrs, &in->nattrs, false);
+  size_t attrs_at = scn->pos; /* just after ')': where a missing attribute is reported */
+  /* a nested instruction takes no attributes: a ',' after it is the next operand */
+  if (!nested && parse_attrs(p, &in->attrs, &in->nattrs, false)) return HLO_ERR;
+  size_t end = scn->pos;
+  if (!check_attrs || !check_instr_attrs(scn, in, attrs_at)) return HLO_OK;
+  /* the attribute list may have run onto the next line's blanks: go back
+   * to its line so that error recovery skips only this instruction */
+  while (end > attrs_at && (scn->s[end - 1] == ' ' || scn->s[end - 1] == '\t' || scn->s[end - 1] == '\n' ||
+                            scn->s[end - 1] == '\r'))
+    end--;
+  scn->pos = end;
+  return HLO_ERR;
 }
 
 /* {',' attrname '=' value} */
@@ -240,10 +254,11 @@ static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level) 
     if (!n) return scan_errorf(scn, at, "expected an attribute name after ','");
     if (scan_expect(scn, '=', "after the attribute name")) return HLO_ERR;
     {
-      /* a value never starts on the next line: point at the gap */
+      /* the value may start on a later line, as XLA's lexer skips line
+       * breaks; a '}' or the end there means it is missing: point at the gap */
       size_t q = scn->pos;
-      while (q < scn->end && (scn->s[q] == ' ' || scn->s[q] == '\t' || scn->s[q] == '\r')) q++;
-      if (q >= scn->end || scn->s[q] == '\n')
+      while (q < scn->end && (scn->s[q] == ' ' || scn->s[q] == '\t' || scn->s[q] == '\r' || scn->s[q] == '\n')) q++;
+      if (q >= scn->end || (scn->s[q] == '}' && memchr(scn->s + scn->pos, '\n', q - scn->pos)))
         return scan_errorf(scn, scn->pos, "expected a value for attribute '%.*s'", (int)n, nm);
     }
     hlo_attr *a = v.n < LOCAL ? memset(&local[v.n], 0, sizeof *a) : hlo_arena_alloc(&p->scratch, sizeof *a);
@@ -299,6 +314,9 @@ static int async_sugar(parser *p, hlo_instruction *in, hlo_opcode wrapped) {
   while (hlo_strmap_get(&p->comps, name) && ++k);
   hlo_computation *c;
   if (scan_async_sugar_wrap(&p->scn, in, wrapped, name, &c)) return HLO_ERR;
+  /* the attributes left on the async op are its own, the rest the wrapped op's */
+  if (check_instr_attrs(&p->scn, in, in->op_off) || (c && check_instr_attrs(&p->scn, c->root, in->op_off)))
+    return HLO_ERR;
   if (!c) return HLO_OK;
   if (hlo_strmap_put(&p->comps, c->name, c, NULL) || vpush_in(&p->scn, &p->scratch, &p->async_comps, c))
     return scan_errorf(&p->scn, in->op_off, "out of memory");
@@ -337,7 +355,7 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
       return scan_errorf(scn, in->op_off, "unknown opcode '%.*s'", (int)n, opn);
     return scan_errorf(scn, in->op_off, "malformed shape: expected '[' after element type '%.*s'", (int)n, opn);
   }
-  if (parse_instruction_rhs(p, in, false)) return HLO_ERR;
+  if (parse_instruction_rhs(p, in, false, !sugar)) return HLO_ERR;
   if (sugar && async_sugar(p, in, wrapped)) return HLO_ERR;
   void *old;
   if (hlo_strmap_put(&p->instrs, in->name, in, &old)) return scan_errorf(scn, in->off, "out of memory");
@@ -413,7 +431,7 @@ static int resolve_instrs(parser *p, hlo_computation *c) {
 }
 
 /* signature -> '(' [name ':' shape {',' name ':' shape}] ')' '->' shape */
-static int parse_signature(parser *p) {
+static int parse_signature(parser *p, hlo_shape *ret, size_t *ret_at) {
   scanner *scn = &p->scn;
   scn->pos++; /* '(' */
   if (!scan_peek(scn, ')')) {
@@ -431,8 +449,13 @@ static int parse_signature(parser *p) {
   if (!(scn->pos + 1 < scn->end && scn->s[scn->pos] == '-' && scn->s[scn->pos + 1] == '>'))
     return scan_errorf(scn, scn->pos, "expected '->' and the result shape");
   scn->pos += 2;
-  hlo_shape r;
-  return scan_shape(scn, &r);
+  *ret_at = (scan_skip(scn), scn->pos);
+  /* the declared result is only checked against the root: keep it in scratch */
+  hlo_arena *keep = scn->a;
+  scn->a = &p->scratch;
+  int rc = scan_shape(scn, ret);
+  scn->a = keep;
+  return rc;
 }
 
 static int parse_computation(parser *p, hlo_computation **out) {
@@ -444,8 +467,10 @@ static int parse_computation(parser *p, hlo_computation **out) {
   c->off = scn->pos;
   if (scan_name_dup(scn, &c->name, c->is_entry ? "the entry computation's name" : "a computation name"))
     return HLO_ERR;
+  hlo_shape declared;
+  size_t declared_at = 0;
   if (scan_peek(scn, '(')) {
-    if (parse_signature(p)) return HLO_ERR;
+    if (parse_signature(p, &declared, &declared_at)) return HLO_ERR;
     c->has_signature = true;
   }
   if (scan_expect(scn, '{', "to start the computation body")) return HLO_ERR;
@@ -464,7 +489,7 @@ static int parse_computation(parser *p, hlo_computation **out) {
     }
   }
   scn->pos++; /* '}' */
-  if (parse_attrs(p, &c->attrs, &c->nattrs, false)) return HLO_ERR;
+  if (parse_attrs(p, &c->attrs, &c->nattrs, false) || check_comp_attrs(scn, c)) return HLO_ERR;
   c->ninstrs = p->cur.n;
   c->instrs = (hlo_instruction **)vfinal(scn, &p->cur);
   if (p->cur.n && !c->instrs) return HLO_ERR;
@@ -477,6 +502,11 @@ static int parse_computation(parser *p, hlo_computation **out) {
   c->root_explicit = root != NULL;
   if (scn->nerrors > start_errors) return HLO_ERR;
   if (resolve_instrs(p, c)) return HLO_ERR;
+  int rc = HLO_OK;
+  for (int i = 0; i < c->ninstrs; i++)
+    if (check_instr_semantics(scn, c->instrs[i])) rc = HLO_ERR;
+  if (c->has_signature && check_signature_root(scn, c, &declared, declared_at)) rc = HLO_ERR;
+  if (rc) return HLO_ERR;
   *out = c;
   return HLO_OK;
 }
@@ -559,7 +589,7 @@ static int parse_module_body(parser *p) {
     m->has_header = true;
     if (scan_name_dup(scn, &m->name, "the module name")) return HLO_ERR;
     scan_accept(scn, ':'); /* older dumps write "HloModule name:" */
-    if (parse_attrs(p, &m->attrs, &m->nattrs, true)) return HLO_ERR;
+    if (parse_attrs(p, &m->attrs, &m->nattrs, true) || check_module_attrs(scn, m)) return HLO_ERR;
     for (int i = 0; i < m->nattrs; i++)
       if (m->attrs[i].kind == HLO_AK_PROGRAM_SHAPE) {
         hlo_program_shape *ps = m->attrs[i].u.pshape;
@@ -603,7 +633,7 @@ static int parse_module_body(parser *p) {
     m->entry = m->comps[m->ncomps - 1];
     m->entry->is_entry = true;
   }
-  if (resolve_comps(p)) return HLO_ERR;
+  if (resolve_comps(p) || check_async_callers(scn, m, &p->scratch)) return HLO_ERR;
   if (p->anon.n && scan_name_anonymous(&p->scratch, &m->arena, m->comps, m->ncomps, (hlo_instruction **)p->anon.v,
                                        p->anon.n, (hlo_computation *const *)p->async_comps.v, p->async_comps.n))
     return scan_errorf(scn, 0, "out of memory");

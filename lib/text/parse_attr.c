@@ -443,9 +443,12 @@ static int parse_program_shape(scanner *scn, hlo_program_shape *ps) {
 }
 
 /* aliasing -> '{' [entry {',' entry}] '}'
- * entry    -> '{' [INT {',' INT}] '}' ':' '(' INT ',' ints [',' word] ')'
- *           | '(' INT ',' ints ')'                      (buffer_donor) */
-static int parse_aliasing(scanner *scn, hlo_aliasing *al) {
+ * entry    -> ints ':' '(' INT ',' ints [',' kind] ')'  (input_output_alias)
+ *           | ints ':' '(' INT ',' ints ')'             (output_to_operand_aliasing)
+ *           | '(' INT ',' ints ')'                      (buffer_donor)
+ * kind     -> 'may-alias' | 'must-alias' */
+static int parse_aliasing(scanner *scn, hlo_aliasing *al, hlo_attr_key key) {
+  const bool with_output = key != HLO_A_BUFFER_DONOR, with_kind = key == HLO_A_INPUT_OUTPUT_ALIAS;
   scan_skip(scn);
   size_t st = scn->pos;
   if (scan_expect(scn, '{', "to start an aliasing list")) return HLO_ERR;
@@ -461,7 +464,9 @@ static int parse_aliasing(scanner *scn, hlo_aliasing *al) {
     }
     hlo_alias_entry *e = &al->v[al->n];
     memset(e, 0, sizeof *e);
-    if (scan_peek(scn, '{')) {
+    if (with_output && !scan_peek(scn, '{'))
+      return scan_errorf(scn, (scan_skip(scn), scn->pos), "expected '{' to start the output index of an aliasing entry");
+    if (with_output) {
       ilist out = {0};
       if (parse_ints(scn, &out) || scan_expect(scn, ':', "after the output index")) return HLO_ERR;
       e->output_index = out.v;
@@ -473,11 +478,12 @@ static int parse_aliasing(scanner *scn, hlo_aliasing *al) {
       return HLO_ERR;
     e->operand_index = idx.v;
     e->noperand_index = idx.n;
-    if (scan_accept(scn, ',')) {
+    if (with_kind && scan_accept(scn, ',')) {
       const char *w;
       size_t at = (scan_skip(scn), scn->pos);
       size_t n = scan_name(scn, &w, NULL);
-      if (!n) return scan_errorf(scn, at, "expected may-alias or must-alias");
+      if (!((n == 9 && memcmp(w, "may-alias", 9) == 0) || (n == 10 && memcmp(w, "must-alias", 10) == 0)))
+        return scan_errorf(scn, at, "expected may-alias or must-alias");
       if (!(e->kind = hlo_arena_strndup(scn->a, w, n))) return scan_errorf(scn, at, "out of memory");
     }
     if (scan_expect(scn, ')', "to close an aliased operand")) return HLO_ERR;
@@ -728,7 +734,7 @@ int scan_attr_value(scanner *scn, hlo_attr *a) {
     if (!a->u.literal) return scan_errorf(scn, st, "out of memory");
     return parse_shaped_literal(scn, a->u.literal);
   case HLO_AK_ALIASING:
-    return parse_aliasing(scn, &a->u.aliasing);
+    return parse_aliasing(scn, &a->u.aliasing, a->key);
   case HLO_AK_RAW:
     return scan_raw_value(scn, &a->u.s);
   }

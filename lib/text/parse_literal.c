@@ -214,8 +214,15 @@ int scan_literal(scanner *scn, const hlo_shape *s, hlo_literal *out) {
   lit_ctx c = {scn, s, NULL, 0, hlo_type_bytes(s->type)};
   c.data = hlo_arena_array(scn->a, (size_t)(n ? n : 1), (size_t)c.bytes);
   if (!c.data) return scan_errorf(scn, st, "out of memory for a literal of %lld elements", (long long)n);
-  if (s->rank > 0 && n > 0 && !scan_peek(scn, '{'))
-    return scan_errorf(scn, st, "expected '{' to start the literal of a rank-%d shape", s->rank);
+  if (s->rank > 0 && n > 0 && !scan_peek(scn, '{')) {
+    /* XLA's parser takes a lone scalar for an array: it is the first element
+     * in row-major order and every other element is zero */
+    memset(c.data, 0, (size_t)n * (size_t)c.bytes);
+    if (parse_scalar(&c)) return HLO_ERR;
+    out->data = c.data;
+    out->nelems = n;
+    return HLO_OK;
+  }
   if (parse_dims(&c, 0)) return HLO_ERR;
   out->data = c.data;
   out->nelems = n;

@@ -84,6 +84,71 @@ static int parse_layout_ext(scanner *scn, hlo_layout *l, size_t st, size_t en) {
   return HLO_OK;
 }
 
+/* The items after ':' in a layout, in the one order XLA's parser reads them;
+ * an item out of order, repeated or unknown fails (SC may repeat). */
+static const char *const LAYOUT_ITEMS[] = {"D", "T", "L", "#", "*", "E", "S", "SC", "P", "M"};
+enum { ITEM_D = 0, ITEM_SC = 7, ITEM_P = 8, NITEMS = 10 };
+
+static size_t skip_ws(const char *s, size_t p, size_t en) {
+  while (p < en && (s[p] == ' ' || s[p] == '\t')) p++;
+  return p;
+}
+
+/* D(...): dim level types D, C, S or H, each optionally followed by + and ~;
+ * *sparse is set when one is not D. */
+static int check_dim_level_types(scanner *scn, size_t p, size_t close, bool *sparse) {
+  const char *s = scn->s;
+  p = skip_ws(s, p, close);
+  while (p < close) {
+    if (s[p] != 'D' && s[p] != 'C' && s[p] != 'S' && s[p] != 'H')
+      return scan_errorf(scn, p, "expected a dim level type in D(...): D, C, S or H, then optionally + and ~");
+    *sparse |= s[p] != 'D';
+    p++;
+    if (p < close && s[p] == '+') p++;
+    if (p < close && s[p] == '~') p++;
+    p = skip_ws(s, p, close);
+    if (p < close && s[p] != ',')
+      return scan_errorf(scn, p, "expected a dim level type in D(...): D, C, S or H, then optionally + and ~");
+    if (p < close) p = skip_ws(s, p + 1, close);
+  }
+  return HLO_OK;
+}
+
+static int check_layout_items(scanner *scn, size_t st, size_t en) {
+  const char *s = scn->s;
+  int last = -1;
+  bool sparse = false;
+  size_t p = skip_ws(s, st, en);
+  while (p < en) {
+    int item = -1;
+    for (int i = NITEMS - 1; i >= 0 && item < 0; i--) {
+      size_t n = strlen(LAYOUT_ITEMS[i]);
+      if (p + n < en && strncmp(s + p, LAYOUT_ITEMS[i], n) == 0 && s[skip_ws(s, p + n, en)] == '(') item = i;
+    }
+    if (item < 0) return scan_errorf(scn, p, "unknown layout item: expected D, T, L, #, *, E, S, SC, P or M followed by '('");
+    if (item < last || (item == last && item != ITEM_SC))
+      return scan_errorf(scn, p, "layout item %s(...) is out of place: the order is D T L # * E S SC P M, each once",
+                         LAYOUT_ITEMS[item]);
+    last = item;
+    size_t open = skip_ws(s, p + strlen(LAYOUT_ITEMS[item]), en), q = open;
+    /* T takes several parenthesised tiles; the others one balanced group */
+    do {
+      int depth = 0;
+      do {
+        if (s[q] == '(') depth++;
+        else if (s[q] == ')') depth--;
+        q++;
+      } while (q < en && depth > 0);
+      if (depth) return scan_errorf(scn, open, "unterminated layout item %s(...)", LAYOUT_ITEMS[item]);
+    } while (item == 1 && q < en && s[q] == '(');
+    if (item == ITEM_D && check_dim_level_types(scn, open + 1, q - 1, &sparse)) return HLO_ERR;
+    if (item == ITEM_P && !sparse)
+      return scan_errorf(scn, p, "a physical shape P(...) is only allowed in the layout of a sparse array");
+    p = skip_ws(s, q, en);
+  }
+  return HLO_OK;
+}
+
 static int parse_layout_new(scanner *scn, hlo_shape *sh);
 
 hlo_layout *scan_default_layout(scanner *scn, int rank) {
@@ -166,7 +231,7 @@ static int parse_layout_new(scanner *scn, hlo_shape *sh) {
     if (p >= scn->end || scn->s[p] != '}') return scan_errorf(scn, st, "unterminated layout");
     l->ext = hlo_arena_strndup(scn->a, scn->s + es, p - es);
     if (!l->ext) return scan_errorf(scn, st, "out of memory");
-    if (parse_layout_ext(scn, l, es, p)) return HLO_ERR;
+    if (check_layout_items(scn, es, p) || parse_layout_ext(scn, l, es, p)) return HLO_ERR;
     scn->pos = p;
   }
   if (scan_expect(scn, '}', "to close the layout")) return HLO_ERR;

@@ -201,7 +201,6 @@ ctl = [
     case(INIT, 'ROOT w = (s32[], f32[4]) while(init), condition=cond, body=body', 'The body\'s result shape s32[] must be the while loop\'s init shape (s32[], f32[4]).', comps=COND + BADBODY),
     case(INIT, 'ROOT w = (s32[], f32[2]) while(init), condition=cond, body=body', 'Expected instruction to have shape equal to (s32[], f32[4]), actual shape is (s32[], f32[2]).', comps=COND + BODY),
     case(['v = f32[4] parameter(0)', 'b = s32[] parameter(1)'], 'ROOT c = f32[4] conditional(b, v, v), branch_computations={neg, neg2}', ["Operand 2 shape does not match parameter 0 of computation 'neg2': operand is f32[4], parameter is f32[2]", "branch computation 1 (neg2) returns f32[2], but the conditional's shape is f32[4]"], comps=NEG + NEG2),
-    case(['v = f32[4] parameter(0)', 'b = f32[] parameter(1)'], 'ROOT c = f32[4] conditional(b, v, v), branch_computations={neg, neg}', 'The first operand of conditional must be a scalar of PRED or S32, got f32[].', comps=NEG),
     case(['v = f32[4] parameter(0)'], 'ROOT c = f32[4] call(v, v), to_apply=neg', 'Expected computation neg called from c to have 1 parameters, has 2', comps=NEG) if False else
     case(['v = f32[4] parameter(0)'], 'ROOT c = f32[4] call(v, v), to_apply=neg', 'Expected computation neg called from c to have 2 parameters, has 1', comps=NEG),
     case(['v = f32[4] parameter(0)'], 'ROOT c = f32[2] call(v), to_apply=neg', 'Expected instruction to have shape equal to f32[4], actual shape is f32[2].', comps=NEG),
@@ -209,8 +208,8 @@ ctl = [
     case(['v = s32[4] parameter(0)'], 'ROOT m = f32[4] map(v, v), dimensions={0}, to_apply=add_f32', ["Mapped computation's parameter 0 has shape f32[], expected s32[].", "Mapped computation's parameter 1 has shape f32[], expected s32[]."], comps=ADD),
     case(['v = f32[4] parameter(0)'], 'ROOT f = f32[4] fusion(v), kind=kLoop, calls=neg2', ['Fused computation shape (f32[2]) is not equal to the fusion shape (f32[4])', 'Shape mismatch between parameter number 0 and its operand: parameter is f32[2], operand is f32[4].'], comps=NEG2),
     case(['v = f32[4] parameter(0)'], 'ROOT f = f32[4] fusion(v, v), kind=kLoop, calls=neg', 'Fused parameter count (1) does not match the number of operands (2) passed to the fusion instruction.', comps=NEG),
+    case(['v = f32[4] parameter(0)', 'a = ((f32[4]), f32[4], s32[]) async-start(v), calls=neg', 'u = ((f32[4]), f32[4], s32[]) async-update(a)'], 'ROOT d = f32[2] async-done(u)', 'Expected instruction to have shape equal to f32[4], actual shape is f32[2].', comps=NEG),
     case(['v = f32[4] parameter(0)'], 'ROOT a = ((f32[4]), f32[2], s32[]) async-start(v), calls=neg', 'Expected instruction to have shape equal to ((f32[4]), f32[4], s32[]), actual shape is ((f32[4]), f32[2], s32[]).', comps=NEG),
-    case(['v = f32[4] parameter(0)', 't = (f32[4], f32[4], u32[]) tuple(v, v, u32[] constant(0))'], 'ROOT a = f32[4] async-done(t)', 'The operand of a async-done instruction needs to be async-start, found tuple'),
     case(['v = f32[4] parameter(0)'], 'ROOT c = f32[4] call(v), to_apply=neg, is_composite=true, frontend_attributes={composite.version="1"}', 'A composite call op must have frontend attributes with key composite.name whose value is non-empty', comps=NEG),
 ]
 write('control', ctl, '// while, conditional, call, map, fusion, async: one module per broken rule.')
@@ -240,7 +239,7 @@ coll = [
     case(['s = u64[3] parameter(0)'], 'ROOT r = (u64[3], u32[8]) rng-bit-generator(s), algorithm=rng_three_fry', 'rng_three_fry needs a state of 2 elements; got u64[3].'),
     case([], 'ROOT r = u64[3] rng-get-and-update-state(), delta=1', 'Expected instruction to have shape equal to u64[2], actual shape is u64[3].'),
     case(['v = f32[4] parameter(0)'], 'ROOT b = f32[2] opt-barrier(v)', 'Expected instruction to have shape equal to f32[4], actual shape is f32[2].'),
-    case(['v = f32[4] parameter(0)'], 'ROOT c = f32[4] custom-call(v), custom_call_target="foo", operand_layout_constraints={f32[4], f32[4]}', 'Number of operand layout constraints (2) must match the number of operands (1).'),
+    case(['v = f32[4] parameter(0)'], 'ROOT c = f32[4] custom-call(v), custom_call_target="foo", sharding={devices=[2,2]0,1,2,3}', 'Number of tile assignment dimensions (excluding subgroups) is different than the input rank. sharding={devices=[2,2]0,1,2,3}, input_shape=f32[4]'),
 ]
 write('collectives', coll, '// Collectives, communication, tokens and the remaining ops: one module per broken rule.')
 
@@ -266,8 +265,6 @@ for op in ['shift-right-arithmetic', 'shift-right-logical', 'mulhi']:
 more += [
     case(['v = f32[4] parameter(0)'], 'ROOT s = (f32[4], f32[6]) all-gather-start(v), replica_groups={{0,1}}, dimensions={0}',
          'Expected instruction to have shape equal to (f32[4], f32[8]), actual shape is (f32[4], f32[6]).'),
-    case(['v = f32[4] parameter(0)', 't = ((f32[4]), f32[4], s32[]) parameter(1)'], 'ROOT u = ((f32[4]), f32[4], s32[]) async-update(t)',
-         'The operand of a async-update instruction needs to be async-start, found parameter'),
     case(['v = f32[4] parameter(0)'], 'ROOT b = f32[8] collective-broadcast(v), replica_groups={{0,1}}',
          'Expected instruction to have shape equal to f32[4], actual shape is f32[8].'),
     case(['t = (f32[4], f32[4], u32[], u32[]) parameter(0)'], 'ROOT d = f32[4] collective-permute-done(t)',
@@ -292,7 +289,7 @@ more += [
     case(['l = f8e4m3fn[2,32] parameter(0)', 'ls = f8e8m0fnu[2] parameter(1)', 'r = f8e4m3fn[32,4] parameter(2)', 'rs = f8e8m0fnu[1,4] parameter(3)'],
          'ROOT d = f32[2,4] scaled-dot(l, ls, r, rs), lhs_contracting_dims={1}, rhs_contracting_dims={0}',
          'scaled-dot lhs scale f8e8m0fnu[2] must have the rank of the lhs f8e4m3fn[2,32].'),
-    case(['v = f32[4] parameter(0)'], 'ROOT s = scan(v), to_apply=add_f32',
+    case(['v = f32[4] parameter(0)'], 'ROOT s = scan(v), to_apply=add_f32, dimensions={0}, num_carries=0',
          'the result shape of scan cannot be inferred from its operands; write it', comps=ADD),
     case(['v = f32[4] parameter(0)'], 'ROOT s = shuffle(v)',
          'the result shape of shuffle cannot be inferred from its operands; write it'),

@@ -431,12 +431,12 @@ ENTRY e {
 }''', 'Element type not supported. Expected element to be FloatingPointType for RngNormal; got s32.'),
 ('''ENTRY e {
   a = f32[] parameter(0)
-@  ROOT r = f32[2] rng(a)
+@  ROOT r = f32[2] rng(a), distribution=rng_uniform
 }''', 'rng expects 2 operands, got 1.'),
 ('''ENTRY e {
   a = f32[] parameter(0)
-@  ROOT r = f32[2] rng(a, a)
-}''', 'rng needs distribution=rng_uniform or rng_normal; got none'),
+@  ROOT r = f32[2] rng(a, a), distribution=rng_bogus
+}''', 'rng needs distribution=rng_uniform or rng_normal; got rng_bogus'),
 ('''ENTRY e {
   s = u64[2,1] parameter(0)
 @  ROOT r = (u64[2,1], u32[4]) rng-bit-generator(s), algorithm=rng_default
@@ -498,27 +498,6 @@ ENTRY e {
   n = s32[] parameter(1)
 @  ROOT r = (f32[4]) dynamic-reshape(a, n)
 }''', 'dynamic-reshape result must be an array'),
-('''ENTRY e {
-@  ROOT b = f32[2] iota()
-}''', 'iota needs an iota_dimension attribute'),
-('''ENTRY e {
-  a = f32[4] parameter(0)
-  z = f32[] constant(0)
-@  ROOT b = f32[4] pad(a, z)
-}''', 'pad needs a padding= attribute'),
-('''ENTRY e {
-  a = f32[4] parameter(0)
-@  ROOT b = f32[4] slice(a)
-}''', 'slice needs a slice={...} attribute'),
-('''ENTRY e {
-  a = c64[4] parameter(0)
-@  ROOT b = c64[4] fft(a), fft_length={4}
-}''', 'fft needs an fft_type attribute'),
-('''ENTRY e {
-  l = f32[1,4,2] parameter(0)
-  r = f32[3,2,2] parameter(1)
-@  ROOT c = f32[1,2,2] convolution(l, r), window={size=3}
-}''', 'convolution needs a dim_labels attribute'),
 (ADD + '''
 ENTRY e {
   a = f32[4] parameter(0)
@@ -576,16 +555,6 @@ ENTRY e {
   a = f32[] parameter(0)
 @  ROOT b = token[] send-done(a), channel_id=1
 }''', ['The operand of send-done must be a send context tuple; got f32[].', 'The operand of a send-done instruction needs to be send, found parameter']),
-('''b0 {
-  p = f32[] parameter(0)
-  ROOT r = f32[] negate(p)
-}
-
-ENTRY e {
-  c = pred[] parameter(0)
-  a = f32[] parameter(1)
-@  ROOT r = f32[] conditional(c, a, a, a), branch_computations={b0, b0, b0}
-}''', 'A conditional with a PRED predicate must have 2 branches; got 3.'),
 ('''cond {
   p = s32[] parameter(0)
   q = s32[] parameter(1)
@@ -781,24 +750,6 @@ ENTRY e {
 ('''ENTRY e {
 @  ROOT v = f32[?] parameter(0)
 }''', ['Unbounded dynamism is disabled for instruction: f32[?]']),
-('''body {
-  p = s32[] parameter(0)
-  ROOT n = s32[] negate(p)
-}
-
-ENTRY e {
-  a = s32[] parameter(0)
-@  ROOT w = s32[] while(a), body=body
-}''', 'while needs a condition= computation'),
-('''ENTRY e {
-  a = f32[2] parameter(0)
-@  ROOT w = f32[2] map(a)
-}''', ['map needs a called computation (to_apply)', 'map needs a to_apply= computation']),
-('''ENTRY e {
-  i = s32[] parameter(0)
-  a = f32[] parameter(1)
-@  ROOT r = f32[] conditional(i, a)
-}''', ['conditional needs branch computations', 'conditional needs branch_computations= or true_computation= and false_computation=']),
 ('''ENTRY e {
   v = f32[4] parameter(0)
 @  ROOT r = f32[4] collective-permute-done(v)
@@ -815,10 +766,6 @@ ENTRY e {
   v = f32[4] parameter(0)
 @  ROOT a = f32[4] copy(v), sharding={devices=[0]0}
 }''', 'tile assignment dimensions of {devices=[0]0} must be positive'),
-('''ENTRY e {
-  a = f32[2,3] parameter(0)
-@  ROOT c = f32[2] custom-call(a), custom_call_target="foo", operand_layout_constraints={f32[3,2]{1,0}}
-}''', 'Operand 0 shape f32[2,3] is not compatible with its layout constraint f32[3,2]{1,0}.'),
 ('''ENTRY e {
   v = f32[4] parameter(0)
 @  ROOT a = (f32[8], f32[4], u32[], u32[]) collective-permute-start(v), source_target_pairs={{0,1}}

@@ -39,6 +39,32 @@ EXCLUDED = {
         'allocation failure; not triggerable from text',
     'the result shape was omitted and has not been inferred':
         'hlo-verify infers omitted shapes before verifying; exercised by the unit test lib/verify/verify_test.c',
+    '%s needs a %s= computation':
+        'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
+    '%s needs a called computation (%s)':
+        'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
+    'A conditional with a PRED predicate must have 2 branches; got %d.':
+        'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
+    'The first operand of conditional must be a scalar of PRED or S32, got %s.':
+        'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
+    'conditional needs branch computations':
+        'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
+    'conditional needs branch_computations= or true_computation= and false_computation=':
+        'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
+    'convolution needs a dim_labels attribute':
+        'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
+    'fft needs an fft_type attribute':
+        'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
+    'iota needs an iota_dimension attribute':
+        'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
+    'pad needs a padding= attribute':
+        'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
+    'slice needs a slice={...} attribute':
+        'unreachable from text: the parser rejects a missing or misplaced required attribute first (lib/text/attr_rules.c)',
+    'Number of operand layout constraints (%d) must match the number of operands (%d).':
+        'unreachable from text: the parser checks operand_layout_constraints first (lib/text/parse_checks.c)',
+    'Operand %d shape %s is not compatible with its layout constraint %s.':
+        'unreachable from text: the parser checks operand_layout_constraints first (lib/text/parse_checks.c)',
 }
 
 CALL = re.compile(r"\b(sx_fail|vx_fail_at|vx_fail|hlo_errorf)\s*\(")

@@ -1,0 +1,16 @@
+/* parse_checks.h - semantic rules XLA's parser enforces (parse_checks.c). */
+#ifndef HLO_PARSE_CHECKS_H
+#define HLO_PARSE_CHECKS_H
+
+#include "text/scan.h"
+
+/* The rules for one instruction whose operands are resolved. */
+int check_instr_semantics(scanner *scn, const hlo_instruction *in);
+/* A computation written "(params) -> R" must have a root compatible with R;
+ * at is where R was written. */
+int check_signature_root(scanner *scn, const hlo_computation *c, const hlo_shape *declared, size_t at);
+/* Each computation wrapped by an async-start has exactly one such caller
+ * (after computation names are resolved). */
+int check_async_callers(scanner *scn, const hlo_module *m, hlo_arena *scratch);
+
+#endif
