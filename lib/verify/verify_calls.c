@@ -202,11 +202,7 @@ void vx_calls_fusion(vctx *v, const hlo_instruction *in) {
             maxp, in->noperands);
     return;
   }
-  if (maxp != in->noperands) {
-    vx_fail(v, in, "Fused parameter count (%d) does not match the number of operands (%d) passed to the fusion instruction.",
-            maxp, in->noperands);
-    return;
-  }
+  /* extra operands are allowed, as in XLA */
   for (int i = 0; i < maxp; i++) {
     const hlo_shape *p = param_shape(f, i);
     if (p && !vx_same(v, p, &in->operands[i]->shape))

@@ -1,7 +1,7 @@
 /* verify_struct.c - structural rules of a module: unique names, operands
  * and control predecessors in the same computation and defined before use,
  * no cycles (data or control), a root, parameter numbering, no recursion in
- * the call graph, the entry computation layout, channel ids, fusion kinds. */
+ * the call graph, the entry computation layout, fusion kinds. */
 #include <string.h>
 
 #include "verify/verify_internal.h"
@@ -189,56 +189,6 @@ static void check_entry_layout(vctx *v) {
             vx_str(v, &e->root->shape), vx_str(v, &ps->result));
 }
 
-/* Channel-id families: send/recv and their -done halves share a channel;
- * any other instruction with a channel_id must share it only with
- * instructions of the same opcode. */
-static int channel_family(hlo_opcode op) {
-  if (hlo_opcode_flags(op) & HLO_F_P2P) return -1;
-  return (int)op;
-}
-
-/* Mark the computations reachable from the entry (the program that runs). */
-static void mark_reachable(const hlo_computation *c, unsigned char *seen, int ncomps) {
-  if (!c || c->id < 0 || c->id >= ncomps || seen[c->id]) return;
-  seen[c->id] = 1;
-  for (int i = 0; i < c->ninstrs; i++)
-    for (int k = 0; k < c->instrs[i]->ncalled; k++) mark_reachable(c->instrs[i]->called[k], seen, ncomps);
-}
-
-static void check_channels(vctx *v) {
-  const hlo_module *m = v->m;
-  int n = 0;
-  unsigned char *live = m->ncomps ? hlo_arena_array(&v->scratch, (size_t)m->ncomps, 1) : NULL;
-  if (!live || !m->entry) return;
-  mark_reachable(m->entry, live, m->ncomps);
-  for (int ci = 0; ci < m->ncomps; ci++)
-    for (int i = 0; i < m->comps[ci]->ninstrs && live[ci]; i++)
-      n += hlo_instr_attr(m->comps[ci]->instrs[i], HLO_A_CHANNEL_ID) != NULL;
-  if (!n) return;
-  const hlo_instruction **seen = hlo_arena_array(&v->scratch, (size_t)n, sizeof *seen);
-  if (!seen) return;
-  int k = 0;
-  for (int ci = 0; ci < m->ncomps; ci++)
-    for (int i = 0; i < m->comps[ci]->ninstrs && live[ci]; i++) {
-      const hlo_instruction *in = m->comps[ci]->instrs[i];
-      const hlo_attr *a = hlo_instr_attr(in, HLO_A_CHANNEL_ID);
-      if (!a || a->kind != HLO_AK_INT) continue;
-      if (a->u.i < 0) {
-        vx_fail(v, in, "channel_id %lld is negative", (long long)a->u.i);
-        continue;
-      }
-      for (int j = 0; j < k; j++) {
-        const hlo_attr *b = hlo_instr_attr(seen[j], HLO_A_CHANNEL_ID);
-        if (b->u.i == a->u.i && channel_family(seen[j]->op) != channel_family(in->op)) {
-          vx_fail(v, in, "channel %lld is used for different types of channel instructions (%s and %s)",
-                  (long long)a->u.i, hlo_opcode_name(seen[j]->op), hlo_opcode_name(in->op));
-          break;
-        }
-      }
-      seen[k++] = in;
-    }
-}
-
 static void check_fusion_kinds(vctx *v) {
   static const char *const kinds[] = {"kLoop", "kInput", "kOutput", "kCustom"};
   for (int ci = 0; ci < v->m->ncomps; ci++)
@@ -266,6 +216,5 @@ void hlo_verify_structure(vctx *v) {
   }
   check_call_graph(v);
   check_entry_layout(v);
-  check_channels(v);
   check_fusion_kinds(v);
 }
