@@ -43,10 +43,11 @@ static const hlo_instruction *chain_start(const hlo_instruction *in) {
 /* XLA's CheckAsyncOpComputationThreadName. */
 static void check_async_thread(vctx *v, const hlo_instruction *in) {
   const hlo_instruction *start = chain_start(in);
-  if (!start || in->ncalled < 1 || !in->called[0]) return;
+  const hlo_computation *wrapped = in->ncalled ? in->called[0] : start && start->ncalled ? start->called[0] : NULL;
+  if (!start || !wrapped) return;
   const hlo_attr *a = hlo_instr_attr(start, HLO_A_ASYNC_EXECUTION_THREAD);
   const char *t = a && a->kind == HLO_AK_STRING && a->u.s ? a->u.s : "main";
-  const char *w = vx_thread(in->called[0]);
+  const char *w = vx_thread(wrapped);
   if (strcmp(t, w))
     vx_fail(v, in, "%s expects same async thread name as wrapped computation's thread name (%s vs %s).",
             hlo_opcode_name(in->op), t, w);
