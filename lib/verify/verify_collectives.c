@@ -177,3 +177,49 @@ void vx_op_source_target_pairs(vctx *v, const hlo_instruction *in) {
         !check_pair_side(v, in, a->u.pairs.v, i, 1, limit, allowed))
       return;
 }
+
+/* XLA's GetSubgroupSize: the first group's size, or with no groups the
+ * mode's device count (replicas of every partition for
+ * kCrossReplicaAndPartition). */
+static int64_t subgroup_size(const vctx *v, const hlo_instruction *in, group_mode mode) {
+  const hlo_attr *a = hlo_instr_attr(in, HLO_A_REPLICA_GROUPS);
+  const hlo_replica_groups *g = a && a->kind == HLO_AK_REPLICA_GROUPS ? a->u.groups : NULL;
+  int64_t first = !g ? 0
+                  : g->iota ? (g->niota_shape >= 2 ? g->iota_shape[g->niota_shape - 1] : 0)
+                            : (g->ngroups ? g->group_sizes[0] : 0);
+  if (mode == MODE_PARTITION) return first ? first : v->partitions;
+  if (mode == MODE_FLATTENED) return first;
+  int64_t n = first ? first : v->replicas;
+  return mode == MODE_REPLICA_AND_PARTITION ? n * v->partitions : n;
+}
+
+/* all-to-all: uniform groups; without a split dimension (the tuple form)
+ * one operand per member of a subgroup. */
+void vx_op_all_to_all(vctx *v, const hlo_instruction *in) {
+  group_mode mode;
+  if (!mode_of(v, in, &mode) || !check_groups(v, in, mode, true)) return;
+  int nd;
+  hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+  int64_t split = subgroup_size(v, in, mode);
+  if (nd == 0 && in->noperands != split)
+    vx_fail(v, in, "all-to-all without a split dimension has %d operands; expected one per subgroup member (%lld)",
+            in->noperands, (long long)split);
+}
+
+/* ragged-all-to-all (XLA's HandleRaggedAllToAll): uniform groups; the
+ * offset and size operands 2..5 of rank 1 or 2 and all of one shape. */
+void vx_op_ragged_all_to_all(vctx *v, const hlo_instruction *in) {
+  group_mode mode;
+  if (!mode_of(v, in, &mode) || !check_groups(v, in, mode, true) || in->noperands != 6) return;
+  for (int i = 3; i < 6; i++) {
+    const hlo_shape *p = &in->operands[i - 1]->shape, *q = &in->operands[i]->shape;
+    if (p->type == HLO_TUPLE || (p->rank != 1 && p->rank != 2)) {
+      vx_fail(v, in, "RaggedAllToAll operand %d must be rank 1 or 2", i - 1);
+      return;
+    }
+    if (!hlo_shape_xla_compatible(p, q, false) || !vx_layout_equal(p, q)) {
+      vx_fail(v, in, "RaggedAllToAll operands have different shapes (%d, %d)", i - 1, i);
+      return;
+    }
+  }
+}
