@@ -3,6 +3,7 @@
  * collective source-target pairs and replica groups, composite calls,
  * bitcast sizes, unbounded dynamism, mixed precision and (layout-sensitive)
  * layout preservation. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "verify/verify_internal.h"
@@ -193,6 +194,59 @@ void vx_op_dot_precision(vctx *v, const hlo_instruction *in) {
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_OPERAND_PRECISION);
   if (a && a->kind == HLO_AK_WORDS && a->u.words.n != 2 && a->u.words.n != 0)
     vx_fail(v, in, "operand_precision must have 2 entries; got %d.", a->u.words.n);
+}
+
+/* One sparsity descriptor of "L.1@2:4_R.0@2:4": operand, dimension, n:m. */
+static const char *parse_sparsity(const char *p, int *side, int64_t *dim, int64_t *n, int64_t *m) {
+  if (*p != 'L' && *p != 'R') return NULL;
+  *side = *p++ == 'R';
+  char *e;
+  if (*p++ != '.') return NULL;
+  *dim = strtoll(p, &e, 10);
+  if (e == p || *e != '@') return NULL;
+  p = e + 1;
+  *n = strtoll(p, &e, 10);
+  if (e == p || *e != ':') return NULL;
+  p = e + 1;
+  *m = strtoll(p, &e, 10);
+  if (e == p) return NULL;
+  return e;
+}
+
+/* XLA's InferSparseDotMetadataShape: the sparse operand's shape in u16 with
+ * the sparse dimension holding ceil(size / (n * groups per u16)) elements,
+ * a group's indices taking n * ceil(log2 m) bits. */
+static void check_sparse_metadata(vctx *v, const hlo_instruction *in) {
+  const hlo_attr *a = hlo_instr_attr(in, HLO_A_SPARSITY);
+  if (!a || a->kind != HLO_AK_RAW || !a->u.s) return;
+  const char *p = a->u.s;
+  for (int k = 0; *p && 2 + k < in->noperands; k++) {
+    int side;
+    int64_t dim, n, m;
+    if (!(p = parse_sparsity(p, &side, &dim, &n, &m))) return;
+    if (*p == '_') p++;
+    const hlo_shape *op = &in->operands[side]->shape, *meta = &in->operands[2 + k]->shape;
+    if (!hlo_shape_is_array(op) || dim < 0 || dim >= op->rank || n <= 0 || m <= 0) continue;
+    int64_t index_bits = 0;
+    while (((int64_t)1 << index_bits) < m && index_bits < 62) index_bits++;
+    int64_t group_bits = n * (index_bits ? index_bits : 1);
+    int64_t groups = (16 + group_bits - 1) / group_bits; /* groups per u16 */
+    hlo_shape want = *op;
+    want.type = HLO_U16;
+    want.layout = NULL;
+    want.dims = hlo_arena_array(&v->scratch, (size_t)op->rank, sizeof(int64_t));
+    if (!want.dims) return;
+    memcpy(want.dims, op->dims, (size_t)op->rank * sizeof(int64_t));
+    if (want.dims[dim] != HLO_DIM_UNBOUNDED) want.dims[dim] = (op->dims[dim] + n * groups - 1) / (n * groups);
+    if (!hlo_shape_xla_compatible(meta, &want, false))
+      vx_fail(v, in, "Expected sparse dot metadata to have shape equal to %s, actual shape is %s", vx_str(v, &want),
+              vx_str(v, meta));
+  }
+}
+
+void vx_op_dot(vctx *v, const hlo_instruction *in) {
+  vx_op_dot_precision(v, in);
+  check_sparse_metadata(v, in);
 }
 
 void hlo_verify_op(vctx *v, const hlo_instruction *in) {

@@ -59,7 +59,7 @@ const vx_rule hlo_verify_rules[HLO_OP_COUNT] = {
     [HLO_OP_CUSTOM_CALL] = {.check = vx_op_custom_call, .strict_shape = true, .mixed_precision_ok = true},
     [HLO_OP_DIVIDE] = {.keeps_layout = true},
     [HLO_OP_DOMAIN] = {.mixed_precision_ok = true},
-    [HLO_OP_DOT] = {.check = vx_op_dot_precision, .mixed_precision_ok = true},
+    [HLO_OP_DOT] = {.check = vx_op_dot, .mixed_precision_ok = true},
     [HLO_OP_DYNAMIC_RESHAPE] = {0},
     [HLO_OP_DYNAMIC_SLICE] = {.keeps_layout = true},
     [HLO_OP_DYNAMIC_UPDATE_SLICE] = {.strict_shape = true, .keeps_layout = true},
