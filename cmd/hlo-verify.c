@@ -12,7 +12,11 @@
 #include "hlo/hlo_text.h"
 #include "hlo/hlo_verify.h"
 
-enum { OPT_JSON, OPT_LAYOUT, OPT_MIXED, OPT_UNBOUNDED, OPT_REPLICAS, OPT_PARTITIONS, OPT_QUIET, OPT_MAX_ERRORS };
+enum {
+  OPT_JSON, OPT_LAYOUT, OPT_MIXED, OPT_UNBOUNDED, OPT_REPLICAS, OPT_PARTITIONS, OPT_QUIET, OPT_MAX_ERRORS,
+  OPT_BCAST_ORDER, OPT_RESHAPE_BITCAST, OPT_NO_HOST_MEMORY, OPT_NAME_UNCHANGED, OPT_CALL_THREADS,
+  OPT_BITCAST_SIZE, OPT_NO_SHARDING_DEVICES, OPT_NO_UNIQUE_CHANNELS, OPT_NO_S4U4
+};
 
 static const cli_opt OPTS[] = {
     [OPT_JSON] = {"json", 0, 0, NULL, "print the results as JSON on standard output"},
@@ -23,6 +27,19 @@ static const cli_opt OPTS[] = {
     [OPT_PARTITIONS] = {"num-partitions", 0, 1, "N", "number of partitions (default: the module's num_partitions)"},
     [OPT_QUIET] = {"quiet", 'q', 0, NULL, "print nothing for valid modules"},
     [OPT_MAX_ERRORS] = {"max-errors", 0, 1, "N", "report at most N errors per module (default: all)"},
+    [OPT_BCAST_ORDER] = {"verify-broadcast-dimensions-order", 0, 0, NULL, "broadcast dimensions must be sorted"},
+    [OPT_RESHAPE_BITCAST] = {"verify-reshape-is-bitcast", 0, 0, NULL, "a reshape must keep the physical element order"},
+    [OPT_NO_HOST_MEMORY] = {"verify-no-host-memory-space", 0, 0, NULL, "no result may live in host memory S(5)"},
+    [OPT_NAME_UNCHANGED] = {"verify-instruction-name-unchanged", 0, 0, NULL,
+                            "names must equal metadata's scheduling_name (unless .remat/.clone)"},
+    [OPT_CALL_THREADS] = {"verify-call-nested-computation-thread-name", 0, 0, NULL,
+                          "call, custom-call and to_apply computations run on the caller's thread"},
+    [OPT_BITCAST_SIZE] = {"allow-bitcast-to-have-different-size", 0, 0, NULL,
+                          "with --layout-sensitive, do not compare bitcast byte sizes"},
+    [OPT_NO_SHARDING_DEVICES] = {"no-verify-sharding-device-numbers", 0, 0, NULL,
+                                 "do not bound sharding device ids by num_partitions"},
+    [OPT_NO_UNIQUE_CHANNELS] = {"no-verify-unique-channel-ids", 0, 0, NULL, "accepted for XLA compatibility; no effect"},
+    [OPT_NO_S4U4] = {"no-verify-s4u4-usage", 0, 0, NULL, "accepted for XLA compatibility; no effect"},
     {0},
 };
 
@@ -50,6 +67,15 @@ static int on_opt(int idx, const char *arg, void *ud) {
   case OPT_PARTITIONS: a->vo.num_partitions = cli_int_arg(&TOOL, "--num-partitions", arg); break;
   case OPT_QUIET: a->quiet = true; break;
   case OPT_MAX_ERRORS: a->max_errors = (int)cli_int_arg(&TOOL, "--max-errors", arg); break;
+  case OPT_BCAST_ORDER: a->vo.verify_broadcast_dimensions_order = true; break;
+  case OPT_RESHAPE_BITCAST: a->vo.verify_reshape_is_bitcast = true; break;
+  case OPT_NO_HOST_MEMORY: a->vo.verify_no_host_memory_space = true; break;
+  case OPT_NAME_UNCHANGED: a->vo.verify_instruction_name_unchanged = true; break;
+  case OPT_CALL_THREADS: a->vo.verify_call_nested_computation_thread_name = true; break;
+  case OPT_BITCAST_SIZE: a->vo.allow_bitcast_to_have_different_size = true; break;
+  case OPT_NO_SHARDING_DEVICES: a->vo.no_verify_sharding_device_numbers = true; break;
+  case OPT_NO_UNIQUE_CHANNELS: a->vo.no_verify_unique_channel_ids = true; break;
+  case OPT_NO_S4U4: a->vo.no_verify_s4u4_usage = true; break;
   }
   return 0;
 }

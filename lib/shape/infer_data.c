@@ -81,9 +81,7 @@ int hlo_shape_infer_broadcast(infer_ctx *c) {
     return sx_fail(c, "Broadcast HLO (%s) has invalid number of dimensions: %d != %d.", c->in->name, n, s->rank);
   if (sx_dims_in_range(c, "broadcast dimensions", bd, n, r->rank)) return HLO_ERR;
   for (int i = 0; i < n; i++) {
-    if (i > 0 && bd[i] <= bd[i - 1])
-      return sx_fail(c, "Broadcast dimensions order is wrong: %lld comes after %lld.", (long long)bd[i],
-                     (long long)bd[i - 1]);
+    /* XLA's HLO broadcast needs no order (see --verify-broadcast-dimensions-order) */
     int64_t od = r->dims[bd[i]];
     if (s->dims[i] != od && s->dims[i] != HLO_DIM_UNBOUNDED && od != HLO_DIM_UNBOUNDED)
       return sx_fail(c, "Broadcast operand dimension %d has size %lld but result dimension %lld has size %lld.", i,

@@ -1,6 +1,7 @@
 /* verify.c - hlo_verify_module: runs the structural checks, then for every
  * instruction the shape check (inferred vs declared, XLA's CheckShape),
- * the called-computation signatures, the op-specific checks and sharding. */
+ * the called-computation signatures, the op-specific checks and sharding;
+ * and XLA's module-wide passes (verify_module.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -98,9 +99,14 @@ int hlo_verify_module(const hlo_module *m, const hlo_verify_options *opts, hlo_d
   if (opts) v.o = *opts;
   if (v.o.replica_count <= 0) v.o.replica_count = module_int(m, HLO_A_REPLICA_COUNT, 1);
   if (v.o.num_partitions <= 0) v.o.num_partitions = module_int(m, HLO_A_NUM_PARTITIONS, 0);
+  if (v.o.no_verify_sharding_device_numbers) v.o.num_partitions = 0; /* 0: device ids unchecked */
+  v.replicas = v.o.replica_count > 0 ? v.o.replica_count : 1;
+  v.partitions = opts && opts->num_partitions > 0 ? opts->num_partitions : module_int(m, HLO_A_NUM_PARTITIONS, 1);
+  if (v.partitions <= 0) v.partitions = 1;
   hlo_arena_init(&v.scratch, d->alloc);
   int start = d->nerrors;
   hlo_verify_structure(&v);
+  hlo_verify_module_passes(&v);
   for (int ci = 0; ci < m->ncomps; ci++) {
     const hlo_computation *c = m->comps[ci];
     for (int i = 0; i < c->ninstrs; i++) {
@@ -119,6 +125,7 @@ int hlo_verify_module(const hlo_module *m, const hlo_verify_options *opts, hlo_d
       if (r->calls) r->calls(&v, in);
       hlo_verify_op(&v, in);
       if (r->check) r->check(&v, in);
+      hlo_verify_instr(&v, in);
       hlo_verify_sharding(&v, in);
     }
   }

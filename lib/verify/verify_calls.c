@@ -202,11 +202,7 @@ void vx_calls_fusion(vctx *v, const hlo_instruction *in) {
             maxp, in->noperands);
     return;
   }
-  if (maxp != in->noperands) {
-    vx_fail(v, in, "Fused parameter count (%d) does not match the number of operands (%d) passed to the fusion instruction.",
-            maxp, in->noperands);
-    return;
-  }
+  /* extra operands are allowed, as in XLA */
   for (int i = 0; i < maxp; i++) {
     const hlo_shape *p = param_shape(f, i);
     if (p && !vx_same(v, p, &in->operands[i]->shape))
@@ -220,9 +216,16 @@ void vx_calls_map(vctx *v, const hlo_instruction *in) {
   if (!f || !nparams_is(v, in, f, in->noperands)) return;
   for (int i = 0; i < in->noperands; i++) {
     const hlo_shape *p = param_shape(f, i);
-    if (p && !scalar_of(p, in->operands[i]->shape.type))
-      vx_fail(v, in, "Mapped computation's parameter %d has shape %s, expected %s[].", i, vx_str(v, p),
-              hlo_type_name(in->operands[i]->shape.type));
+    hlo_type t = in->operands[i]->shape.type;
+    if (!p || scalar_of(p, t)) continue;
+    /* inference ignores float precision; the exact type is XLA's HandleMap
+     * rule, which mixed precision lifts */
+    if (hlo_shape_is_scalar(p) && hlo_type_is_float(p->type) && hlo_type_is_float(t)) {
+      if (!v->o.allow_mixed_precision)
+        vx_fail(v, in, "Shape mismatch between to_apply computation parameter and operand %d in %%%s.", i, in->name);
+      continue;
+    }
+    vx_fail(v, in, "Mapped computation's parameter %d has shape %s, expected %s[].", i, vx_str(v, p), hlo_type_name(t));
   }
 }
 

@@ -14,6 +14,9 @@ typedef struct vctx {
   const hlo_src *src;
   hlo_arena scratch; /* message strings and temporary shapes */
   int nerr;
+  int64_t replicas, partitions; /* XLA's module config: 1 when not given */
+  const unsigned char *async_comp; /* by computation id: 1 wrapped by an async
+                                      op, 2 a collectives group; may be NULL */
 } vctx;
 
 /* Record "%name: msg" at the instruction (counts the error). */
@@ -33,6 +36,13 @@ void hlo_verify_structure(vctx *v);
  * layout changes); the per-op ones come from hlo_verify_rules. */
 void hlo_verify_op(vctx *v, const hlo_instruction *in);
 void hlo_verify_sharding(vctx *v, const hlo_instruction *in);
+/* verify_module.c: module-wide passes (async pairs, channels, async
+ * computations, constrain_layout, original values, instruction names). */
+void hlo_verify_module_passes(vctx *v);
+/* verify_instr.c: threads, sharding consistency and option-driven checks. */
+void hlo_verify_instr(vctx *v, const hlo_instruction *in);
+/* A computation's execution_thread ("main" when not written). */
+const char *vx_thread(const hlo_computation *c);
 
 /* What the verifier does for one opcode (verify_table.c). */
 typedef void vx_check(vctx *v, const hlo_instruction *in);
@@ -49,9 +59,10 @@ extern const vx_rule hlo_verify_rules[HLO_OP_COUNT];
 vx_check vx_calls_reduce, vx_calls_all_reduce, vx_calls_scatter, vx_calls_select_and_scatter, vx_calls_sort,
     vx_calls_while, vx_calls_conditional, vx_calls_call, vx_calls_async_start, vx_calls_fusion, vx_calls_map;
 /* verify_ops.c: op-specific checks. */
-vx_check vx_op_compare, vx_op_rng, vx_op_rng_bit_generator, vx_op_copy_done, vx_op_all_reduce_done,
-    vx_op_all_gather_done, vx_op_collective_permute_done, vx_op_async_done, vx_op_async_update, vx_op_send_done,
-    vx_op_recv_done, vx_op_async_start, vx_op_source_target_pairs, vx_op_replica_groups, vx_op_uniform_groups,
-    vx_op_composite, vx_op_bitcast, vx_op_custom_call, vx_op_dot_precision;
+vx_check vx_op_compare, vx_op_rng, vx_op_rng_bit_generator, vx_op_composite, vx_op_bitcast, vx_op_custom_call,
+    vx_op_dot_precision, vx_op_dot;
+/* verify_collectives.c: group modes, replica groups, source-target pairs. */
+vx_check vx_op_source_target_pairs, vx_op_replica_groups, vx_op_uniform_groups, vx_op_all_to_all,
+    vx_op_ragged_all_to_all;
 
 #endif

@@ -3,6 +3,7 @@
  * collective source-target pairs and replica groups, composite calls,
  * bitcast sizes, unbounded dynamism, mixed precision and (layout-sensitive)
  * layout preservation. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "verify/verify_internal.h"
@@ -100,97 +101,76 @@ void vx_op_rng(vctx *v, const hlo_instruction *in) {
   }
 }
 
+/* XLA's parser knows only these algorithms (RandomAlgorithm); the state
+ * length is not tied to the algorithm. */
 void vx_op_rng_bit_generator(vctx *v, const hlo_instruction *in) {
   const char *alg = hlo_instr_word(in, HLO_A_ALGORITHM);
-  const hlo_shape *st = &in->operands[0]->shape;
-  if (!hlo_shape_is_array(st) || st->rank != 1) return; /* reported by inference */
-  if (alg && !strcmp(alg, "rng_three_fry") && st->dims[0] != 2)
-    vx_fail(v, in, "rng_three_fry needs a state of 2 elements; got %s.", vx_str(v, st));
-  else if (alg && !strcmp(alg, "rng_philox") && st->dims[0] != 2 && st->dims[0] != 3)
-    vx_fail(v, in, "rng_philox needs a state of 2 or 3 elements; got %s.", vx_str(v, st));
-  else if (alg && strcmp(alg, "rng_three_fry") && strcmp(alg, "rng_philox") && strcmp(alg, "rng_default"))
+  if (alg && strcmp(alg, "rng_three_fry") && strcmp(alg, "rng_philox") && strcmp(alg, "rng_default"))
     vx_fail(v, in, "unknown rng-bit-generator algorithm %s", alg);
 }
 
-/* A *-done must consume its *-start, and a start must have one consumer. */
-static void check_async_pair(vctx *v, const hlo_instruction *in, hlo_opcode start, hlo_opcode alt) {
-  const hlo_instruction *op = in->operands[0];
-  if (op->op != start && op->op != alt)
-    vx_fail(v, in, "The operand of a %s instruction needs to be %s, found %s", hlo_opcode_name(in->op),
-            hlo_opcode_name(start), hlo_opcode_name(op->op));
-}
-
-static void check_start_users(vctx *v, const hlo_instruction *in) {
-  if (in->nusers != 1 && !(in->parent && in->parent->root == in && in->nusers == 0))
-    vx_fail(v, in, "%s instruction requires one consumer, found %d", hlo_opcode_name(in->op), in->nusers);
-}
-
-static void check_replica_groups(vctx *v, const hlo_instruction *in, bool uniform) {
-  const hlo_attr *a = hlo_instr_attr(in, HLO_A_REPLICA_GROUPS);
-  if (!a || a->kind != HLO_AK_REPLICA_GROUPS || a->u.groups->iota) return;
-  const hlo_replica_groups *g = a->u.groups;
-  for (int i = 0; i < g->ngroups; i++) {
-    if (uniform && g->group_sizes[i] != g->group_sizes[0]) {
-      vx_fail(v, in, "Replica groups expected to be of uniform size; group 0 has %d members, group %d has %d.",
-              g->group_sizes[0], i, g->group_sizes[i]);
-      return;
-    }
-    for (int k = 0; k < g->group_sizes[i]; k++) {
-      int64_t id = g->groups[i][k];
-      if (id < 0) {
-        vx_fail(v, in, "Replica id %lld in replica_groups is negative.", (long long)id);
-        return;
-      }
-      for (int j = 0; j <= i; j++)
-        for (int q = 0; q < (j == i ? k : g->group_sizes[j]); q++)
-          if (g->groups[j][q] == id) {
-            vx_fail(v, in, "Replica %lld is repeated in instruction's replica-groups", (long long)id);
-            return;
-          }
-    }
+/* The value of frontend attribute key in raw text {k="v", ...}; NULL if
+ * absent, copied to scratch. */
+static const char *frontend_value(vctx *v, const char *raw, const char *key) {
+  size_t kl = strlen(key);
+  for (const char *p = raw; (p = strstr(p, key)); p += kl) {
+    bool quoted_key = p > raw && p[-1] == '"';
+    if (!quoted_key && p > raw && p[-1] != '{' && p[-1] != ' ' && p[-1] != ',') continue;
+    const char *q = p + kl + quoted_key;
+    if (quoted_key && q[-1] != '"') continue;
+    while (*q == ' ') q++;
+    if (*q++ != '=') continue;
+    while (*q == ' ') q++;
+    if (*q != '"') continue;
+    const char *e = ++q;
+    while (*e && *e != '"') e += *e == '\\' && e[1] ? 2 : 1;
+    char *r = hlo_arena_alloc(&v->scratch, (size_t)(e - q) + 1);
+    if (!r) return NULL;
+    memcpy(r, q, (size_t)(e - q));
+    r[e - q] = 0;
+    return r;
   }
+  return NULL;
 }
 
-void vx_op_source_target_pairs(vctx *v, const hlo_instruction *in) {
-  const hlo_attr *a = hlo_instr_attr(in, HLO_A_SOURCE_TARGET_PAIRS);
-  if (!a || a->kind != HLO_AK_PAIRS) return;
-  int n = a->u.pairs.n;
-  for (int i = 0; i < n; i++) {
-    int64_t s = a->u.pairs.v[i][0], t = a->u.pairs.v[i][1];
-    if (s < 0 || t < 0) {
-      vx_fail(v, in, "Source-target pair {%lld,%lld} has a negative id.", (long long)s, (long long)t);
-      return;
-    }
-    for (int j = 0; j < i; j++) {
-      if (a->u.pairs.v[j][0] == s) {
-        vx_fail(v, in, "Source %lld appears more than once in instruction's source-target pairs", (long long)s);
-        return;
-      }
-      if (a->u.pairs.v[j][1] == t) {
-        vx_fail(v, in, "Target %lld appears more than once in instruction's source-target pairs", (long long)t);
-        return;
-      }
-    }
-  }
-}
-
+/* XLA's HandleCall for is_composite=true. */
 void vx_op_composite(vctx *v, const hlo_instruction *in) {
   if (!hlo_instr_bool(in, HLO_A_IS_COMPOSITE, false)) return;
   const hlo_attr *fa = hlo_instr_attr(in, HLO_A_FRONTEND_ATTRIBUTES);
-  if (!fa) {
+  const char *t = fa && fa->kind == HLO_AK_RAW ? fa->u.s : NULL;
+  if (!t) {
     vx_fail(v, in, "A composite call op must have frontend attributes");
     return;
   }
-  const char *t = fa->kind == HLO_AK_RAW ? fa->u.s : NULL;
-  if (t && !strstr(t, "composite.name"))
+  const char *name = frontend_value(v, t, "composite.name");
+  if (!name || !*name) {
     vx_fail(v, in, "A composite call op must have frontend attributes with key composite.name whose value is non-empty");
-  if (t && !strstr(t, "composite.version"))
-    vx_fail(v, in, "A composite call op must have frontend attributes with key composite.version");
+    return;
+  }
+  const char *attrs = frontend_value(v, t, "composite.attributes");
+  if (attrs && !*attrs) {
+    vx_fail(v, in, "A composite call op must have frontend attributes with key composite.attributes whose value is default: {} or non-empty");
+    return;
+  }
+  const char *ver = frontend_value(v, t, "composite.version");
+  if (!ver) return;
+  bool ok = *ver != 0;
+  const char *p = ver;
+  if (*p == '+') p++;
+  ok &= *p != 0;
+  for (; *p; p++) ok &= *p >= '0' && *p <= '9';
+  if (!ok || strlen(ver) > 18)
+    vx_fail(v, in, "A composite call op must have frontend attributes with a composite.version whose value is a non-negative integer but got: %s",
+            ver);
 }
 
+/* XLA checks bitcast sizes only when layout-sensitive. */
 void vx_op_bitcast(vctx *v, const hlo_instruction *in) {
+  if (!v->o.layout_sensitive) return;
   int64_t a, b;
   const hlo_shape *s = &in->operands[0]->shape;
+  /* sizes here carry no padding, so the padding allowance accepts all */
+  if (v->o.allow_bitcast_to_have_different_size) return;
   if (hlo_shape_bytes(&in->shape, &a) && hlo_shape_bytes(s, &b) && a != b)
     vx_fail(v, in, "Bitcast cannot have different shape sizes of output (%lld) and operand (%lld)", (long long)a,
             (long long)b);
@@ -216,35 +196,58 @@ void vx_op_dot_precision(vctx *v, const hlo_instruction *in) {
     vx_fail(v, in, "operand_precision must have 2 entries; got %d.", a->u.words.n);
 }
 
-/* The done (or update) half of an async pair names its start. */
-void vx_op_copy_done(vctx *v, const hlo_instruction *in) {
-  check_async_pair(v, in, HLO_OP_COPY_START, HLO_OP_COPY_START);
+/* One sparsity descriptor of "L.1@2:4_R.0@2:4": operand, dimension, n:m. */
+static const char *parse_sparsity(const char *p, int *side, int64_t *dim, int64_t *n, int64_t *m) {
+  if (*p != 'L' && *p != 'R') return NULL;
+  *side = *p++ == 'R';
+  char *e;
+  if (*p++ != '.') return NULL;
+  *dim = strtoll(p, &e, 10);
+  if (e == p || *e != '@') return NULL;
+  p = e + 1;
+  *n = strtoll(p, &e, 10);
+  if (e == p || *e != ':') return NULL;
+  p = e + 1;
+  *m = strtoll(p, &e, 10);
+  if (e == p) return NULL;
+  return e;
 }
-void vx_op_all_reduce_done(vctx *v, const hlo_instruction *in) {
-  check_async_pair(v, in, HLO_OP_ALL_REDUCE_START, HLO_OP_ALL_REDUCE_START);
-}
-void vx_op_all_gather_done(vctx *v, const hlo_instruction *in) {
-  check_async_pair(v, in, HLO_OP_ALL_GATHER_START, HLO_OP_ALL_GATHER_START);
-}
-void vx_op_collective_permute_done(vctx *v, const hlo_instruction *in) {
-  check_async_pair(v, in, HLO_OP_COLLECTIVE_PERMUTE_START, HLO_OP_COLLECTIVE_PERMUTE_START);
-}
-void vx_op_async_done(vctx *v, const hlo_instruction *in) {
-  check_async_pair(v, in, HLO_OP_ASYNC_START, HLO_OP_ASYNC_UPDATE);
-}
-void vx_op_async_update(vctx *v, const hlo_instruction *in) {
-  check_async_pair(v, in, HLO_OP_ASYNC_START, HLO_OP_ASYNC_UPDATE);
-}
-void vx_op_send_done(vctx *v, const hlo_instruction *in) { check_async_pair(v, in, HLO_OP_SEND, HLO_OP_SEND); }
-void vx_op_recv_done(vctx *v, const hlo_instruction *in) { check_async_pair(v, in, HLO_OP_RECV, HLO_OP_RECV); }
 
-void vx_op_async_start(vctx *v, const hlo_instruction *in) {
-  check_start_users(v, in);
-  check_replica_groups(v, in, false);
-  vx_op_source_target_pairs(v, in);
+/* XLA's InferSparseDotMetadataShape: the sparse operand's shape in u16 with
+ * the sparse dimension holding ceil(size / (n * groups per u16)) elements,
+ * a group's indices taking n * ceil(log2 m) bits. */
+static void check_sparse_metadata(vctx *v, const hlo_instruction *in) {
+  const hlo_attr *a = hlo_instr_attr(in, HLO_A_SPARSITY);
+  if (!a || a->kind != HLO_AK_RAW || !a->u.s) return;
+  const char *p = a->u.s;
+  for (int k = 0; *p && 2 + k < in->noperands; k++) {
+    int side;
+    int64_t dim, n, m;
+    if (!(p = parse_sparsity(p, &side, &dim, &n, &m))) return;
+    if (*p == '_') p++;
+    const hlo_shape *op = &in->operands[side]->shape, *meta = &in->operands[2 + k]->shape;
+    if (!hlo_shape_is_array(op) || dim < 0 || dim >= op->rank || n <= 0 || m <= 0) continue;
+    int64_t index_bits = 0;
+    while (((int64_t)1 << index_bits) < m && index_bits < 62) index_bits++;
+    int64_t group_bits = n * (index_bits ? index_bits : 1);
+    int64_t groups = (16 + group_bits - 1) / group_bits; /* groups per u16 */
+    hlo_shape want = *op;
+    want.type = HLO_U16;
+    want.layout = NULL;
+    want.dims = hlo_arena_array(&v->scratch, (size_t)op->rank, sizeof(int64_t));
+    if (!want.dims) return;
+    memcpy(want.dims, op->dims, (size_t)op->rank * sizeof(int64_t));
+    if (want.dims[dim] != HLO_DIM_UNBOUNDED) want.dims[dim] = (op->dims[dim] + n * groups - 1) / (n * groups);
+    if (!hlo_shape_xla_compatible(meta, &want, false))
+      vx_fail(v, in, "Expected sparse dot metadata to have shape equal to %s, actual shape is %s", vx_str(v, &want),
+              vx_str(v, meta));
+  }
 }
-void vx_op_replica_groups(vctx *v, const hlo_instruction *in) { check_replica_groups(v, in, false); }
-void vx_op_uniform_groups(vctx *v, const hlo_instruction *in) { check_replica_groups(v, in, true); }
+
+void vx_op_dot(vctx *v, const hlo_instruction *in) {
+  vx_op_dot_precision(v, in);
+  check_sparse_metadata(v, in);
+}
 
 void hlo_verify_op(vctx *v, const hlo_instruction *in) {
   if (!v->o.allow_unbounded_dynamism && vx_has_unbounded(&in->shape))

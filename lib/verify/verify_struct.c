@@ -1,7 +1,7 @@
 /* verify_struct.c - structural rules of a module: unique names, operands
  * and control predecessors in the same computation and defined before use,
  * no cycles (data or control), a root, parameter numbering, no recursion in
- * the call graph, the entry computation layout, channel ids, fusion kinds. */
+ * the call graph, the entry computation layout, fusion kinds. */
 #include <string.h>
 
 #include "verify/verify_internal.h"
@@ -163,6 +163,50 @@ static void check_call_graph(vctx *v) {
   }
 }
 
+/* The subshape of s at index idx (NULL if the index is invalid). */
+static const hlo_shape *subshape(const hlo_shape *s, const int64_t *idx, int n) {
+  for (int i = 0; i < n; i++) {
+    if (s->type != HLO_TUPLE || idx[i] < 0 || idx[i] >= s->ntuple) return NULL;
+    s = &s->tuple[idx[i]];
+  }
+  return s;
+}
+
+static const char *index_str(vctx *v, const int64_t *idx, int n) {
+  hlo_buf b;
+  hlo_buf_init(&b, v->d->alloc);
+  hlo_buf_printf(&b, "{");
+  for (int i = 0; i < n; i++) hlo_buf_printf(&b, "%s%lld", i ? "," : "", (long long)idx[i]);
+  hlo_buf_printf(&b, "}");
+  const char *r = b.data && !b.failed ? hlo_arena_strdup(&v->scratch, b.data) : NULL;
+  hlo_buf_release(&b);
+  return r ? r : "?";
+}
+
+/* XLA's VerifyEntryComputationLayout: a must-alias output and its parameter
+ * have identical shapes in the entry layout, layout and memory space
+ * included, whatever the layout sensitivity. */
+static void check_must_alias(vctx *v, const hlo_program_shape *ps) {
+  const hlo_attr *a = hlo_module_attr(v->m, HLO_A_INPUT_OUTPUT_ALIAS);
+  if (!a || a->kind != HLO_AK_ALIASING) return;
+  for (int i = 0; i < a->u.aliasing.n; i++) {
+    const hlo_alias_entry *en = &a->u.aliasing.v[i];
+    if (!en->kind || strcmp(en->kind, "must-alias") || en->operand < 0 || en->operand >= ps->nparams) continue;
+    const hlo_shape *r = subshape(&ps->result, en->output_index, en->noutput);
+    const hlo_shape *p = subshape(&ps->params[en->operand], en->operand_index, en->noperand_index);
+    if (r && p && !hlo_shape_equal(r, p))
+      vx_fail_at(v, a->off,
+                 "Shape and memory space of the result at index %s (%s) must be the same as the shape and memory spaceof aliased parameter %lld at index %s (%s)",
+                 index_str(v, en->output_index, en->noutput), vx_str_layout(v, r), (long long)en->operand,
+                 index_str(v, en->operand_index, en->noperand_index), vx_str_layout(v, p));
+  }
+}
+
+/* XLA's StringifyShape: with the layout when layout-sensitive. */
+static const char *shape_text(vctx *v, const hlo_shape *s) {
+  return v->o.layout_sensitive ? vx_str_layout(v, s) : vx_str(v, s);
+}
+
 static void check_entry_layout(vctx *v) {
   const hlo_module *m = v->m;
   const hlo_attr *a = hlo_module_attr(m, HLO_A_ENTRY_COMPUTATION_LAYOUT);
@@ -178,65 +222,16 @@ static void check_entry_layout(vctx *v) {
   for (int i = 0; i < e->nparams; i++) {
     const hlo_instruction *p = e->params[i];
     if (!p) continue;
-    if (!hlo_shape_xla_compatible(&p->shape, &ps->params[i], false))
+    if (!vx_same(v, &p->shape, &ps->params[i]))
       vx_fail(v, p,
               "Shape of the entry computation parameter %d is %s should be compatible to the one specified in module's entry computation layout %s",
-              i, vx_str(v, &p->shape), vx_str(v, &ps->params[i]));
+              i, shape_text(v, &p->shape), shape_text(v, &ps->params[i]));
   }
-  if (e->root && !hlo_shape_xla_compatible(&e->root->shape, &ps->result, false))
+  if (e->root && !vx_same(v, &e->root->shape, &ps->result))
     vx_fail(v, e->root,
             "Shape of the root instruction of entry computation (%s) should be compatible to one specified in module's entry computation layout (%s)",
-            vx_str(v, &e->root->shape), vx_str(v, &ps->result));
-}
-
-/* Channel-id families: send/recv and their -done halves share a channel;
- * any other instruction with a channel_id must share it only with
- * instructions of the same opcode. */
-static int channel_family(hlo_opcode op) {
-  if (hlo_opcode_flags(op) & HLO_F_P2P) return -1;
-  return (int)op;
-}
-
-/* Mark the computations reachable from the entry (the program that runs). */
-static void mark_reachable(const hlo_computation *c, unsigned char *seen, int ncomps) {
-  if (!c || c->id < 0 || c->id >= ncomps || seen[c->id]) return;
-  seen[c->id] = 1;
-  for (int i = 0; i < c->ninstrs; i++)
-    for (int k = 0; k < c->instrs[i]->ncalled; k++) mark_reachable(c->instrs[i]->called[k], seen, ncomps);
-}
-
-static void check_channels(vctx *v) {
-  const hlo_module *m = v->m;
-  int n = 0;
-  unsigned char *live = m->ncomps ? hlo_arena_array(&v->scratch, (size_t)m->ncomps, 1) : NULL;
-  if (!live || !m->entry) return;
-  mark_reachable(m->entry, live, m->ncomps);
-  for (int ci = 0; ci < m->ncomps; ci++)
-    for (int i = 0; i < m->comps[ci]->ninstrs && live[ci]; i++)
-      n += hlo_instr_attr(m->comps[ci]->instrs[i], HLO_A_CHANNEL_ID) != NULL;
-  if (!n) return;
-  const hlo_instruction **seen = hlo_arena_array(&v->scratch, (size_t)n, sizeof *seen);
-  if (!seen) return;
-  int k = 0;
-  for (int ci = 0; ci < m->ncomps; ci++)
-    for (int i = 0; i < m->comps[ci]->ninstrs && live[ci]; i++) {
-      const hlo_instruction *in = m->comps[ci]->instrs[i];
-      const hlo_attr *a = hlo_instr_attr(in, HLO_A_CHANNEL_ID);
-      if (!a || a->kind != HLO_AK_INT) continue;
-      if (a->u.i < 0) {
-        vx_fail(v, in, "channel_id %lld is negative", (long long)a->u.i);
-        continue;
-      }
-      for (int j = 0; j < k; j++) {
-        const hlo_attr *b = hlo_instr_attr(seen[j], HLO_A_CHANNEL_ID);
-        if (b->u.i == a->u.i && channel_family(seen[j]->op) != channel_family(in->op)) {
-          vx_fail(v, in, "channel %lld is used for different types of channel instructions (%s and %s)",
-                  (long long)a->u.i, hlo_opcode_name(seen[j]->op), hlo_opcode_name(in->op));
-          break;
-        }
-      }
-      seen[k++] = in;
-    }
+            shape_text(v, &e->root->shape), shape_text(v, &ps->result));
+  check_must_alias(v, ps);
 }
 
 static void check_fusion_kinds(vctx *v) {
@@ -266,6 +261,5 @@ void hlo_verify_structure(vctx *v) {
   }
   check_call_graph(v);
   check_entry_layout(v);
-  check_channels(v);
   check_fusion_kinds(v);
 }

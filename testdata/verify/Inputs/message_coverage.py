@@ -2,7 +2,8 @@
 """message_coverage.py ROOT - lists every distinct error-message format
 string passed to sx_fail / vx_fail / vx_fail_at / hlo_errorf in
 lib/verify/*.c and lib/shape/*.c, and reports those that no expected-output
-line (CHECK / expected-error) under testdata/verify or testdata/shape matches.
+line (CHECK / expected-error) under testdata/verify, testdata/shape or
+testdata/xla/verify_* matches.
 Exits 1 when an uncovered message is not in the EXCLUDED list below."""
 import glob
 import os
@@ -11,6 +12,8 @@ import sys
 
 # Messages that cannot be triggered from HLO text, with the reason.
 EXCLUDED = {
+    'Expected to have the same channel id, actual channel ids are: %%%s (%lld), %%%s (%lld)':
+        'unreachable from text: the parser rejects a send-done/recv-done whose channel_id differs from its operand\'s (lib/text/parse_checks.c)',
     'bitcast-convert from %s to %s: widths do not divide':
         'unreachable: every element type width is a power of two (hlo_types.def), so one always divides the other',
     'Size index %lld to dynamic update slice must be >= 0.':
@@ -69,6 +72,7 @@ EXCLUDED = {
 
 CALL = re.compile(r"\b(sx_fail|vx_fail_at|vx_fail|hlo_errorf)\s*\(")
 STR = re.compile(r'"((?:[^"\\]|\\.)*)"')
+PREFIXED = re.compile(r"\s*//\s*[A-Z][A-Z0-9-]*: ")  # FileCheck --check-prefix lines
 MACRO = re.compile(r"\bPRI[diux](8|16|32|64)\b")
 
 
@@ -134,10 +138,11 @@ def main():
     fmts.discard("%%%s: %s")
     expected = []
     for path in glob.glob(os.path.join(root, "testdata/verify/**/*"), recursive=True) + \
-            glob.glob(os.path.join(root, "testdata/shape/**/*"), recursive=True):
+            glob.glob(os.path.join(root, "testdata/shape/**/*"), recursive=True) + \
+            glob.glob(os.path.join(root, "testdata/xla/verify_*")):
         if os.path.isfile(path) and "/Inputs/" not in path:
             with open(path, encoding="utf-8", errors="replace") as f:
-                expected += [l for l in f if "CHECK" in l or "expected-error" in l]
+                expected += [l for l in f if "CHECK" in l or "expected-error" in l or PREFIXED.match(l)]
     missing = []
     for fmt in sorted(fmts):
         rx = to_regex(fmt)

@@ -1,0 +1,225 @@
+/* verify_collectives.c - XLA's rules for the participants of collectives:
+ * the group mode (from channel_id and use_global_device_ids), replica
+ * groups naming every id 0..n-1 once with n the mode's device count, and
+ * collective-permute source-target pairs inside that count. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify/verify_internal.h"
+
+typedef enum { MODE_REPLICA, MODE_PARTITION, MODE_REPLICA_AND_PARTITION, MODE_FLATTENED } group_mode;
+
+static const char *const MODE_NAME[] = {
+    [MODE_REPLICA] = "kCrossReplica",
+    [MODE_PARTITION] = "kCrossPartition",
+    [MODE_REPLICA_AND_PARTITION] = "kCrossReplicaAndPartition",
+    [MODE_FLATTENED] = "kFlattenedID",
+};
+
+/* Ops whose group mode ignores use_global_device_ids (XLA passes "no flag"). */
+static bool mode_without_flag(hlo_opcode op) {
+  return op == HLO_OP_ALL_TO_ALL || op == HLO_OP_RAGGED_ALL_TO_ALL || op == HLO_OP_COLLECTIVE_PERMUTE ||
+         op == HLO_OP_COLLECTIVE_PERMUTE_START || op == HLO_OP_COLLECTIVE_BROADCAST;
+}
+
+/* The group mode of in; false (reported) for a flag without a channel. */
+static bool mode_of(vctx *v, const hlo_instruction *in, group_mode *mode) {
+  bool channel = hlo_instr_attr(in, HLO_A_CHANNEL_ID) != NULL;
+  if (mode_without_flag(in->op)) {
+    *mode = channel ? MODE_PARTITION : MODE_REPLICA;
+    return true;
+  }
+  bool global = hlo_instr_bool(in, HLO_A_USE_GLOBAL_DEVICE_IDS, false);
+  if (!channel && global) {
+    vx_fail(v, in, "Invalid combination of has_channel_id and use_global_device_ids");
+    return false;
+  }
+  *mode = !channel ? MODE_REPLICA : global ? MODE_FLATTENED : MODE_REPLICA_AND_PARTITION;
+  return true;
+}
+
+typedef struct id_at {
+  int64_t id;
+  int64_t pos; /* order of appearance */
+} id_at;
+
+static int by_id_then_pos(const void *a, const void *b) {
+  const id_at *x = a, *y = b;
+  if (x->id != y->id) return x->id < y->id ? -1 : 1;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* XLA's CheckReplicaGroups: no empty group, no repeated id, ids exactly
+ * 0..n-1, n the count of the mode (unless that count is 1), and groups of
+ * one size when `uniform`.  Returns false if an error was reported. */
+static bool check_groups(vctx *v, const hlo_instruction *in, group_mode mode, bool uniform) {
+  const hlo_attr *a = hlo_instr_attr(in, HLO_A_REPLICA_GROUPS);
+  const hlo_replica_groups *g = a && a->kind == HLO_AK_REPLICA_GROUPS ? a->u.groups : NULL;
+  bool empty = !g || (!g->iota && g->ngroups == 0);
+  if (empty) {
+    if (mode == MODE_FLATTENED) {
+      vx_fail(v, in, "Replica groups must be specified in flattened-id mode");
+      return false;
+    }
+    return true;
+  }
+  int64_t n = 0;
+  if (g->iota) { /* a permutation of 0..product-1 in groups of one size */
+    n = 1;
+    for (int i = 0; i < g->niota_shape; i++)
+      if (__builtin_mul_overflow(n, g->iota_shape[i], &n)) return true;
+  } else {
+    int64_t total = 0;
+    for (int i = 0; i < g->ngroups; i++) {
+      if (g->group_sizes[i] == 0) {
+        vx_fail(v, in, "Instruction cannot have an empty replica group");
+        return false;
+      }
+      total += g->group_sizes[i];
+    }
+    id_at *ids = hlo_arena_array(&v->scratch, (size_t)total, sizeof *ids);
+    if (!ids) return true;
+    int64_t k = 0;
+    for (int i = 0; i < g->ngroups; i++)
+      for (int j = 0; j < g->group_sizes[i]; j++, k++) ids[k] = (id_at){g->groups[i][j], k};
+    qsort(ids, (size_t)total, sizeof *ids, by_id_then_pos);
+    int64_t first_repeat = -1, repeat_pos = total;
+    for (int64_t i = 1; i < total; i++)
+      if (ids[i].id == ids[i - 1].id && ids[i].pos < repeat_pos) repeat_pos = ids[i].pos, first_repeat = ids[i].id;
+    if (repeat_pos < total) {
+      vx_fail(v, in, "Replica %lld is repeated in instruction's replica-groups", (long long)first_repeat);
+      return false;
+    }
+    n = total; /* all distinct: each of 0..n-1 must be named */
+    for (int64_t i = 0, j = 0; i < n; i++) {
+      while (j < total && ids[j].id < i) j++;
+      if (j == total || ids[j].id != i) {
+        vx_fail(v, in, "Replica %lld is not named in instruction's replica-groups", (long long)i);
+        return false;
+      }
+    }
+  }
+  int64_t want = mode == MODE_PARTITION ? v->partitions
+                 : mode == MODE_FLATTENED ? v->replicas * v->partitions
+                                          : v->replicas;
+  const char *what = mode == MODE_PARTITION ? "partitions" : mode == MODE_FLATTENED ? "flattened IDs" : "replicas";
+  if (want != 1 && n != want) {
+    vx_fail(v, in, "In %s mode, replica groups should contain %lld %s, but found %lld", MODE_NAME[mode],
+            (long long)want, what, (long long)n);
+    return false;
+  }
+  if (uniform && !g->iota)
+    for (int i = 1; i < g->ngroups; i++)
+      if (g->group_sizes[i] != g->group_sizes[0]) {
+        vx_fail(v, in, "Replica groups expected to be of uniform size");
+        return false;
+      }
+  return true;
+}
+
+/* all-reduce and all-reduce-start allow groups of different sizes. */
+void vx_op_replica_groups(vctx *v, const hlo_instruction *in) {
+  group_mode mode;
+  if (mode_of(v, in, &mode)) check_groups(v, in, mode, false);
+}
+
+void vx_op_uniform_groups(vctx *v, const hlo_instruction *in) {
+  group_mode mode;
+  if (mode_of(v, in, &mode)) check_groups(v, in, mode, true);
+}
+
+/* How many times an id may appear as a source (or a target): once, or once
+ * per offset of the in-place (4-operand) form. */
+static int64_t allowed_repeats(const hlo_instruction *in) {
+  if (in->noperands != 4) return 1;
+  const hlo_shape *off = &in->operands[2]->shape;
+  if (off->type != HLO_TUPLE) return 1;
+  if (hlo_shape_is_array(&in->operands[0]->shape)) return off->ntuple;
+  return off->ntuple > 0 && off->tuple[0].type == HLO_TUPLE ? off->tuple[0].ntuple : 1;
+}
+
+/* One side (0: source, 1: target) of pair i: in range, not over-used. */
+static bool check_pair_side(vctx *v, const hlo_instruction *in, int64_t (*p)[2], int i, int side, int64_t limit,
+                            int64_t allowed) {
+  const char *what = side ? "Target" : "Source";
+  int64_t id = p[i][side];
+  if (id < 0) {
+    vx_fail(v, in, "%s %lld in the instruction's source-target pair must be >= 0", what, (long long)id);
+    return false;
+  }
+  if (limit != 1 && id >= limit) {
+    vx_fail(v, in, "%s %lld in the instruction's source-target pair must be < %lld", what, (long long)id,
+            (long long)limit);
+    return false;
+  }
+  int64_t seen = 0;
+  for (int j = 0; j < i; j++) seen += p[j][side] == id;
+  if (seen < allowed) return true;
+  if (allowed == 1)
+    vx_fail(v, in, "%s %lld appears more than once in instruction's source-target pairs", what, (long long)id);
+  else
+    vx_fail(v, in, "%s %lld appears more than %lld times in instruction's source-target pairs", what, (long long)id,
+            (long long)allowed);
+  return false;
+}
+
+/* XLA's CheckDuplicatedSourceOrTarget, pair by pair: source range, source
+ * repeats, target range, target repeats. */
+void vx_op_source_target_pairs(vctx *v, const hlo_instruction *in) {
+  const hlo_attr *a = hlo_instr_attr(in, HLO_A_SOURCE_TARGET_PAIRS);
+  if (!a || a->kind != HLO_AK_PAIRS) return;
+  group_mode mode;
+  if (!mode_of(v, in, &mode)) return;
+  int64_t limit = mode == MODE_REPLICA ? v->replicas : v->partitions;
+  int64_t allowed = allowed_repeats(in);
+  for (int i = 0; i < a->u.pairs.n; i++)
+    if (!check_pair_side(v, in, a->u.pairs.v, i, 0, limit, allowed) ||
+        !check_pair_side(v, in, a->u.pairs.v, i, 1, limit, allowed))
+      return;
+}
+
+/* XLA's GetSubgroupSize: the first group's size, or with no groups the
+ * mode's device count (replicas of every partition for
+ * kCrossReplicaAndPartition). */
+static int64_t subgroup_size(const vctx *v, const hlo_instruction *in, group_mode mode) {
+  const hlo_attr *a = hlo_instr_attr(in, HLO_A_REPLICA_GROUPS);
+  const hlo_replica_groups *g = a && a->kind == HLO_AK_REPLICA_GROUPS ? a->u.groups : NULL;
+  int64_t first = !g ? 0
+                  : g->iota ? (g->niota_shape >= 2 ? g->iota_shape[g->niota_shape - 1] : 0)
+                            : (g->ngroups ? g->group_sizes[0] : 0);
+  if (mode == MODE_PARTITION) return first ? first : v->partitions;
+  if (mode == MODE_FLATTENED) return first;
+  int64_t n = first ? first : v->replicas;
+  return mode == MODE_REPLICA_AND_PARTITION ? n * v->partitions : n;
+}
+
+/* all-to-all: uniform groups; without a split dimension (the tuple form)
+ * one operand per member of a subgroup. */
+void vx_op_all_to_all(vctx *v, const hlo_instruction *in) {
+  group_mode mode;
+  if (!mode_of(v, in, &mode) || !check_groups(v, in, mode, true)) return;
+  int nd;
+  hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+  int64_t split = subgroup_size(v, in, mode);
+  if (nd == 0 && in->noperands != split)
+    vx_fail(v, in, "all-to-all without a split dimension has %d operands; expected one per subgroup member (%lld)",
+            in->noperands, (long long)split);
+}
+
+/* ragged-all-to-all (XLA's HandleRaggedAllToAll): uniform groups; the
+ * offset and size operands 2..5 of rank 1 or 2 and all of one shape. */
+void vx_op_ragged_all_to_all(vctx *v, const hlo_instruction *in) {
+  group_mode mode;
+  if (!mode_of(v, in, &mode) || !check_groups(v, in, mode, true) || in->noperands != 6) return;
+  for (int i = 3; i < 6; i++) {
+    const hlo_shape *p = &in->operands[i - 1]->shape, *q = &in->operands[i]->shape;
+    if (p->type == HLO_TUPLE || (p->rank != 1 && p->rank != 2)) {
+      vx_fail(v, in, "RaggedAllToAll operand %d must be rank 1 or 2", i - 1);
+      return;
+    }
+    if (!hlo_shape_xla_compatible(p, q, false) || !vx_layout_equal(p, q)) {
+      vx_fail(v, in, "RaggedAllToAll operands have different shapes (%d, %d)", i - 1, i);
+      return;
+    }
+  }
+}

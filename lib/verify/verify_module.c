@@ -1,0 +1,226 @@
+/* verify_module.c - XLA's module-wide verifier passes: asynchronous pairs
+ * (one consumer per start, the right operand per done), send/recv channels,
+ * async computations that wrap a single instruction, a uniform
+ * constrain_layout over all-reduces, original values without empty leaves
+ * and (optionally) instruction names kept equal to metadata's
+ * scheduling_name. */
+#include <string.h>
+
+#include "verify/verify_internal.h"
+
+static bool one_of(hlo_opcode op, const hlo_opcode *set, int n) {
+  for (int i = 0; i < n; i++)
+    if (set[i] == op) return true;
+  return false;
+}
+
+static const char *join_ops(vctx *v, const hlo_opcode *set, int n, const char *sep) {
+  hlo_buf b;
+  hlo_buf_init(&b, v->d->alloc);
+  for (int i = 0; i < n; i++) hlo_buf_printf(&b, "%s%s", i ? sep : "", hlo_opcode_name(set[i]));
+  const char *r = b.data && !b.failed ? hlo_arena_strdup(&v->scratch, b.data) : NULL;
+  hlo_buf_release(&b);
+  return r ? r : "?";
+}
+
+/* XLA's VerifySingleUser. */
+static void single_user(vctx *v, const hlo_instruction *in, const hlo_opcode *set, int n) {
+  if (in->nusers != 1) {
+    vx_fail(v, in, "The %s instruction requires one consumer, found %d", hlo_opcode_name(in->op), in->nusers);
+    return;
+  }
+  if (!one_of(in->users[0]->op, set, n))
+    vx_fail(v, in, "The consumer of a %s instruction needs to be one of (%s), found %s", hlo_opcode_name(in->op),
+            join_ops(v, set, n, ", "), hlo_opcode_name(in->users[0]->op));
+}
+
+/* XLA's VerifySingleOperand. */
+static void single_operand(vctx *v, const hlo_instruction *in, const hlo_opcode *set, int n) {
+  if (in->noperands != 1 || !in->operands[0]) return; /* reported by shape inference */
+  if (!one_of(in->operands[0]->op, set, n))
+    vx_fail(v, in, "The operand of a %s instruction needs to be %s, found %s", hlo_opcode_name(in->op),
+            join_ops(v, set, n, " or "), hlo_opcode_name(in->operands[0]->op));
+}
+
+#define SET(...) (const hlo_opcode[]){__VA_ARGS__}, (int)(sizeof((hlo_opcode[]){__VA_ARGS__}) / sizeof(hlo_opcode))
+
+/* A send/recv that is the root of an async computation has no consumer. */
+static bool async_root(const vctx *v, const hlo_instruction *in) {
+  return in->parent && in->parent->root == in && in->parent->id >= 0 && v->async_comp &&
+         v->async_comp[in->parent->id];
+}
+
+static void check_async_pairs(vctx *v, const hlo_instruction *in) {
+  switch (in->op) {
+  case HLO_OP_ASYNC_START: single_user(v, in, SET(HLO_OP_ASYNC_UPDATE, HLO_OP_ASYNC_DONE)); break;
+  case HLO_OP_ASYNC_UPDATE:
+    single_operand(v, in, SET(HLO_OP_ASYNC_START, HLO_OP_ASYNC_UPDATE));
+    single_user(v, in, SET(HLO_OP_ASYNC_UPDATE, HLO_OP_ASYNC_DONE));
+    break;
+  case HLO_OP_ASYNC_DONE: single_operand(v, in, SET(HLO_OP_ASYNC_START, HLO_OP_ASYNC_UPDATE)); break;
+  case HLO_OP_ALL_REDUCE_START: single_user(v, in, SET(HLO_OP_ALL_REDUCE_DONE)); break;
+  case HLO_OP_ALL_REDUCE_DONE: single_operand(v, in, SET(HLO_OP_ALL_REDUCE_START)); break;
+  case HLO_OP_COPY_START: single_user(v, in, SET(HLO_OP_COPY_DONE)); break;
+  case HLO_OP_COPY_DONE: single_operand(v, in, SET(HLO_OP_COPY_START)); break;
+  case HLO_OP_COLLECTIVE_PERMUTE_START: single_user(v, in, SET(HLO_OP_COLLECTIVE_PERMUTE_DONE)); break;
+  case HLO_OP_COLLECTIVE_PERMUTE_DONE: single_operand(v, in, SET(HLO_OP_COLLECTIVE_PERMUTE_START)); break;
+  case HLO_OP_SEND:
+    if (!async_root(v, in)) single_user(v, in, SET(HLO_OP_SEND_DONE, HLO_OP_TUPLE));
+    break;
+  case HLO_OP_SEND_DONE: single_operand(v, in, SET(HLO_OP_SEND, HLO_OP_GET_TUPLE_ELEMENT)); break;
+  case HLO_OP_RECV:
+    if (!async_root(v, in)) single_user(v, in, SET(HLO_OP_RECV_DONE, HLO_OP_TUPLE));
+    break;
+  case HLO_OP_RECV_DONE: single_operand(v, in, SET(HLO_OP_RECV, HLO_OP_GET_TUPLE_ELEMENT)); break;
+  default: break;
+  }
+}
+
+/* XLA's VerifyChannels: a send/recv and its done share channel_id and
+ * is_host_transfer; an all-reduce's channel_id is positive. */
+static void check_channel(vctx *v, const hlo_instruction *in) {
+  const hlo_attr *ch = hlo_instr_attr(in, HLO_A_CHANNEL_ID);
+  if (!ch || ch->kind != HLO_AK_INT) return;
+  if (in->op == HLO_OP_ALL_REDUCE && ch->u.i <= 0)
+    vx_fail(v, in, "All reduce channel id must be greater than 0 for %%%s", in->name);
+  if ((in->op != HLO_OP_SEND && in->op != HLO_OP_RECV) || in->nusers != 1 || async_root(v, in)) return;
+  const hlo_instruction *done = in->users[0];
+  if (done->op != (in->op == HLO_OP_SEND ? HLO_OP_SEND_DONE : HLO_OP_RECV_DONE)) return;
+  const hlo_attr *dc = hlo_instr_attr(done, HLO_A_CHANNEL_ID);
+  int64_t a = ch->u.i, b = dc && dc->kind == HLO_AK_INT ? dc->u.i : -1;
+  if (a != b) {
+    vx_fail(v, in, "Expected to have the same channel id, actual channel ids are: %%%s (%lld), %%%s (%lld)", in->name,
+            (long long)a, done->name, (long long)b);
+    return;
+  }
+  if (hlo_instr_bool(in, HLO_A_IS_HOST_TRANSFER, false) != hlo_instr_bool(done, HLO_A_IS_HOST_TRANSFER, false))
+    vx_fail(v, in, "Expected instructions to have the same is-host-transfer property: %%%s, %%%s", in->name,
+            done->name);
+}
+
+/* XLA's OnlyContainsSendRecv: the wrapped instructions (not parameters, not
+ * the grouping tuple) are all sends and recvs. */
+static bool only_send_recv(const hlo_computation *c) {
+  bool any = false;
+  for (int i = 0; i < c->ninstrs; i++) {
+    hlo_opcode op = c->instrs[i]->op;
+    if (op == HLO_OP_PARAMETER || (op == HLO_OP_TUPLE && c->instrs[i] == c->root)) continue;
+    if (op != HLO_OP_SEND && op != HLO_OP_RECV) return false;
+    any = true;
+  }
+  return any;
+}
+
+static bool collectives_group(const hlo_instruction *start) {
+  const hlo_attr *fa = hlo_instr_attr(start, HLO_A_FRONTEND_ATTRIBUTES);
+  return fa && fa->kind == HLO_AK_RAW && fa->u.s && strstr(fa->u.s, "_collectives_group");
+}
+
+/* Mark the computations an async-start wraps (1), and those whose start is
+ * a collectives group (2). */
+static void mark_async(vctx *v) {
+  const hlo_module *m = v->m;
+  if (!m->ncomps) return;
+  unsigned char *mark = hlo_arena_array(&v->scratch, (size_t)m->ncomps, 1);
+  if (!mark) return;
+  for (int ci = 0; ci < m->ncomps; ci++)
+    for (int i = 0; i < m->comps[ci]->ninstrs; i++) {
+      const hlo_instruction *in = m->comps[ci]->instrs[i];
+      if (in->op != HLO_OP_ASYNC_START && in->op != HLO_OP_ASYNC_UPDATE && in->op != HLO_OP_ASYNC_DONE) continue;
+      for (int k = 0; k < in->ncalled; k++) {
+        const hlo_computation *c = in->called[k];
+        if (!c || c->id < 0 || c->id >= m->ncomps) continue;
+        if (!mark[c->id]) mark[c->id] = 1;
+        if (in->op == HLO_OP_ASYNC_START && collectives_group(in)) mark[c->id] = 2;
+      }
+    }
+  v->async_comp = mark;
+}
+
+/* XLA's VerifyAsyncComputation. */
+static void check_async_computation(vctx *v, const hlo_computation *c) {
+  if (!v->async_comp || c->id < 0 || v->async_comp[c->id] != 1 || only_send_recv(c)) return;
+  for (int i = 0; i < c->ninstrs; i++)
+    if (c->instrs[i] != c->root && c->instrs[i]->op != HLO_OP_PARAMETER) {
+      vx_fail_at(v, c->off,
+                 "Asynchronous computation %s expected to contain only the root and parameter instructions.",
+                 c->name);
+      return;
+    }
+}
+
+/* XLA's VerifyLayoutConstrainedAllReduce. */
+static void check_constrain_layout(vctx *v) {
+  const hlo_instruction *ref = NULL;
+  for (int ci = 0; ci < v->m->ncomps; ci++)
+    for (int i = 0; i < v->m->comps[ci]->ninstrs; i++) {
+      const hlo_instruction *in = v->m->comps[ci]->instrs[i];
+      if (in->op != HLO_OP_ALL_REDUCE && in->op != HLO_OP_ALL_REDUCE_START) continue;
+      if (!ref) ref = in;
+      if (hlo_instr_bool(ref, HLO_A_CONSTRAIN_LAYOUT, false) != hlo_instr_bool(in, HLO_A_CONSTRAIN_LAYOUT, false)) {
+        vx_fail(v, in, "HloModule has a mix of layout constrained and unconstrained AllReduce instructions.");
+        return;
+      }
+    }
+}
+
+/* An original value's leaf written as an empty {} holds no value. */
+static bool has_empty_leaf(const char *s) {
+  bool quoted = false;
+  for (; *s; s++) {
+    if (*s == '\\' && quoted && s[1]) {
+      s++;
+    } else if (*s == '"') {
+      quoted = !quoted;
+    } else if (!quoted && *s == '{') {
+      const char *t = s + 1;
+      while (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r') t++;
+      if (*t == '}') return true;
+    }
+  }
+  return false;
+}
+
+/* The value of key="..." inside a raw attribute text, copied to scratch. */
+static const char *raw_field(vctx *v, const char *raw, const char *key) {
+  size_t kl = strlen(key);
+  for (const char *p = raw; p && (p = strstr(p, key)); p += kl) {
+    if (p > raw && (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z'))) continue;
+    const char *q = p + kl;
+    while (*q == ' ') q++;
+    if (*q++ != '=') continue;
+    while (*q == ' ') q++;
+    if (*q++ != '"') continue;
+    const char *e = strchr(q, '"');
+    if (!e) return NULL;
+    char *r = hlo_arena_alloc(&v->scratch, (size_t)(e - q) + 1);
+    if (!r) return NULL;
+    memcpy(r, q, (size_t)(e - q));
+    r[e - q] = 0;
+    return r;
+  }
+  return NULL;
+}
+
+static void check_instruction(vctx *v, const hlo_instruction *in) {
+  check_async_pairs(v, in);
+  check_channel(v, in);
+  const hlo_attr *o = hlo_instr_attr(in, HLO_A_ORIGIN);
+  if (o && o->kind == HLO_AK_RAW && o->u.s && has_empty_leaf(o->u.s))
+    vx_fail(v, in, "Leaf nodes in an original value is expected to contain values.");
+  if (!v->o.verify_instruction_name_unchanged) return;
+  const hlo_attr *md = hlo_instr_attr(in, HLO_A_METADATA);
+  const char *was = md && md->kind == HLO_AK_RAW && md->u.s ? raw_field(v, md->u.s, "scheduling_name") : NULL;
+  if (was && *was && in->name && strcmp(was, in->name) && !strstr(in->name, ".remat") && !strstr(in->name, ".clone"))
+    vx_fail(v, in, "Expected instruction name to remain the same. Was '%s' is '%s'.", was, in->name);
+}
+
+void hlo_verify_module_passes(vctx *v) {
+  mark_async(v);
+  for (int ci = 0; ci < v->m->ncomps; ci++) {
+    const hlo_computation *c = v->m->comps[ci];
+    for (int i = 0; i < c->ninstrs; i++) check_instruction(v, c->instrs[i]);
+    check_async_computation(v, c);
+  }
+  check_constrain_layout(v);
+}
