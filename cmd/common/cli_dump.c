@@ -16,7 +16,7 @@
 /* The shared options of this process (cmd/ only: one command line). */
 static struct {
   const char *module, *stage;
-  bool list, expanded;
+  bool list, expanded, disabled;
   char **files; /* the expanded file list */
   char **kept;  /* names of the module files hlo-ls lists, kept to the end */
   int nkept;
@@ -24,7 +24,10 @@ static struct {
   int nlists;
 } PICK;
 
+void cli_dump_disable(void) { PICK.disabled = true; }
+
 void cli_dump_help(void) {
+  if (PICK.disabled) return;
   printf("  %-26s %s\n", "    --module NAME|NUMBER", "in a dump folder, the modules of this number or name (glob)");
   printf("  %-26s %s\n", "    --stage STAGE", "in a dump folder, the modules of this stage or pass (glob)");
   printf("  %-26s %s\n", "    --list", "print the table of the modules in the dump folders given and exit");
@@ -32,6 +35,7 @@ void cli_dump_help(void) {
 
 int cli_dump_option(const cli_tool *t, int argc, char **argv, int i) {
   const char *a = argv[i];
+  if (PICK.disabled) return 0;
   if (strcmp(a, "--list") == 0) {
     PICK.list = true;
     return 1;

@@ -10,6 +10,9 @@
 
 #include "cli.h"
 
+/* For a program that reads no modules (hlo): no shared options. */
+void cli_dump_disable(void);
+
 /* Print the help lines of the shared options. */
 void cli_dump_help(void);
 
