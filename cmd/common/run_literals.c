@@ -26,42 +26,36 @@ int run_lit_load(const cli_tool *t, hlo_arena *A, const char *path, bool snapsho
   return rc;
 }
 
-static void shape_text(const hlo_shape *s, char *buf, size_t len) {
-  hlo_buf b;
-  hlo_buf_init(&b, NULL);
-  hlo_print_shape(&b, s, false);
-  snprintf(buf, len, "%s", b.data ? b.data : "?");
-  hlo_buf_release(&b);
-}
-
 /* Copy lit into v (made with v's shape); an error into d when it does not
  * fit. */
 static int fill(hlo_val *v, const hlo_pb_literal *lit, const hlo_src *src, hlo_diags *d, int i) {
   const hlo_shape *ps = v->shape;
-  char st[256];
-  shape_text(ps, st, sizeof st);
-  if (ps->type == HLO_TUPLE || lit->is_tuple) {
-    if (ps->type != HLO_TUPLE || !lit->is_tuple || lit->ntuple != v->ntuple)
-      return hlo_errorf(d, src, lit->off, "argument %d: a %s of %d elements given for the parameter of shape %s", i,
-                        lit->is_tuple ? "tuple" : "array", lit->is_tuple ? lit->ntuple : 1, st);
-    for (int k = 0; k < v->ntuple; k++)
+  bool same = (ps->type == HLO_TUPLE) == lit->is_tuple;
+  if (same && lit->is_tuple) {
+    same = lit->ntuple == v->ntuple;
+    for (int k = 0; same && k < v->ntuple; k++)
       if (fill(v->tuple[k], &lit->tuple[k], src, d, i)) return HLO_ERR;
-    return HLO_OK;
+  } else if (same) {
+    same = lit->arr.type == ps->type && lit->arr.rank == ps->rank;
+    for (int k = 0; same && k < ps->rank; k++) same = lit->arr.dims[k] == ps->dims[k];
   }
-  bool same = lit->arr.type == ps->type && lit->arr.rank == ps->rank;
-  for (int k = 0; same && k < ps->rank; k++) same = lit->arr.dims[k] == ps->dims[k];
-  if (!same) {
+  if (!same) { /* "a literal of shape f32[6] given for the parameter of shape f32[3,2]" */
     hlo_buf b;
     hlo_buf_init(&b, NULL);
-    hlo_buf_puts(&b, hlo_type_name(lit->arr.type));
-    hlo_buf_putc(&b, '[');
-    for (int k = 0; k < lit->arr.rank; k++) hlo_buf_printf(&b, "%s%lld", k ? "," : "", (long long)lit->arr.dims[k]);
-    hlo_buf_putc(&b, ']');
-    hlo_errorf(d, src, lit->off, "argument %d: a literal of shape %s given for the parameter of shape %s", i,
-               b.data ? b.data : "?", st);
+    if (lit->is_tuple) {
+      hlo_buf_printf(&b, "a tuple of %d elements", lit->ntuple);
+    } else {
+      hlo_buf_printf(&b, "a literal of shape %s[", hlo_type_name(lit->arr.type));
+      for (int k = 0; k < lit->arr.rank; k++) hlo_buf_printf(&b, "%s%lld", k ? "," : "", (long long)lit->arr.dims[k]);
+      hlo_buf_putc(&b, ']');
+    }
+    hlo_buf_puts(&b, " given for the parameter of shape ");
+    hlo_print_shape(&b, ps, false);
+    hlo_errorf(d, src, lit->off, "argument %d: %s", i, b.data ? b.data : "?");
     hlo_buf_release(&b);
     return HLO_ERR;
   }
+  if (lit->is_tuple) return HLO_OK;
   if (v->nbytes) memcpy(v->data, lit->arr.data, v->nbytes);
   return HLO_OK;
 }

@@ -402,12 +402,22 @@ static int read_run(rd *R, const pb_node *m, hlo_pb_run *run) {
   return HLO_OK;
 }
 
+static int read_literals_file(rd *R, const pb_node *top, hlo_pb_literals *out);
+
 int hlo_pb_read_literals(hlo_arena *a, const hlo_src *src, hlo_pb_literals *out, hlo_diags *d) {
   rd R = {a, src, d};
   memset(out, 0, sizeof *out);
   bool ok;
   pb_node *top = pb_parse(a, src, d, &ok);
   if (!ok) return HLO_ERR;
+  return read_literals_file(&R, top, out);
+}
+
+/* RunHloModuleLiterals, or one RunHloModuleIterationLiterals. */
+static int read_literals_file(rd *R, const pb_node *top, hlo_pb_literals *out) {
+  hlo_arena *a = R->a;
+  const hlo_src *src = R->src;
+  hlo_diags *d = R->d;
   int n = 0;
   bool bare = false; /* a RunHloModuleIterationLiterals of its own */
   for (const pb_node *f = top; f; f = f->next) {
@@ -421,23 +431,23 @@ int hlo_pb_read_literals(hlo_arena *a, const hlo_src *src, hlo_pb_literals *out,
   out->n = bare ? 1 : n;
   out->iters = hlo_arena_array(a, (size_t)out->n, sizeof *out->iters);
   if (!out->iters) return hlo_errorf(d, src, 0, "out of memory");
-  if (bare) return read_run(&R, top, &out->iters[0]);
+  if (bare) return read_run(R, top, &out->iters[0]);
   int k = 0;
   for (const pb_node *f = top; f; f = f->next) {
-    if (want_msg(&R, f)) return HLO_ERR;
+    if (want_msg(R, f)) return HLO_ERR;
     for (const pb_node *g = f->child; g; g = g->next)
       if (!is(g, "arguments") && !is(g, "result") && !is(g, "reference_result"))
         return hlo_errorf(d, src, g->off, "unknown field '%s' in iterations", g->name);
-    if (read_run(&R, f->child, &out->iters[k++])) return HLO_ERR;
+    if (read_run(R, f->child, &out->iters[k++])) return HLO_ERR;
   }
   return HLO_OK;
 }
 
 int hlo_pb_read_snapshot(hlo_arena *a, const hlo_src *src, hlo_pb_snapshot *out, hlo_diags *d) {
-  rd R = {a, src, d};
   memset(out, 0, sizeof *out);
+  rd R = {a, src, d};
   bool ok;
-  pb_node *top = pb_parse(a, src, d, &ok);
+  const pb_node *top = pb_parse(a, src, d, &ok);
   if (!ok) return HLO_ERR;
   for (const pb_node *f = top; f; f = f->next) {
     if (is(f, "hlo")) {
