@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "common/cli.h"
+#include "common/cli_dump.h"
 #include "hlo/hlo_json.h"
 #include "hlo/hlo_shape_infer.h"
 #include "hlo/hlo_text.h"
@@ -138,7 +139,7 @@ int main(int argc, char **argv) {
   int npos;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
   int nfiles;
-  char **files = cli_files(argv, first, npos, &nfiles);
+  char **files = cli_files(&TOOL, argv, first, npos, &nfiles);
   if (a.output && nfiles > 1) cli_usage_error(&TOOL, "-o takes a single input file");
   int rc = CLI_OK;
   hlo_buf out;
@@ -157,6 +158,9 @@ int main(int argc, char **argv) {
       if (n != in.src.len || memcmp(out.data + mark, in.src.text, n) != 0) {
         fprintf(stderr, "%s: not in canonical form\n", files[i]);
         if (rc == CLI_OK) rc = CLI_INVALID;
+      } else if (cli_dump_expanded()) { /* a dump folder: one line per module */
+        printf("%s: ok\n", files[i]);
+        fflush(stdout);
       }
     }
     cli_input_release(&in);

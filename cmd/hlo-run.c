@@ -13,6 +13,7 @@
 
 #include "common/ccall_cli.h"
 #include "common/cli.h"
+#include "common/run_literals.h"
 #include "common/run_spec.h"
 #include "hlo/hlo_exec.h"
 #include "hlo/hlo_npy.h"
@@ -23,7 +24,8 @@
 
 enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
        OPT_RNG_SEED, OPT_MAX_ITERS, OPT_MAX_MEMORY, OPT_THREADS, OPT_BENCHMARK, OPT_PROFILE,
-       OPT_ISA, OPT_LIST_ISAS, OPT_CHECK_FAST, OPT_CUSTOM_CALL, OPT_LIST_CCALLS };
+       OPT_ISA, OPT_LIST_ISAS, OPT_CHECK_FAST, OPT_CUSTOM_CALL, OPT_LIST_CCALLS, OPT_INPUT_LITERALS,
+       OPT_SNAPSHOT };
 
 static const cli_opt OPTS[] = {
     [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
@@ -44,6 +46,8 @@ static const cli_opt OPTS[] = {
     [OPT_CHECK_FAST] = {"check-fast", 0, 0, NULL, "run the reference kernel beside every fast kernel and fail where they differ by more than the op's tolerance in ulps"},
     [OPT_CUSTOM_CALL] = {"custom-call", 0, 1, "TARGET=DEF", "run custom calls to TARGET as DEF: the entry computation of FILE.hlo, or the stub identity or zeros (repeatable)"},
     [OPT_LIST_CCALLS] = {"list-custom-calls", 0, 0, NULL, "print the custom-call targets hlo-run runs, their meaning and its source, then exit"},
+    [OPT_INPUT_LITERALS] = {"input-literals", 0, 1, "FILE.pbtxt", "take the arguments from a run_hlo_module literals file (text proto)"},
+    [OPT_SNAPSHOT] = {"snapshot", 0, 1, "FILE.pbtxt", "replay an HloSnapshot (text proto): its arguments, and compare with its result"},
     {0},
 };
 
@@ -65,6 +69,7 @@ typedef struct run_args {
   bool profile, list_isas, check_fast, list_ccalls;
   hlo_isa isa;
   ccall_cli ccalls;
+  const char *literals, *snapshot; /* XLA's input files (run_literals.h) */
 } run_args;
 
 /* Every value and plan allocation goes through the library's memory pool:
@@ -164,6 +169,8 @@ static int on_opt(int idx, const char *arg, void *ud) {
   case OPT_CHECK_FAST: a->check_fast = true; break;
   case OPT_CUSTOM_CALL: ccall_cli_add(&TOOL, &a->ccalls, arg); break;
   case OPT_LIST_CCALLS: a->list_ccalls = true; break;
+  case OPT_INPUT_LITERALS: a->literals = arg; break;
+  case OPT_SNAPSHOT: a->snapshot = arg; break;
   }
   return 0;
 }
@@ -528,8 +535,11 @@ int main(int argc, char **argv) {
     if (spec.reference) a.reference = true;
     if (a.iterations == 1) a.iterations = spec.iterations;
   } else {
-    if (npos < 1) cli_usage_error(&TOOL, "missing FILE");
-    file = argv[first];
+    if (a.literals && a.snapshot) cli_usage_error(&TOOL, "--input-literals and --snapshot exclude each other");
+    if ((a.literals || a.snapshot) && (npos > 1 || a.npz))
+      cli_usage_error(&TOOL, "--%s gives every input: no INPUT arguments or --inputs", a.literals ? "input-literals" : "snapshot");
+    if (npos < 1 && !a.snapshot) cli_usage_error(&TOOL, "missing FILE");
+    file = npos ? argv[first] : NULL;
   }
   POOL = hlo_mempool_new(a.max_memory);
   if (!POOL) {
@@ -538,10 +548,42 @@ int main(int argc, char **argv) {
     return CLI_USAGE;
   }
   char **inputs = argv + first + (a.spec ? 0 : 1);
-  int ninputs = a.spec ? 0 : npos - 1;
+  int ninputs = a.spec || !npos ? 0 : npos - 1;
+
+  hlo_arena A;
+  hlo_arena_init(&A, NULL);
+  cli_input lin = {0};
+  hlo_pb_run lrun = {0};
+  hlo_pb_snapshot snap = {0};
+  const char *lpath = a.snapshot ? a.snapshot : a.literals;
+  if (lpath) {
+    int lrc = run_lit_load(&TOOL, &A, lpath, a.snapshot != NULL, &lin, &lrun, &snap);
+    if (lrc == CLI_OK && !file) {
+      hlo_diags sd;
+      hlo_diags_init(&sd, NULL);
+      if (snap.has_module_proto)
+        hlo_errorf(&sd, &lin.src, snap.module_off, "the snapshot holds module %s as an HloModuleProto, which "
+                   "hlo-run does not read; give the module's HLO text as FILE (with a dump folder: "
+                   "--module %s)", snap.module_name ? snap.module_name : "(unnamed)",
+                   snap.module_name ? snap.module_name : "NAME");
+      else
+        hlo_errorf(&sd, &lin.src, 0, "the snapshot holds no module (hlo { hlo_module { ... } }); give FILE");
+      cli_print_diags(&sd);
+      hlo_diags_release(&sd);
+      lrc = CLI_INVALID;
+    }
+    if (lrc != CLI_OK) {
+      cli_input_release(&lin);
+      hlo_arena_release(&A);
+      hlo_mempool_free(POOL);
+      return lrc;
+    }
+  }
 
   cli_input in;
   if (cli_read(&TOOL, file, &in)) {
+    cli_input_release(&lin);
+    hlo_arena_release(&A);
     run_spec_free(&spec);
     hlo_mempool_free(POOL);
     return CLI_INVALID;
@@ -549,8 +591,6 @@ int main(int argc, char **argv) {
   int rc = CLI_OK;
   hlo_diags d;
   hlo_diags_init(&d, NULL);
-  hlo_arena A;
-  hlo_arena_init(&A, NULL);
   hlo_module *m = NULL;
   hlo_exec *e = NULL;
   hlo_val **args = NULL, *res = NULL;
@@ -589,7 +629,7 @@ int main(int argc, char **argv) {
   if (a.npz) {
     if (hlo_npz_load(&A, a.npz, NULL, &npz, &d)) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
   }
-  int given = a.spec ? spec.ninputs : ninputs + npz.n;
+  int given = a.spec ? spec.ninputs : lpath ? lrun.nargs : ninputs + npz.n;
   if (given > nparams || (given < nparams && !a.random && !a.spec)) {
     cli_errorf(&TOOL, "the entry computation takes %d input%s, %d given%s", nparams,
                nparams == 1 ? "" : "s", given, given < nparams ? " (use --random to fill the rest)" : "");
@@ -609,7 +649,10 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nparams; i++) {
     const hlo_shape *ps = hlo_exec_param_shape(e, i);
     if (!ps) { cli_errorf(&TOOL, "parameter %d is missing from the entry computation", i); rc = CLI_INVALID; goto out; }
-    if (a.spec) {
+    if (lpath) {
+      args[i] = i < lrun.nargs ? run_lit_value(&RUN_ALLOC, ps, &lrun.args[i], &lin.src, i) : NULL;
+      if (!args[i]) { rc = CLI_INVALID; goto out; }
+    } else if (a.spec) {
       run_src *s = &spec.inputs[i];
       if (s->kind == RS_RANDOM) {
         args[i] = hlo_val_new(&RUN_ALLOC, ps);
@@ -715,6 +758,20 @@ int main(int argc, char **argv) {
       if (compare_output(i, lv[i], &want, s->rtol, s->atol)) rc = CLI_INVALID;
     }
     if (rc == CLI_OK) printf("%s: %d output%s match\n", a.spec, spec.noutputs, spec.noutputs == 1 ? "" : "s");
+  } else if (a.snapshot && lrun.result && !a.output) {
+    /* as run_hlo_module: the recorded result within its default error bounds */
+    const hlo_val *lv[256];
+    const hlo_array *want[256];
+    int n = leaves(res, lv, 0, 256), nw = run_lit_leaves(lrun.result, want, 0, 256);
+    if (n != nw) {
+      printf("the result has %d arrays, the snapshot records %d\n", n, nw);
+      rc = CLI_INVALID;
+    }
+    for (int i = 0; i < n && i < nw && i < 256; i++)
+      if (compare_output(i, lv[i], want[i], 1e-3, 1e-3)) rc = CLI_INVALID;
+    if (rc == CLI_OK)
+      printf("%s: the result matches the recorded one (%d array%s, rtol=0.001, atol=0.001)\n", a.snapshot, n,
+             n == 1 ? "" : "s");
   } else if (a.output) {
     rc = write_output(a.output, res);
   } else {
@@ -740,6 +797,7 @@ out:
   hlo_arena_release(&A);
   hlo_diags_release(&d);
   cli_input_release(&in);
+  cli_input_release(&lin);
   run_spec_free(&spec);
   hlo_mempool_free(POOL);
   return rc;

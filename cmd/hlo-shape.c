@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/cli.h"
+#include "common/cli_dump.h"
 #include "hlo/hlo_shape_infer.h"
 #include "hlo/hlo_text.h"
 
@@ -81,8 +82,9 @@ int main(int argc, char **argv) {
   int npos;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
   int nfiles;
-  char **files = cli_files(argv, first, npos, &nfiles);
+  char **files = cli_files(&TOOL, argv, first, npos, &nfiles);
   int rc = CLI_OK;
+  if (cli_dump_expanded()) a.check = true; /* a dump folder: one line per module, no modules printed */
   hlo_buf out;
   hlo_buf_init(&out, NULL);
   bool first_module = true;
@@ -94,6 +96,11 @@ int main(int argc, char **argv) {
     }
     int frc = shape_file(&in, &a, &out, &first_module);
     if (frc && rc == CLI_OK) rc = frc;
+    if (cli_dump_expanded()) {
+      if (frc) fprintf(stderr, "%s: shapes differ or cannot be inferred\n", files[i]);
+      else printf("%s: ok\n", files[i]);
+      fflush(stdout);
+    }
     cli_input_release(&in);
   }
   if (out.failed) {

@@ -148,7 +148,7 @@ int main(int argc, char **argv) {
   int npos;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
   int nfiles;
-  char **files = cli_files(argv, first, npos, &nfiles);
+  char **files = cli_files(&TOOL, argv, first, npos, &nfiles);
   cJSON *jfiles = a.json ? cJSON_CreateArray() : NULL;
   int rc = CLI_OK;
   for (int i = 0; i < nfiles; i++) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/cli.h"
+#include "common/cli_dump.h"
 
 static const cli_opt OPTS[] = {{0}};
 
@@ -194,6 +195,7 @@ static int on_opt(int idx, const char *arg, void *ud) {
 int main(int argc, char **argv) {
   /* options of hlo itself come before the tool's name */
   int i = 1;
+  cli_dump_disable(); /* the tool, not hlo, reads dump folders */
   if (i < argc && argv[i][0] == '-') {
     int npos; /* --help, --version or a usage error */
     char *only[] = {argv[0], argv[i], NULL};

@@ -1,5 +1,6 @@
 /* cli.c - shared command-line plumbing for the hlo-* tools (see cli.h). */
 #include "cli.h"
+#include "cli_dump.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@ static void print_help(const cli_tool *t) {
     else
       printf("  %-26s %s\n", left, o->help);
   }
+  cli_dump_help();
   printf("  %-26s %s\n", "-h, --help", "show this help and exit");
   printf("  %-26s %s\n", "    --version", "show the version and exit");
   if (t->epilog) printf("\n%s\n", t->epilog);
@@ -80,6 +82,11 @@ int cli_parse(const cli_tool *t, int argc, char **argv,
     }
     int idx = -1;
     const char *arg = NULL;
+    int used = cli_dump_option(t, argc, argv, i);
+    if (used) {
+      i += used - 1;
+      continue;
+    }
     if (a[1] == '-') {
       const char *name = a + 2;
       const char *eq = strchr(name, '=');
@@ -119,14 +126,15 @@ int cli_parse(const cli_tool *t, int argc, char **argv,
   return first;
 }
 
-char **cli_files(char **argv, int first, int npos, int *nfiles) {
+char **cli_files(const cli_tool *t, char **argv, int first, int npos, int *nfiles) {
   static char *stdin_only[] = {"-"};
   *nfiles = npos ? npos : 1;
-  return npos ? argv + first : stdin_only;
+  return npos ? cli_dump_expand(t, argv + first, nfiles) : stdin_only;
 }
 
 int cli_read(const cli_tool *t, const char *path, cli_input *in) {
   memset(in, 0, sizeof *in);
+  path = cli_dump_resolve(t, path);
   bool is_stdin = strcmp(path, "-") == 0;
   FILE *f = is_stdin ? stdin : fopen(path, "rb");
   if (!f) {

@@ -38,8 +38,10 @@ int cli_parse(const cli_tool *t, int argc, char **argv,
               int (*on_opt)(int idx, const char *arg, void *ud), void *ud, int *npos_out);
 
 /* The input files: the npos positional arguments from argv[first], or
- * "-" (standard input) when there are none; *nfiles gets their count. */
-char **cli_files(char **argv, int first, int npos, int *nfiles);
+ * "-" (standard input) when there are none; *nfiles gets their count.  A
+ * directory stands for the modules of an XLA dump folder that --module and
+ * --stage pick (cli_dump.h). */
+char **cli_files(const cli_tool *t, char **argv, int first, int npos, int *nfiles);
 
 /* Usage error: "prog: msg\nTry 'prog --help'..." on stderr, exit 2. */
 _Noreturn void cli_usage_error(const cli_tool *t, const char *fmt, ...) HLO_PRINTF(2, 3);
@@ -53,7 +55,9 @@ typedef struct cli_input {
 } cli_input;
 
 /* Read path ("-" = stdin).  On failure prints "prog: cannot read PATH: why"
- * and returns HLO_ERR. */
+ * and returns HLO_ERR.  A directory is an XLA dump folder: the one module
+ * that --module and --stage pick in it is read; when they pick none or
+ * several, the candidates are listed and the tool exits 2 (cli_dump.h). */
 int cli_read(const cli_tool *t, const char *path, cli_input *in);
 void cli_input_release(cli_input *in);
 

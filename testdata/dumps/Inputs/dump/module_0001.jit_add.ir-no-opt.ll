@@ -1,0 +1,2 @@
+; ModuleID = '__compute_module'
+source_filename = "__compute_module"
