@@ -57,6 +57,8 @@ HLO_API bool hlo_isa_available(hlo_isa level, const char **why_not);
  * variable holds no level name. */
 HLO_API int hlo_isa_effective(hlo_isa cap, hlo_isa *level, const char **why);
 
+typedef struct hlo_comm hlo_comm; /* see "devices" below */
+
 typedef struct hlo_exec_options {
   bool reference;          /* run every op through the scalar reference code */
   hlo_isa isa;             /* highest ISA level of the fast kernels (see hlo_isa) */
@@ -73,6 +75,10 @@ typedef struct hlo_exec_options {
                               an instruction (plan and run time) then carry its
                               position; NULL = messages without position.  Must
                               outlive the plan. */
+  hlo_comm *comm;          /* the device group this plan runs in (NULL: one
+                              device, replica 0 of 1, partition 0 of 1) */
+  int device;              /* this plan's logical device in comm:
+                              replica * partitions + partition */
 } hlo_exec_options;
 
 /* ---- memory --------------------------------------------------------------
@@ -168,5 +174,63 @@ HLO_API void hlo_val_randomize(hlo_val *v, uint64_t seed);
 /* Generic element access used by tools: element idx of an array value as a
  * double (real part for complex) and back with the interpreter's rounding. */
 HLO_API double hlo_val_get_f64(const hlo_val *v, int64_t idx);
+
+/* ---- devices -----------------------------------------------------------
+ * A module written for several devices (replicated and SPMD-partitioned
+ * modules) runs as replicas x partitions executions of its entry
+ * computation, one hlo_exec per device, whose collectives meet in a shared
+ * communicator (hlo_comm).  Logical device k is replica k / partitions,
+ * partition k % partitions; its device id (what a device assignment names,
+ * XLA's default being k itself) only labels it.  Collectives follow XLA's
+ * rules (docs/devices.md); a reduction combines the contributions in the
+ * order of the devices of its group, so results are the same bits on every
+ * run. */
+typedef struct hlo_comm_options {
+  int replicas, partitions;  /* >= 1 each */
+  const int *assignment;     /* replicas * partitions device ids, by logical
+                                device; NULL = the identity */
+  double timeout_seconds;    /* how long a collective waits for the devices
+                                of its group; <= 0: 60 s */
+} hlo_comm_options;
+
+/* A communicator of in-process devices (threads), or NULL with a diagnostic
+ * (bad counts, an assignment that is not a permutation, out of memory). */
+HLO_API hlo_comm *hlo_comm_new(const hlo_comm_options *o, const hlo_allocator *alloc,
+                               hlo_diags *d);
+HLO_API void hlo_comm_free(hlo_comm *c);
+HLO_API int hlo_comm_replicas(const hlo_comm *c);
+HLO_API int hlo_comm_partitions(const hlo_comm *c);
+/* The device id of logical device k. */
+HLO_API int hlo_comm_device_id(const hlo_comm *c, int k);
+/* Stop every collective waiting in c (they fail at once): a device that
+ * failed calls this so that the others do not wait for it. */
+HLO_API void hlo_comm_abort(hlo_comm *c);
+/* Whether hlo_comm_abort was called (since creation). */
+HLO_API bool hlo_comm_aborted(const hlo_comm *c);
+
+/* The device counts m was written for: the header's replica_count and
+ * num_partitions; where the header does not say, the smallest counts that
+ * its replica groups, source-target pairs and channel modes need (*inferred
+ * then true), else 1.  HLO_ERR with a diagnostic when a collective's group
+ * attributes are invalid (e.g. use_global_device_ids without channel_id). */
+HLO_API int hlo_module_device_counts(const hlo_module *m, int *replicas, int *partitions,
+                                     bool *inferred, hlo_diags *d);
+
+/* A device group: one plan per device of c, made with opts (its comm,
+ * device and threads fields are set per device: the threads of opts are
+ * shared among the devices, at least one each).  Each device has its own
+ * diagnostics; hlo_devices_run copies the errors that matter into d. */
+typedef struct hlo_devices hlo_devices;
+HLO_API hlo_devices *hlo_devices_new(const hlo_module *m, const hlo_exec_options *opts,
+                                     hlo_comm *c, const hlo_allocator *alloc, hlo_diags *d);
+HLO_API void hlo_devices_free(hlo_devices *g);
+HLO_API int hlo_devices_count(const hlo_devices *g);
+/* Device k's plan (for its parameter shapes and profile). */
+HLO_API hlo_exec *hlo_devices_exec(hlo_devices *g, int k);
+/* Run every device in its own thread: args[k] holds device k's nargs
+ * inputs (borrowed), results[k] receives its result.  On failure every
+ * result is NULL and d holds the error of the device that failed first
+ * (a collective that timed out names the devices waiting in it). */
+HLO_API int hlo_devices_run(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results);
 
 #endif

@@ -1,0 +1,31 @@
+/* comm.h - the rendezvous of a collective among the devices of one group
+ * (comm.c): each device brings its operands and its result buffers; when
+ * all have arrived every device can read the others' operands and write
+ * into their results directly; a last barrier lets them go. */
+#ifndef HLO_EXEC_COMM_H
+#define HLO_EXEC_COMM_H
+
+#include "exec/exec.h"
+
+#define HLO_RDV_MAX_VALS 64 /* operands (and results) one device brings */
+
+/* What each participant brought: its operand values and result values,
+ * both borrowed (alive until hlo_rdv_leave returns). */
+typedef struct hlo_rdv_entry {
+  hlo_val **in;
+  hlo_val **out;
+} hlo_rdv_entry;
+
+typedef struct hlo_rdv hlo_rdv;
+
+/* Meet the participants part[0..n) (logical devices, self at pos) of
+ * instruction in.  On success *rv is the meeting and ents[i] what
+ * participant i brought.  n == 1 (or no communicator) returns at once with
+ * *rv = NULL.  Errors (timeout, abort) are reported through r naming in. */
+int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, int pos,
+                 hlo_val **ins, hlo_val **outs, hlo_rdv **rv, const hlo_rdv_entry **ents);
+/* Wait for every participant to reach this point (after writing into the
+ * others' results), then drop the meeting.  rv may be NULL. */
+int hlo_rdv_leave(hlo_run *r, const hlo_instruction *in, hlo_rdv *rv);
+
+#endif
