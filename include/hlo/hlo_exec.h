@@ -171,6 +171,10 @@ HLO_API void hlo_val_release(const hlo_allocator *alloc, hlo_val *v);
  * to the type range, pred 0/1. */
 HLO_API void hlo_val_randomize(hlo_val *v, uint64_t seed);
 
+/* Set every element of every leaf of v to the integer x, converted to the
+ * leaf's type with the interpreter's rounding (pred: x != 0). */
+HLO_API void hlo_val_fill_int(hlo_val *v, int64_t x);
+
 /* Generic element access used by tools: element idx of an array value as a
  * double (real part for complex) and back with the interpreter's rounding. */
 HLO_API double hlo_val_get_f64(const hlo_val *v, int64_t idx);
