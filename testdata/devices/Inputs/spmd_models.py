@@ -1,0 +1,196 @@
+"""A partitioned computation against the same computation on one device:
+(1) one SGD step of a two-layer MLP, data-parallel over 4 replicas (each
+replica the gradient of its quarter of the batch, all-reduced, scaled by the
+global batch), against the unpartitioned step; (2) a tensor-parallel matmul
+over 4 partitions (SPMD form: channel_id, use_global_device_ids), column
+parallel (all-gather of the output columns) and row parallel (partial
+products reduce-scattered over rows, then all-gathered), against X @ W on one
+device and numpy.  The partitioned results differ from the unpartitioned ones
+only by the order of float additions (a batch or contraction split in four
+partial sums): they must agree within 1e-5 relative, and every replica of the
+data-parallel step must hold the same bits.  Prints "spmd_models: N checks, F
+failed" and the failures."""
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+
+RNG = np.random.default_rng(7)
+checks = 0
+failures = []
+
+MLP_BODY = """
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY step {
+  x = f32[B,4] parameter(0)
+  y = f32[B,2] parameter(1)
+  w1 = f32[4,8] parameter(2)
+  b1 = f32[8] parameter(3)
+  w2 = f32[8,2] parameter(4)
+  xw = f32[B,8] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[B,8] broadcast(b1), dimensions={1}
+  z = f32[B,8] add(xw, bb)
+  zero = f32[] constant(0)
+  zeros = f32[B,8] broadcast(zero), dimensions={}
+  h = f32[B,8] maximum(z, zeros)
+  o = f32[B,2] dot(h, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  e = f32[B,2] subtract(o, y)
+  scale = f32[] constant(SCALE)
+  sc = f32[B,2] broadcast(scale), dimensions={}
+  do = f32[B,2] multiply(e, sc)
+  gw2l = f32[8,2] dot(h, do), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  dh = f32[B,8] dot(do, w2), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  pos = pred[B,8] compare(z, zeros), direction=GT
+  dz = f32[B,8] select(pos, dh, zeros)
+  gw1l = f32[4,8] dot(x, dz), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  gb1l = f32[8] reduce(dz, zero), dimensions={0}, to_apply=add
+GRADS
+  lr = f32[] constant(0.1)
+  l48 = f32[4,8] broadcast(lr), dimensions={}
+  l8 = f32[8] broadcast(lr), dimensions={}
+  l82 = f32[8,2] broadcast(lr), dimensions={}
+  u1 = f32[4,8] multiply(gw1, l48)
+  u2 = f32[8] multiply(gb1, l8)
+  u3 = f32[8,2] multiply(gw2, l82)
+  nw1 = f32[4,8] subtract(w1, u1)
+  nb1 = f32[8] subtract(b1, u2)
+  nw2 = f32[8,2] subtract(w2, u3)
+  ROOT t = (f32[4,8], f32[8], f32[8,2]) tuple(nw1, nb1, nw2)
+}
+"""
+LOCAL = """  gw1 = f32[4,8] copy(gw1l)
+  gb1 = f32[8] copy(gb1l)
+  gw2 = f32[8,2] copy(gw2l)"""
+ALLRED = """  gw1 = f32[4,8] all-reduce(gw1l), replica_groups={}, to_apply=add
+  gb1 = f32[8] all-reduce(gb1l), replica_groups={}, to_apply=add
+  gw2 = f32[8,2] all-reduce(gw2l), replica_groups={}, to_apply=add"""
+GLOBAL_B = 16
+SCALE = repr(float(np.float32(2.0 / (GLOBAL_B * 2))))  # d mean((o-y)^2) / do
+
+
+def mlp(batch, grads, header):
+    return header + MLP_BODY.replace("B,", "%d," % batch).replace("SCALE", SCALE).replace("GRADS", grads)
+
+
+MM_COL = """HloModule colpar, num_partitions=4
+
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  w = f32[16,3] parameter(1)
+  y = f32[8,3] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT g = f32[8,12] all-gather(y), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, dimensions={1}
+}
+"""
+MM_ROW = """HloModule rowpar, num_partitions=4
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY e {
+  x = f32[8,4] parameter(0)
+  w = f32[4,12] parameter(1)
+  p = f32[8,12] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  rs = f32[2,12] reduce-scatter(p), channel_id=1, replica_groups=[1,4]<=[4], use_global_device_ids=true, dimensions={0}, to_apply=add
+  ROOT g = f32[8,12] all-gather(rs), channel_id=2, replica_groups=[1,4]<=[4], use_global_device_ids=true, dimensions={0}
+}
+"""
+MM_ONE = """HloModule mm
+
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  w = f32[16,12] parameter(1)
+  ROOT y = f32[8,12] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+"""
+
+
+def hlo_run(d, text, args):
+    path = os.path.join(d, "m%d.hlo" % abs(hash(text)))
+    with open(path, "w") as f:
+        f.write(text)
+    out = os.path.join(d, "o%d.npz" % abs(hash((text, tuple(args)))))
+    r = subprocess.run(["hlo-run", path, "-o", out] + args, capture_output=True, text=True)
+    if r.returncode:
+        failures.append("hlo-run failed: %s" % r.stderr.strip()[:400])
+        return None
+    return np.load(out)
+
+
+def close(name, got, want, rtol=1e-5):
+    global checks
+    checks += 1
+    if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=rtol):
+        failures.append("%s: max difference %g" % (name, float(np.max(np.abs(got - want)))
+                                                  if got.shape == want.shape else -1))
+
+
+def same(name, a, b):
+    global checks
+    checks += 1
+    if a.tobytes() != b.tobytes():
+        failures.append(name)
+
+
+with tempfile.TemporaryDirectory() as d:
+    f32 = lambda *s: RNG.uniform(-1, 1, s).astype(np.float32)
+    x, y = f32(GLOBAL_B, 4), f32(GLOBAL_B, 2)
+    w1, b1, w2 = f32(4, 8), f32(8), f32(8, 2)
+    for name, v in (("x", x), ("y", y), ("w1", w1), ("b1", b1), ("w2", w2)):
+        np.save(os.path.join(d, name + ".npy"), v)
+    one = hlo_run(d, mlp(GLOBAL_B, LOCAL, "HloModule mlp\n"),
+                  [os.path.join(d, n + ".npy") for n in ("x", "y", "w1", "b1", "w2")])
+    # data parallel: replica k takes rows 4k..4k+3 of the batch
+    per = {}
+    for k in range(4):
+        per.update({"d%d.x" % k: x[4 * k:4 * k + 4], "d%d.y" % k: y[4 * k:4 * k + 4],
+                    "d%d.w1" % k: w1, "d%d.b1" % k: b1, "d%d.w2" % k: w2})
+    np.savez(os.path.join(d, "dp.npz"), **per)
+    dp = hlo_run(d, mlp(4, ALLRED, "HloModule mlp_dp, replica_count=4\n"),
+                 ["--inputs", os.path.join(d, "dp.npz")])
+    if one is not None and dp is not None:
+        for n in range(3):
+            close("data-parallel MLP step, result %d" % n, dp["d0.arr_%d" % n], one["out%d" % n])
+            for k in range(1, 4):
+                same("replica %d result %d = replica 0's" % (k, n), dp["d%d.arr_%d" % (k, n)], dp["d0.arr_%d" % n])
+        # numpy's step, as a check of the one-device module itself
+        z = x @ w1 + b1
+        h = np.maximum(z, 0)
+        do = (h @ w2 - y) * np.float32(SCALE)
+        dz = np.where(z > 0, do @ w2.T, 0)
+        close("MLP step against numpy, w1", one["out0"], w1 - 0.1 * (x.T @ dz), 1e-4)
+        close("MLP step against numpy, w2", one["out2"], w2 - 0.1 * (h.T @ do), 1e-4)
+    # tensor parallel matmul
+    X, W = f32(8, 16), f32(16, 12)
+    np.save(os.path.join(d, "X.npy"), X)
+    np.save(os.path.join(d, "W.npy"), W)
+    ref = hlo_run(d, MM_ONE, [os.path.join(d, "X.npy"), os.path.join(d, "W.npy")])
+    col = {}
+    row = {}
+    for k in range(4):
+        col.update({"d%d.x" % k: X, "d%d.w" % k: W[:, 3 * k:3 * k + 3]})
+        row.update({"d%d.x" % k: X[:, 4 * k:4 * k + 4], "d%d.w" % k: W[4 * k:4 * k + 4]})
+    np.savez(os.path.join(d, "col.npz"), **col)
+    np.savez(os.path.join(d, "row.npz"), **row)
+    c = hlo_run(d, MM_COL, ["--inputs", os.path.join(d, "col.npz")])
+    rr = hlo_run(d, MM_ROW, ["--inputs", os.path.join(d, "row.npz")])
+    if ref is not None:
+        close("one-device matmul against numpy", ref["out0"], X @ W)
+    if ref is not None and c is not None:
+        for k in range(4):
+            close("column-parallel matmul, partition %d" % k, c["d%d.arr_0" % k], ref["out0"])
+    if ref is not None and rr is not None:
+        for k in range(4):
+            close("row-parallel matmul, partition %d" % k, rr["d%d.arr_0" % k], ref["out0"])
+
+print("spmd_models: %d checks, %d failed" % (checks, len(failures)))
+for f in failures:
+    print("FAIL:", f)
