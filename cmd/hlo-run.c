@@ -23,7 +23,8 @@
 enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
        OPT_RNG_SEED, OPT_MAX_ITERS, OPT_MAX_MEMORY, OPT_THREADS, OPT_BENCHMARK, OPT_PROFILE,
        OPT_ISA, OPT_LIST_ISAS, OPT_CHECK_FAST, OPT_REPLICAS, OPT_PARTITIONS, OPT_DEVICE_ASSIGNMENT,
-       OPT_COLLECTIVE_TIMEOUT, OPT_ARGUMENT_MODE, OPT_STACK_INPUTS, OPT_OUTPUT_DEVICE };
+       OPT_COLLECTIVE_TIMEOUT, OPT_ARGUMENT_MODE, OPT_STACK_INPUTS, OPT_OUTPUT_DEVICE, OPT_MPI,
+       OPT_DEVICES_PER_RANK };
 
 static const cli_opt OPTS[] = {
     [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
@@ -49,6 +50,8 @@ static const cli_opt OPTS[] = {
     [OPT_ARGUMENT_MODE] = {"argument-mode", 0, 1, "MODE", "inputs of the devices: same (default), random (each device its own, seeded by its id) or device-id"},
     [OPT_STACK_INPUTS] = {"stack-inputs", 0, 0, NULL, "every input has a leading device axis: device K takes slice K"},
     [OPT_OUTPUT_DEVICE] = {"output-device", 0, 1, "K", "print or write the result of device K only"},
+    [OPT_MPI] = {"mpi", 0, 0, NULL, "run as one process of an MPI job (mpirun -np N hlo-run --mpi ...): each process runs its devices, rank 0 prints or writes the results"},
+    [OPT_DEVICES_PER_RANK] = {"devices-per-rank", 0, 1, "K", "with --mpi: each process runs K devices in threads (default 1)"},
     {0},
 };
 
@@ -75,6 +78,8 @@ typedef struct run_args {
   int arg_mode;                 /* ARG_SAME, ARG_RANDOM, ARG_DEVICE_ID */
   bool stack_inputs;
   int output_device;            /* -1 = every device */
+  bool mpi;
+  int per_rank;                 /* --devices-per-rank, 0 = 1 */
 } run_args;
 
 enum { ARG_SAME, ARG_RANDOM, ARG_DEVICE_ID };
@@ -213,6 +218,11 @@ static int on_opt(int idx, const char *arg, void *ud) {
     else cli_usage_error(&TOOL, "--argument-mode needs same, random or device-id, got '%s'", arg);
     break;
   case OPT_STACK_INPUTS: a->stack_inputs = true; break;
+  case OPT_MPI: a->mpi = true; break;
+  case OPT_DEVICES_PER_RANK:
+    a->per_rank = (int)cli_int_arg(&TOOL, "--devices-per-rank", arg);
+    if (a->per_rank < 1 || a->per_rank > 4096) cli_usage_error(&TOOL, "--devices-per-rank needs 1 <= K <= 4096");
+    break;
   case OPT_OUTPUT_DEVICE:
     a->output_device = (int)cli_int_arg(&TOOL, "--output-device", arg);
     if (a->output_device < 0 || a->output_device > 4095) cli_usage_error(&TOOL, "--output-device needs 0 <= K < 4096");
@@ -737,15 +747,19 @@ static int run_devices(const hlo_module *m, const hlo_exec_options *eo, const ru
     return CLI_USAGE;
   }
   hlo_comm_options co = {R, P, a->nassignment ? a->assignment : NULL, a->coll_timeout};
-  hlo_comm *c = hlo_comm_new(&co, NULL, d);
+  hlo_comm *c = a->mpi ? hlo_comm_new_mpi(&co, a->per_rank ? a->per_rank : 1, NULL, d)
+                       : hlo_comm_new(&co, NULL, d);
   hlo_devices *g = c ? hlo_devices_new(m, eo, c, &RUN_ALLOC, d) : NULL;
+  int first = 0, nlocal = ndev, rank = 0;
+  bool ran = false; /* over MPI, a failure of the run is known to every process */
+  if (c) hlo_comm_local(c, &first, &nlocal, &rank);
   double t_plan = now_ms() - t0, t_run = 0;
   dev_inputs din = {ndev, 0, NULL, NULL};
   hlo_val **res = calloc((size_t)ndev, sizeof *res);
   hlo_npz npz = {0, NULL};
   if (!g || !res) { if (!res) cli_errorf(&TOOL, "out of memory"); cli_print_diags(d); rc = CLI_INVALID; goto out; }
   if ((rc = check_sizes(m, a->max_memory)) != CLI_OK) goto out;
-  hlo_exec *e0 = hlo_devices_exec(g, 0);
+  hlo_exec *e0 = hlo_devices_exec(g, first);
   int nparams = din.nparams = hlo_exec_nparams(e0);
   din.args = calloc((size_t)ndev, sizeof *din.args);
   din.shared = calloc((size_t)nparams + 1, sizeof *din.shared);
@@ -759,7 +773,7 @@ static int run_devices(const hlo_module *m, const hlo_exec_options *eo, const ru
     rc = CLI_INVALID;
     goto out;
   }
-  for (int k = 0; k < ndev; k++) {
+  for (int k = first; k < first + nlocal; k++) {
     din.args[k] = calloc((size_t)nparams + 1, sizeof(hlo_val *));
     if (!din.args[k]) { cli_errorf(&TOOL, "out of memory"); rc = CLI_INVALID; goto out; }
     for (int i = 0; i < nparams; i++) {
@@ -778,6 +792,7 @@ static int run_devices(const hlo_module *m, const hlo_exec_options *eo, const ru
     for (int k = 0; k < ndev; k++)
       if (res[k]) { hlo_val_release(&RUN_ALLOC, res[k]); res[k] = NULL; }
     double t1 = now_ms();
+    ran = true;
     if (hlo_devices_run(g, din.args, nparams, res)) { cli_print_diags(d); rc = CLI_INVALID; free(ts); goto out; }
     ts[it] = now_ms() - t1;
     if (a->benchmark > 0 && it == 0) hlo_exec_profile_reset(e0);
@@ -796,6 +811,7 @@ static int run_devices(const hlo_module *m, const hlo_exec_options *eo, const ru
     fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (%d devices in threads; %lld iteration%s)\n",
             file, t_plan, t_run / (double)a->iterations, ndev, a->iterations, a->iterations == 1 ? "" : "s");
   if (a->profile) print_profile(e0, runs - (a->benchmark > 0));
+  if (rank != 0) goto out; /* rank 0 has every result */
   if (a->output_device >= 0) {
     int k = logical_of(c, ndev, a->output_device);
     if (a->output) rc = write_output(a->output, res[k]);
@@ -821,6 +837,9 @@ static int run_devices(const hlo_module *m, const hlo_exec_options *eo, const ru
     hlo_buf_release(&b);
   }
 out:
+  /* over MPI, a failure outside a run is this process's alone: end the job
+   * rather than leave the others waiting for it */
+  if (rc != CLI_OK && !ran && c) hlo_comm_abort_job(c, rc);
   for (int k = 0; res && k < ndev; k++)
     if (res[k]) hlo_val_release(&RUN_ALLOC, res[k]);
   free(res);
@@ -913,11 +932,12 @@ int main(int argc, char **argv) {
     bool inferred = false;
     if (hlo_module_device_counts(m, &mr, &mp, &inferred, &d)) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
     int R = a.replicas ? a.replicas : mr, P = a.partitions ? a.partitions : mp;
+    if (a.per_rank && !a.mpi) cli_usage_error(&TOOL, "--devices-per-rank needs --mpi");
     if (inferred && !(a.replicas && a.partitions))
       fprintf(stderr, "hlo-run: %s: running %d replica%s x %d partition%s, the fewest its collectives "
               "need (the module does not say; set --replicas/--partitions)\n", file, R, R == 1 ? "" : "s",
               P, P == 1 ? "" : "s");
-    if (R * P > 1 || a.nassignment || a.output_device > 0) {
+    if (R * P > 1 || a.nassignment || a.output_device > 0 || a.mpi) {
       if (a.spec) cli_usage_error(&TOOL, "--spec runs one device; this module runs %d", R * P);
       rc = run_devices(m, &eo, &a, R, P, file, inputs, ninputs, &A, &d, t0);
       goto out;

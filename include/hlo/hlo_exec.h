@@ -202,6 +202,21 @@ typedef struct hlo_comm_options {
 HLO_API hlo_comm *hlo_comm_new(const hlo_comm_options *o, const hlo_allocator *alloc,
                                hlo_diags *d);
 HLO_API void hlo_comm_free(hlo_comm *c);
+/* A communicator across the processes of an MPI job (mpirun): process
+ * (rank) r runs the logical devices r*K .. r*K+K-1, K = devices_per_rank,
+ * in threads; the job must have replicas*partitions/K processes.  Calls
+ * MPI_Init_thread when MPI is not initialised yet (hlo_comm_free then
+ * finalises it).  NULL with a diagnostic when this libhlo was built without
+ * MPI ("MPI support was not built") or the counts do not fit the job. */
+HLO_API hlo_comm *hlo_comm_new_mpi(const hlo_comm_options *o, int devices_per_rank,
+                                   const hlo_allocator *alloc, hlo_diags *d);
+/* The logical devices this process runs: *first .. *first + *count - 1
+ * (every device for an in-process communicator), and its MPI rank (0
+ * without MPI). */
+HLO_API void hlo_comm_local(const hlo_comm *c, int *first, int *count, int *rank);
+/* End the whole MPI job with the exit status code (after a failure, so
+ * that no process waits for the failed one); returns without MPI. */
+HLO_API void hlo_comm_abort_job(hlo_comm *c, int code);
 HLO_API int hlo_comm_replicas(const hlo_comm *c);
 HLO_API int hlo_comm_partitions(const hlo_comm *c);
 /* The device id of logical device k. */
@@ -231,10 +246,13 @@ HLO_API void hlo_devices_free(hlo_devices *g);
 HLO_API int hlo_devices_count(const hlo_devices *g);
 /* Device k's plan (for its parameter shapes and profile). */
 HLO_API hlo_exec *hlo_devices_exec(hlo_devices *g, int k);
-/* Run every device in its own thread: args[k] holds device k's nargs
- * inputs (borrowed), results[k] receives its result.  On failure every
- * result is NULL and d holds the error of the device that failed first
- * (a collective that timed out names the devices waiting in it). */
+/* Run every device of this process in its own thread: args[k] holds
+ * device k's nargs inputs (borrowed; only this process's devices are read),
+ * results[k] receives its result.  Over MPI the results of every device are
+ * gathered to rank 0 (other ranks keep only their own), and every process
+ * fails when one does.  On failure every result is NULL and d holds the
+ * error of the device that failed first here (a collective that timed out
+ * names the devices waiting in it). */
 HLO_API int hlo_devices_run(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results);
 
 #endif

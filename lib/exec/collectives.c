@@ -203,7 +203,7 @@ oom:
 /* Allocate the leaf results (zeroed when zero is set), meet, run body,
  * leave, assemble. */
 typedef int (*coll_body)(hlo_run *r, const plan_step *s, const coll_plan *cp,
-                         const hlo_rdv_entry *ents, hlo_val **outs);
+                         const hlo_rdv_entry *ents, hlo_val **outs, bool shared_outs);
 
 static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out, bool zero,
                       coll_body body) {
@@ -221,10 +221,12 @@ static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **
   hlo_rdv_entry self = {args, outs};
   /* a failed allocation still meets the others, so that they are not left
    * waiting: the device then fails and aborts the group */
-  if (rc == HLO_OK) rc = hlo_rdv_meet(r, s->in, cp->part, cp->n, cp->pos, args, outs, &rv, &ents);
+  bool shared = true;
+  if (rc == HLO_OK)
+    rc = hlo_rdv_meet(r, s->in, cp->part, cp->n, cp->pos, s->nargs, args, outs, &rv, &ents, &shared);
   if (rc == HLO_OK) {
     if (!rv) ents = &self;
-    rc = body(r, s, cp, ents, outs);
+    rc = body(r, s, cp, ents, outs, shared);
     int lrc = hlo_rdv_leave(r, s->in, rv);
     if (rc == HLO_OK) rc = lrc;
   }
@@ -236,17 +238,19 @@ static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **
 
 /* ---- the ops ---------------------------------------------------------------------- */
 static int body_all_reduce(hlo_run *r, const plan_step *s, const coll_plan *cp,
-                           const hlo_rdv_entry *ents, hlo_val **outs) {
+                           const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
   int n = cp->n;
   const void *src[4096];
   for (int i = 0; i < s->nargs; i++) {
     hlo_val *o = outs[i];
     hlo_type t = o->shape->type;
-    int64_t N = o->nelems, lo = N * cp->pos / n, hi = N * (cp->pos + 1) / n;
+    /* each device its share of the elements, written into every result;
+     * over MPI (results of other processes out of reach) all of them */
+    int64_t N = o->nelems, lo = shared ? N * cp->pos / n : 0, hi = shared ? N * (cp->pos + 1) / n : N;
     size_t eb = (size_t)hlo_type_bytes(t);
     for (int j = 0; j < n; j++) src[j] = ents[j].in[i]->data;
     if (fold(r, s, cp, t, o->data, lo, src, n, lo, hi - lo)) return HLO_ERR;
-    for (int j = 0; j < n; j++)
+    for (int j = 0; j < n && shared; j++)
       if (j != cp->pos && hi > lo)
         memcpy((char *)ents[j].out[i]->data + (size_t)lo * eb, (char *)o->data + (size_t)lo * eb,
                (size_t)(hi - lo) * eb);
@@ -255,7 +259,7 @@ static int body_all_reduce(hlo_run *r, const plan_step *s, const coll_plan *cp,
 }
 
 static int body_reduce_scatter(hlo_run *r, const plan_step *s, const coll_plan *cp,
-                               const hlo_rdv_entry *ents, hlo_val **outs) {
+                               const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
   int n = cp->n;
   const void *src[4096];
   for (int i = 0; i < s->nargs; i++) {
@@ -277,7 +281,7 @@ static int body_reduce_scatter(hlo_run *r, const plan_step *s, const coll_plan *
 }
 
 static int body_all_gather(hlo_run *r, const plan_step *s, const coll_plan *cp,
-                           const hlo_rdv_entry *ents, hlo_val **outs) {
+                           const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
   int n = cp->n;
   for (int i = 0; i < s->nargs; i++) {
     const hlo_shape *is = ents[cp->pos].in[i]->shape;
@@ -299,7 +303,7 @@ static int body_all_gather(hlo_run *r, const plan_step *s, const coll_plan *cp,
 }
 
 static int body_all_to_all(hlo_run *r, const plan_step *s, const coll_plan *cp,
-                           const hlo_rdv_entry *ents, hlo_val **outs) {
+                           const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
   int n = cp->n;
   if (!hlo_instr_attr(s->in, HLO_A_DIMENSIONS)) { /* tuple form: operand j goes to device j */
     if (s->nargs != n)
@@ -326,7 +330,7 @@ static int body_all_to_all(hlo_run *r, const plan_step *s, const coll_plan *cp,
 }
 
 static int body_broadcast(hlo_run *r, const plan_step *s, const coll_plan *cp,
-                          const hlo_rdv_entry *ents, hlo_val **outs) {
+                          const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
   (void)r, (void)cp;
   for (int i = 0; i < s->nargs; i++)
     if (outs[i]->nbytes) memcpy(outs[i]->data, ents[0].in[i]->data, outs[i]->nbytes);
@@ -334,7 +338,7 @@ static int body_broadcast(hlo_run *r, const plan_step *s, const coll_plan *cp,
 }
 
 static int body_permute(hlo_run *r, const plan_step *s, const coll_plan *cp,
-                        const hlo_rdv_entry *ents, hlo_val **outs) {
+                        const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
   const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_SOURCE_TARGET_PAIRS);
   int64_t src = -1;
   for (int k = 0; a && k < a->u.pairs.n; k++) {

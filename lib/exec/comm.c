@@ -13,15 +13,6 @@
 #include "exec/comm.h"
 #include "exec/comm_impl.h"
 
-struct hlo_rdv {
-  const hlo_instruction *in;
-  int n, arrived, left, gone;
-  int *part;
-  bool *here;
-  hlo_rdv_entry *ents;
-  hlo_rdv *next;
-};
-
 hlo_comm *hlo_comm_new(const hlo_comm_options *o, const hlo_allocator *alloc, hlo_diags *d) {
   if (!o || o->replicas < 1 || o->partitions < 1 || o->replicas > 4096 || o->partitions > 4096 ||
       o->replicas * o->partitions > 4096) {
@@ -44,6 +35,8 @@ hlo_comm *hlo_comm_new(const hlo_comm_options *o, const hlo_allocator *alloc, hl
   c->assignment = as;
   c->timeout = o->timeout_seconds > 0 ? o->timeout_seconds : 60;
   c->first_failed = -1;
+  c->per_rank = nd;
+  c->nranks = 1;
   for (int k = 0; k < nd; k++) as[k] = o->assignment ? o->assignment[k] : k;
   for (int k = 0; k < nd; k++) {
     bool dup = false;
@@ -65,6 +58,7 @@ hlo_comm *hlo_comm_new(const hlo_comm_options *o, const hlo_allocator *alloc, hl
 }
 
 static void rdv_free(hlo_comm *c, hlo_rdv *v) {
+  hlo_free(c->alloc, v->remote);
   hlo_free(c->alloc, v);
 }
 
@@ -81,6 +75,7 @@ void hlo_comm_reset(hlo_comm *c) {
 void hlo_comm_free(hlo_comm *c) {
   if (!c) return;
   hlo_comm_reset(c);
+  hlo_comm_mpi_end(c);
   pthread_cond_destroy(&c->cv);
   pthread_mutex_destroy(&c->mu);
   hlo_free(c->alloc, c->assignment);
@@ -123,8 +118,9 @@ static int wait_until(hlo_comm *c, const struct timespec *deadline, bool (*done)
   return 0;
 }
 
-static bool all_arrived(const hlo_rdv *v) { return v->arrived == v->n; }
-static bool all_left(const hlo_rdv *v) { return v->left == v->n; }
+static bool all_arrived(const hlo_rdv *v) { return v->arrived == v->nlocal; }
+static bool all_left(const hlo_rdv *v) { return v->left == v->nlocal; }
+static bool exchanged(const hlo_rdv *v) { return v->exchange != 0; }
 
 static void deadline_in(double s, struct timespec *t) {
   clock_gettime(CLOCK_MONOTONIC, t);
@@ -161,16 +157,18 @@ static int aborted(hlo_run *r, const hlo_instruction *in, hlo_comm *c) {
   return hlo_run_errorf(r, in, "stopped: another device failed");
 }
 
-int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, int pos,
-                 hlo_val **ins, hlo_val **outs, hlo_rdv **rv, const hlo_rdv_entry **ents) {
+int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, int pos, int nvals,
+                 hlo_val **ins, hlo_val **outs, hlo_rdv **rv, const hlo_rdv_entry **ents,
+                 bool *shared_outs) {
   hlo_comm *c = r->e->opts.comm;
   *rv = NULL;
+  *shared_outs = true;
   if (n == 1 || !c) return HLO_OK; /* the caller uses its own buffers */
   pthread_mutex_lock(&c->mu);
   if (c->aborted) return aborted(r, in, c);
   hlo_rdv *v = c->meetings;
   for (; v; v = v->next)
-    if (v->in == in && v->part[0] == part[0] && v->arrived < v->n) break;
+    if (v->in == in && v->part[0] == part[0] && v->arrived < v->nlocal) break;
   if (v && (v->n != n || memcmp(v->part, part, sizeof(int) * (size_t)n) != 0)) {
     pthread_mutex_unlock(&c->mu);
     return hlo_run_errorf(r, in, "devices disagree on the group of this collective");
@@ -189,6 +187,7 @@ int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, 
     v->part = (int *)(v->ents + n);
     v->here = (bool *)(v->part + n);
     memcpy(v->part, part, sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++) v->nlocal += hlo_comm_is_local(c, part[i]);
     v->next = c->meetings;
     c->meetings = v;
   }
@@ -196,12 +195,35 @@ int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, 
   v->ents[pos].out = outs;
   v->here[pos] = true;
   v->arrived++;
-  if (v->arrived == n) pthread_cond_broadcast(&c->cv);
+  if (v->arrived == v->nlocal) pthread_cond_broadcast(&c->cv);
   struct timespec dl;
   deadline_in(c->timeout, &dl);
   int w = wait_until(c, &dl, all_arrived, v);
   if (w == 1) return aborted(r, in, c);
   if (w == 2) return timed_out(r, in, c, v, part[pos]);
+  if (v->nlocal < n) { /* over MPI: the first local participant exchanges */
+    *shared_outs = false;
+    int first = 0;
+    while (!hlo_comm_is_local(c, part[first])) first++;
+    if (first == pos) {
+      pthread_mutex_unlock(&c->mu);
+      int rc = hlo_mpi_exchange(c, v, nvals);
+      pthread_mutex_lock(&c->mu);
+      v->exchange = rc == HLO_OK ? 1 : -1;
+      pthread_cond_broadcast(&c->cv);
+    }
+    w = wait_until(c, &dl, exchanged, v);
+    if (w == 1) return aborted(r, in, c);
+    if (w == 2 || v->exchange < 0) {
+      char why[300];
+      snprintf(why, sizeof why, "%s", w == 2 ? "timed out waiting for the exchange" : v->why);
+      if (c->first_failed < 0) c->first_failed = part[pos];
+      c->aborted = true;
+      pthread_cond_broadcast(&c->cv);
+      pthread_mutex_unlock(&c->mu);
+      return hlo_run_errorf(r, in, "%s", why);
+    }
+  }
   pthread_mutex_unlock(&c->mu);
   *rv = v;
   *ents = v->ents;
@@ -213,12 +235,12 @@ int hlo_rdv_leave(hlo_run *r, const hlo_instruction *in, hlo_rdv *v) {
   if (!v) return HLO_OK;
   pthread_mutex_lock(&c->mu);
   v->left++;
-  if (v->left == v->n) pthread_cond_broadcast(&c->cv);
+  if (v->left == v->nlocal) pthread_cond_broadcast(&c->cv);
   struct timespec dl;
   deadline_in(c->timeout, &dl);
   int w = wait_until(c, &dl, all_left, v);
   if (w) return aborted(r, in, c); /* left behind; hlo_comm_reset frees it */
-  if (++v->gone == v->n) {
+  if (++v->gone == v->nlocal) {
     hlo_rdv **pp = &c->meetings;
     while (*pp != v) pp = &(*pp)->next;
     *pp = v->next;

@@ -19,11 +19,15 @@ typedef struct hlo_rdv_entry {
 typedef struct hlo_rdv hlo_rdv;
 
 /* Meet the participants part[0..n) (logical devices, self at pos) of
- * instruction in.  On success *rv is the meeting and ents[i] what
- * participant i brought.  n == 1 (or no communicator) returns at once with
- * *rv = NULL.  Errors (timeout, abort) are reported through r naming in. */
-int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, int pos,
-                 hlo_val **ins, hlo_val **outs, hlo_rdv **rv, const hlo_rdv_entry **ents);
+ * instruction in, each bringing nvals operands and results.  On success
+ * *rv is the meeting and ents[i] what participant i brought; over MPI the
+ * participants of other processes bring operands only (their out is NULL)
+ * and *shared_outs is false.  n == 1 (or no communicator) returns at once
+ * with *rv = NULL.  Errors (timeout, abort) are reported through r naming
+ * in. */
+int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, int pos, int nvals,
+                 hlo_val **ins, hlo_val **outs, hlo_rdv **rv, const hlo_rdv_entry **ents,
+                 bool *shared_outs);
 /* Wait for every participant to reach this point (after writing into the
  * others' results), then drop the meeting.  rv may be NULL. */
 int hlo_rdv_leave(hlo_run *r, const hlo_instruction *in, hlo_rdv *rv);

@@ -32,6 +32,7 @@ hlo_devices *hlo_devices_new(const hlo_module *m, const hlo_exec_options *opts, 
   g->comm = c;
   g->out = d;
   g->execs = hlo_malloc(alloc, sizeof(hlo_exec *) * (size_t)n);
+  if (g->execs) memset(g->execs, 0, sizeof(hlo_exec *) * (size_t)n);
   g->diags = hlo_malloc(alloc, sizeof(hlo_diags) * (size_t)n);
   if (!g->execs || !g->diags) {
     hlo_free(alloc, g->execs);
@@ -43,11 +44,14 @@ hlo_devices *hlo_devices_new(const hlo_module *m, const hlo_exec_options *opts, 
   memset(&eo, 0, sizeof eo);
   if (opts) eo = *opts;
   eo.comm = c;
+  int first, count, rank;
+  hlo_comm_local(c, &first, &count, &rank);
   int total = eo.threads > 0 ? eo.threads : hlo_fast_threads(0);
-  eo.threads = total / n > 1 ? total / n : 1;
+  eo.threads = total / count > 1 ? total / count : 1;
   for (int k = 0; k < n; k++) {
     hlo_diags_init(&g->diags[k], alloc);
     g->n = k + 1;
+    if (!hlo_comm_is_local(c, k)) continue; /* another process runs it */
     eo.device = k;
     /* plan errors go to the caller's diagnostics: every device would report
      * the same, so the first is enough */
@@ -67,7 +71,7 @@ oom:
 void hlo_devices_free(hlo_devices *g) {
   if (!g) return;
   for (int k = 0; k < g->n; k++) {
-    hlo_exec_free(g->execs[k]);
+    if (g->execs[k]) hlo_exec_free(g->execs[k]);
     hlo_diags_release(&g->diags[k]);
   }
   hlo_free(g->alloc, g->execs);
@@ -107,6 +111,7 @@ int hlo_devices_run(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **result
   }
   int rc = HLO_OK;
   for (int k = 0; k < g->n; k++) {
+    if (!g->execs[k]) continue;
     if (pthread_create(&ws[k].th, NULL, work, &ws[k]) != 0) {
       hlo_comm_fail(c, -1);
       rc = hlo_errorf(g->out, NULL, 0, "cannot start the thread of device %d", k);
@@ -118,6 +123,11 @@ int hlo_devices_run(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **result
     if (ws[k].started) pthread_join(ws[k].th, NULL);
   for (int k = 0; k < g->n; k++)
     if (ws[k].rc) rc = HLO_ERR;
+  if (c->mpi && hlo_mpi_any_failed(c, rc != HLO_OK) && rc == HLO_OK)
+    rc = hlo_errorf(g->out, NULL, 0, "another MPI process failed");
+  else if (c->mpi && rc == HLO_OK) {
+    rc = hlo_mpi_gather(c, results, g->alloc, g->out);
+  }
   if (rc) {
     int f = c->first_failed;
     if (f < 0 || f >= g->n || !g->diags[f].n)
@@ -130,7 +140,7 @@ int hlo_devices_run(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **result
         else hlo_notef(g->out, dg->src, dg->off, "device %d: %s", id, dg->msg);
       }
     for (int k = 0; k < g->n; k++)
-      if (results[k]) { hlo_val_release(g->execs[k]->alloc, results[k]); results[k] = NULL; }
+      if (results[k]) { hlo_val_release(g->alloc, results[k]); results[k] = NULL; }
   }
   hlo_free(g->alloc, ws);
   return rc;

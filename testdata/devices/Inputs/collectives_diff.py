@@ -19,6 +19,9 @@ import numpy as np
 
 HLO_RUN = os.environ.get("HLO_RUN", "hlo-run")
 EXTRA = sys.argv[1:]  # more hlo-run flags (e.g. --reference)
+# HLO_MPI_NP=N: run under `mpirun -np N hlo-run --mpi` (N or fewer processes,
+# the devices spread evenly: --devices-per-rank), on a subset of the counts
+MPI_NP = int(os.environ.get("HLO_MPI_NP", "0"))
 RNG = np.random.default_rng(16)
 runs = 0
 checks = 0
@@ -270,6 +273,12 @@ def case(R, P, mode, groups, iota, assignment=None):
         np.savez(npz, **{"d%d.%s" % (ids[k], name): inputs[k][name] for k in range(ndev) for name in inputs[k]})
         out = os.path.join(d, "out.npz")
         cmd = [HLO_RUN, mod, "--inputs", npz, "-o", out] + EXTRA
+        if MPI_NP:
+            np_ = min(MPI_NP, ndev)
+            while ndev % np_:
+                np_ -= 1
+            cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(np_)] + cmd + [
+                "--mpi", "--devices-per-rank", str(ndev // np_)]
         if assignment:
             cmd += ["--device-assignment", ",".join(map(str, assignment))]
         runs += 1
@@ -303,7 +312,8 @@ def group_forms(space):
         yield [list(range(g, space, 2)) for g in range(2)], "[2,%d]<=[%d,2]T(1,0)" % (h, h)
 
 
-for R, P in ((1, 1), (2, 1), (4, 1), (1, 2), (1, 4), (2, 2), (8, 1), (4, 2), (8, 2)):
+COUNTS = ((1, 1), (2, 1), (4, 1), (1, 2), (1, 4), (2, 2), (8, 1), (4, 2), (8, 2))
+for R, P in COUNTS if not MPI_NP else ((4, 1), (2, 2), (8, 2)):
     for mode in (CR, CP, CRP, FLAT):
         if mode == CP and P == 1 and R > 1:
             continue

@@ -113,12 +113,19 @@ ENTRY e {
 """
 
 
-def hlo_run(d, text, args):
+# HLO_MPI_NP=N: also run the partitioned modules under mpirun -np N and
+# require the same bits as the threads
+MPI_NP = int(os.environ.get("HLO_MPI_NP", "0"))
+
+
+def hlo_run(d, text, args, mpi=False):
     path = os.path.join(d, "m%d.hlo" % abs(hash(text)))
     with open(path, "w") as f:
         f.write(text)
-    out = os.path.join(d, "o%d.npz" % abs(hash((text, tuple(args)))))
-    r = subprocess.run(["hlo-run", path, "-o", out] + args, capture_output=True, text=True)
+    out = os.path.join(d, "o%d%s.npz" % (abs(hash((text, tuple(args)))), "mpi" if mpi else ""))
+    pre = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(MPI_NP)] if mpi else []
+    r = subprocess.run(pre + ["hlo-run", path, "-o", out] + args + (["--mpi"] if mpi else []),
+                       capture_output=True, text=True)
     if r.returncode:
         failures.append("hlo-run failed: %s" % r.stderr.strip()[:400])
         return None
@@ -190,6 +197,16 @@ with tempfile.TemporaryDirectory() as d:
     if ref is not None and rr is not None:
         for k in range(4):
             close("row-parallel matmul, partition %d" % k, rr["d%d.arr_0" % k], ref["out0"])
+
+    if MPI_NP:
+        runs = ((mlp(4, ALLRED, "HloModule mlp_dp, replica_count=4\n"), "dp.npz", dp),
+                (MM_COL, "col.npz", c), (MM_ROW, "row.npz", rr))
+        for text, npz, thr in runs:
+            m = hlo_run(d, text, ["--inputs", os.path.join(d, npz), "--devices-per-rank", str(4 // MPI_NP)],
+                        mpi=True)
+            if m is not None and thr is not None:
+                for key in thr.files:
+                    same("MPI = threads: %s %s" % (text.split()[1], key), m[key], thr[key])
 
 print("spmd_models: %d checks, %d failed" % (checks, len(failures)))
 for f in failures:
