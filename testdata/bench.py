@@ -332,10 +332,75 @@ def interp_bench():
               "-", "-", "-", "(no numpy equivalent; training step, batch 96)"))
 
 
+# ---- collectives (docs/devices.md) --------------------------------------------------
+ALLREDUCE = """HloModule allreduce, replica_count=4
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY e {
+  p = f32[NELEMS] parameter(0)
+  ROOT r = f32[NELEMS] all-reduce(p), replica_groups={}, to_apply=add
+}
+"""
+MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+
+
+def hlo_allreduce(path, reps, mpi):
+    cmd = [os.path.join(BUILD, "bin", "hlo-run"), path, "--random", "--benchmark", str(reps),
+           "--output-device", "0", "-o", "/dev/null"]
+    r = subprocess.run((MPIRUN if mpi else []) + cmd + (["--mpi"] if mpi else []), capture_output=True, text=True)
+    m = re.search(r"min ([\d.]+) ms", r.stderr)
+    return float(m.group(1)) / 1e3 if m else None
+
+
+def collective_bench():
+    """All-reduce (f32 sum) of 1 KB to 256 MB across 4 devices: hlo-run in
+    threads, hlo-run over MPI (4 processes), and MPI_Allreduce called
+    directly (testdata/bench/mpi_allreduce.c) in the same run.  Bandwidth =
+    message bytes / time (the best run; hlo-run's time is a whole run of the
+    module on every device).  BENCH_COLL_MAX caps the largest size."""
+    d = os.path.join(BUILD, "bench", "coll")
+    os.makedirs(d, exist_ok=True)
+    have_mpi = open(os.path.join(BUILD, "mpi-support")).read().strip() == "yes"
+    cap = int(os.environ.get("BENCH_COLL_MAX", str(256 << 20)))
+    sizes = [s for s in (1 << 10, 16 << 10, 256 << 10, 4 << 20, 64 << 20, 256 << 20) if s <= cap]
+    base = {}
+    if have_mpi:
+        prog = os.path.join(d, "mpi_allreduce")
+        src = os.path.join(ROOT, "testdata", "bench", "mpi_allreduce.c")
+        if not os.path.exists(prog) or os.path.getmtime(prog) < os.path.getmtime(src):
+            subprocess.run(["mpicc", "-O2", "-o", prog, src], check=True)
+        r = subprocess.run(MPIRUN + [prog, "5"] + [str(s) for s in sizes], capture_output=True, text=True, check=True)
+        for line in r.stdout.splitlines():
+            b, t = line.split()
+            base[int(b)] = float(t)
+    print("\nall-reduce benchmark: f32 sum across 4 devices, best of the runs; GB/s = message bytes / time; "
+          "machine: %d cores%s" % (os.cpu_count(), "" if have_mpi else " (no MPI in this build)"))
+    print("%10s %12s %9s %12s %9s %14s %9s %10s" % ("bytes", "threads ms", "GB/s", "hlo MPI ms", "GB/s",
+                                                    "MPI_Allreduce", "GB/s", "hlo/MPI"))
+    for s in sizes:
+        path = os.path.join(d, "ar_%d.hlo" % s)
+        with open(path, "w") as f:
+            f.write(ALLREDUCE.replace("NELEMS", str(s // 4)))
+        reps = 20 if s <= (4 << 20) else 3
+        th = hlo_allreduce(path, reps, False)
+        mp = hlo_allreduce(path, reps, True) if have_mpi else None
+        mb = base.get(s)
+        fmt = lambda t: ("%.4f" % (t * 1e3), "%.2f" % (s / t / 1e9)) if t else ("-", "-")
+        print("%10d %12s %9s %12s %9s %14s %9s %10s" % ((s,) + fmt(th) + fmt(mp) + fmt(mb) + (
+            "%.2fx" % (mb / mp) if mp and mb else "-",)))
+
 
 if __name__ == "__main__":
-    # BENCH_ONLY=parser or BENCH_ONLY=interp runs one part only
-    if os.environ.get("BENCH_ONLY") != "interp":
+    # BENCH_ONLY=parser, BENCH_ONLY=interp or BENCH_ONLY=collectives runs one part only
+    only = os.environ.get("BENCH_ONLY")
+    if only in (None, "parser"):
         main()
-    if os.environ.get("BENCH_ONLY") != "parser":
+    if only in (None, "interp"):
         interp_bench()
+    if only in (None, "collectives"):
+        collective_bench()
