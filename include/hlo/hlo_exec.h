@@ -254,5 +254,8 @@ HLO_API hlo_exec *hlo_devices_exec(hlo_devices *g, int k);
  * error of the device that failed first here (a collective that timed out
  * names the devices waiting in it). */
 HLO_API int hlo_devices_run(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results);
+/* The same without gathering to rank 0: results[k] only for the devices of
+ * this process (e.g. the timed runs of a benchmark). */
+HLO_API int hlo_devices_run_local(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results);
 
 #endif

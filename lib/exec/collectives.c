@@ -205,6 +205,11 @@ oom:
 typedef int (*coll_body)(hlo_run *r, const plan_step *s, const coll_plan *cp,
                          const hlo_rdv_entry *ents, hlo_val **outs, bool shared_outs);
 
+static int body_all_reduce(hlo_run *r, const plan_step *s, const coll_plan *cp,
+                           const hlo_rdv_entry *ents, hlo_val **outs, bool shared);
+static int all_reduce_direct(hlo_run *r, const plan_step *s, const coll_plan *cp, hlo_rdv *rv,
+                             hlo_val **args, hlo_val **outs);
+
 static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out, bool zero,
                       coll_body body) {
   const coll_plan *cp = s->p;
@@ -223,10 +228,11 @@ static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **
    * waiting: the device then fails and aborts the group */
   bool shared = true;
   if (rc == HLO_OK)
-    rc = hlo_rdv_meet(r, s->in, cp->part, cp->n, cp->pos, s->nargs, args, outs, &rv, &ents, &shared);
+    rc = hlo_rdv_meet(r, s->in, cp->part, cp->n, cp->pos, s->nargs, args, outs,
+                      body == body_all_reduce, &rv, &ents, &shared);
   if (rc == HLO_OK) {
     if (!rv) ents = &self;
-    rc = body(r, s, cp, ents, outs, shared);
+    rc = hlo_rdv_direct(rv) ? all_reduce_direct(r, s, cp, rv, args, outs) : body(r, s, cp, ents, outs, shared);
     int lrc = hlo_rdv_leave(r, s->in, rv);
     if (rc == HLO_OK) rc = lrc;
   }
@@ -254,6 +260,30 @@ static int body_all_reduce(hlo_run *r, const plan_step *s, const coll_plan *cp,
       if (j != cp->pos && hi > lo)
         memcpy((char *)ents[j].out[i]->data + (size_t)lo * eb, (char *)o->data + (size_t)lo * eb,
                (size_t)(hi - lo) * eb);
+  }
+  return HLO_OK;
+}
+
+/* all-reduce over MPI with one participant in this process: the
+ * contributions of the others arrive as the share of elements this device
+ * folds (hlo_rdv_allreduce) */
+typedef struct fold_ctx {
+  hlo_run *r;
+  const plan_step *s;
+  const coll_plan *cp;
+  hlo_val *out;
+} fold_ctx;
+
+static int fold_share(void *p, const void *const *src, int64_t lo, int64_t len) {
+  fold_ctx *f = p;
+  return fold(f->r, f->s, f->cp, f->out->shape->type, f->out->data, lo, src, f->cp->n, 0, len);
+}
+
+static int all_reduce_direct(hlo_run *r, const plan_step *s, const coll_plan *cp, hlo_rdv *rv,
+                             hlo_val **args, hlo_val **outs) {
+  for (int i = 0; i < s->nargs; i++) {
+    fold_ctx f = {r, s, cp, outs[i]};
+    if (hlo_rdv_allreduce(r, s->in, rv, cp->pos, args[i], outs[i], fold_share, &f)) return HLO_ERR;
   }
   return HLO_OK;
 }

@@ -157,9 +157,18 @@ static int aborted(hlo_run *r, const hlo_instruction *in, hlo_comm *c) {
   return hlo_run_errorf(r, in, "stopped: another device failed");
 }
 
+/* Whether every participant of v runs in a process of its own: the
+ * condition, the same in every process, for the direct form. */
+static bool one_per_process(const hlo_comm *c, const hlo_rdv *v) {
+  for (int i = 0; i < v->n; i++)
+    for (int j = 0; j < i; j++)
+      if (v->part[i] / c->per_rank == v->part[j] / c->per_rank) return false;
+  return true;
+}
+
 int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, int pos, int nvals,
-                 hlo_val **ins, hlo_val **outs, hlo_rdv **rv, const hlo_rdv_entry **ents,
-                 bool *shared_outs) {
+                 hlo_val **ins, hlo_val **outs, bool chunked, hlo_rdv **rv,
+                 const hlo_rdv_entry **ents, bool *shared_outs) {
   hlo_comm *c = r->e->opts.comm;
   *rv = NULL;
   *shared_outs = true;
@@ -201,7 +210,10 @@ int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, 
   int w = wait_until(c, &dl, all_arrived, v);
   if (w == 1) return aborted(r, in, c);
   if (w == 2) return timed_out(r, in, c, v, part[pos]);
-  if (v->nlocal < n) { /* over MPI: the first local participant exchanges */
+  if (v->nlocal < n && chunked && one_per_process(c, v)) {
+    *shared_outs = false; /* the caller moves the data (hlo_rdv_allreduce) */
+    v->direct = true;
+  } else if (v->nlocal < n) { /* over MPI: the first local participant exchanges */
     *shared_outs = false;
     int first = 0;
     while (!hlo_comm_is_local(c, part[first])) first++;
@@ -229,6 +241,8 @@ int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, 
   *ents = v->ents;
   return HLO_OK;
 }
+
+bool hlo_rdv_direct(const hlo_rdv *rv) { return rv && rv->direct; }
 
 int hlo_rdv_leave(hlo_run *r, const hlo_instruction *in, hlo_rdv *v) {
   hlo_comm *c = r->e->opts.comm;

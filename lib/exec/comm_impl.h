@@ -32,6 +32,7 @@ struct hlo_rdv {
   bool *here;
   struct hlo_rdv_entry *ents;
   int exchange;           /* over MPI: 0 not yet, 1 done, -1 failed */
+  bool direct;            /* over MPI: no exchange at the meeting (hlo_rdv_direct) */
   char why[256];          /* the exchange's error */
   void *remote;           /* the received operands and their values */
   hlo_rdv *next;

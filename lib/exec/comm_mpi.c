@@ -84,6 +84,19 @@ static int wait_all(hlo_comm *c, MPI_Request *req, int nreq) {
   }
 }
 
+/* "collective timed out ... waiting for devices 1, 3 of other MPI processes" */
+static void late_message(const hlo_comm *c, const hlo_rdv *v, char *why, size_t cap) {
+  char miss[128] = "";
+  size_t m = 0;
+  int nmiss = 0;
+  for (int i = 0; i < v->n && m + 12 < sizeof miss; i++)
+    if (!hlo_comm_is_local(c, v->part[i]))
+      m += (size_t)snprintf(miss + m, sizeof miss - m, "%s%d", nmiss++ ? ", " : "",
+                            hlo_comm_device_id(c, v->part[i]));
+  snprintf(why, cap, "collective timed out after %g s waiting for device%s %s of other MPI processes "
+           "(--collective-timeout)", c->timeout, nmiss == 1 ? "" : "s", miss);
+}
+
 int hlo_mpi_exchange(hlo_comm *c, hlo_rdv *v, int nvals) {
   int n = v->n, K = c->per_rank;
   int me = v->part[0];
@@ -157,18 +170,61 @@ int hlo_mpi_exchange(hlo_comm *c, hlo_rdv *v, int nvals) {
     roff += rb;
   }
   if (rc == HLO_OK && wait_all(c, req, nreq) != HLO_OK) {
-    char miss[128] = "";
-    size_t m = 0;
-    int nmiss = 0;
-    for (int i = 0; i < n && m + 12 < sizeof miss; i++)
-      if (!hlo_comm_is_local(c, v->part[i]))
-        m += (size_t)snprintf(miss + m, sizeof miss - m, "%s%d", nmiss++ ? ", " : "",
-                              hlo_comm_device_id(c, v->part[i]));
-    snprintf(v->why, sizeof v->why, "collective timed out after %g s waiting for device%s %s of other "
-             "MPI processes (--collective-timeout)", c->timeout, nmiss == 1 ? "" : "s", miss);
+    late_message(c, v, v->why, sizeof v->why);
     rc = HLO_ERR;
   }
   hlo_free(c->alloc, req);
+  return rc;
+}
+
+int hlo_rdv_allreduce(hlo_run *r, const hlo_instruction *in, hlo_rdv *v, int pos, const hlo_val *inv,
+                      hlo_val *out, hlo_rdv_fold fold, void *ctx) {
+  hlo_comm *c = r->e->opts.comm;
+  int n = v->n, K = c->per_rank, tag = v->part[0];
+  int64_t N = out->nelems;
+  size_t eb = N ? out->nbytes / (size_t)N : 0;
+  int64_t lo = N * pos / n, len = N * (pos + 1) / n - lo;
+  if ((size_t)len * eb > 0x7fffffff || (size_t)(N / n + 1) * eb > 0x7fffffff)
+    return hlo_run_errorf(r, in, "a message of more than 2 GB between MPI processes");
+  /* the others' contributions to our share, one slot each */
+  char *buf = hlo_malloc(c->alloc, (size_t)len * eb * (size_t)n + 1);
+  MPI_Request *req = hlo_malloc(c->alloc, sizeof(MPI_Request) * (size_t)(2 * n + 1));
+  const void **src = hlo_malloc(c->alloc, sizeof(void *) * (size_t)n);
+  int rc = HLO_OK, nreq = 0;
+  if (!buf || !req || !src) { rc = hlo_run_errorf(r, in, "out of memory"); goto done; }
+  const char *mine = inv->data;
+  for (int j = 0; j < n; j++) {
+    if (j == pos) continue;
+    int rk = v->part[j] / K;
+    int64_t jlo = N * j / n, jlen = N * (j + 1) / n - jlo;
+    MPI_Irecv(buf + (size_t)j * (size_t)len * eb, (int)((size_t)len * eb), MPI_BYTE, rk, tag, MPI_COMM_WORLD, &req[nreq++]);
+    MPI_Isend(mine + (size_t)jlo * eb, (int)((size_t)jlen * eb), MPI_BYTE, rk, tag, MPI_COMM_WORLD, &req[nreq++]);
+  }
+  if (wait_all(c, req, nreq) != HLO_OK) goto late;
+  for (int j = 0; j < n; j++) src[j] = j == pos ? mine + (size_t)lo * eb : buf + (size_t)j * (size_t)len * eb;
+  if (fold(ctx, src, lo, len)) { rc = HLO_ERR; goto done; }
+  /* every share back to every participant */
+  nreq = 0;
+  char *o = out->data;
+  for (int j = 0; j < n; j++) {
+    if (j == pos) continue;
+    int rk = v->part[j] / K;
+    int64_t jlo = N * j / n, jlen = N * (j + 1) / n - jlo;
+    MPI_Irecv(o + (size_t)jlo * eb, (int)((size_t)jlen * eb), MPI_BYTE, rk, tag, MPI_COMM_WORLD, &req[nreq++]);
+    MPI_Isend(o + (size_t)lo * eb, (int)((size_t)len * eb), MPI_BYTE, rk, tag, MPI_COMM_WORLD, &req[nreq++]);
+  }
+  if (wait_all(c, req, nreq) != HLO_OK) goto late;
+  goto done;
+late: {
+    char why[300];
+    late_message(c, v, why, sizeof why);
+    rc = hlo_run_errorf(r, in, "%s", why);
+  }
+done:
+  if (rc) hlo_comm_fail(c, v->part[pos]);
+  hlo_free(c->alloc, buf);
+  hlo_free(c->alloc, req);
+  hlo_free(c->alloc, src);
   return rc;
 }
 
@@ -233,6 +289,11 @@ int hlo_mpi_exchange(hlo_comm *c, hlo_rdv *v, int nvals) {
   return HLO_ERR;
 }
 bool hlo_mpi_any_failed(hlo_comm *c, bool failed) { (void)c; return failed; }
+int hlo_rdv_allreduce(hlo_run *r, const hlo_instruction *in, hlo_rdv *v, int pos, const hlo_val *inv,
+                      hlo_val *out, hlo_rdv_fold fold, void *ctx) {
+  (void)v, (void)pos, (void)inv, (void)out, (void)fold, (void)ctx;
+  return hlo_run_errorf(r, in, "MPI support was not built");
+}
 int hlo_mpi_gather(hlo_comm *c, hlo_val **results, const hlo_allocator *alloc, hlo_diags *d) {
   (void)c, (void)results, (void)alloc;
   return hlo_errorf(d, NULL, 0, "MPI support was not built");

@@ -98,7 +98,7 @@ static void *work(void *p) {
   return NULL;
 }
 
-int hlo_devices_run(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results) {
+static int run_all(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results, bool gather) {
   hlo_comm *c = g->comm;
   hlo_comm_reset(c);
   worker *ws = hlo_malloc(g->alloc, sizeof(worker) * (size_t)g->n);
@@ -125,7 +125,7 @@ int hlo_devices_run(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **result
     if (ws[k].rc) rc = HLO_ERR;
   if (c->mpi && hlo_mpi_any_failed(c, rc != HLO_OK) && rc == HLO_OK)
     rc = hlo_errorf(g->out, NULL, 0, "another MPI process failed");
-  else if (c->mpi && rc == HLO_OK) {
+  else if (c->mpi && rc == HLO_OK && gather) {
     rc = hlo_mpi_gather(c, results, g->alloc, g->out);
   }
   if (rc) {
@@ -144,4 +144,12 @@ int hlo_devices_run(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **result
   }
   hlo_free(g->alloc, ws);
   return rc;
+}
+
+int hlo_devices_run(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results) {
+  return run_all(g, args, nargs, results, true);
+}
+
+int hlo_devices_run_local(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results) {
+  return run_all(g, args, nargs, results, false);
 }
