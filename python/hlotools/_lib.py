@@ -104,8 +104,10 @@ class VerifyOptions(ctypes.Structure):  # hlo_verify_options
 
 
 class ExecOptions(ctypes.Structure):  # hlo_exec_options
+    # isa and check_fast sit in padding (left 0); comm and device end it
     _fields_ = [("reference", c_bool), ("rng_seed", c_uint64), ("max_while_iters", c_int64),
-                ("threads", c_int), ("profile", c_bool), ("src", P(Src))]
+                ("threads", c_int), ("profile", c_bool), ("src", P(Src)),
+                ("comm", c_void_p), ("device", c_int)]
 
 
 class FuseOptions(ctypes.Structure):  # hlo_fuse_options
