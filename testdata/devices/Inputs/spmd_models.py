@@ -12,71 +12,20 @@ data-parallel step must hold the same bits.  Prints "spmd_models: N checks, F
 failed" and the failures."""
 import os
 import subprocess
+import sys
 import tempfile
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mlp_step import ALLRED, LOCAL, mlp  # noqa: E402
 
 RNG = np.random.default_rng(7)
 checks = 0
 failures = []
 
-MLP_BODY = """
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-
-ENTRY step {
-  x = f32[B,4] parameter(0)
-  y = f32[B,2] parameter(1)
-  w1 = f32[4,8] parameter(2)
-  b1 = f32[8] parameter(3)
-  w2 = f32[8,2] parameter(4)
-  xw = f32[B,8] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  bb = f32[B,8] broadcast(b1), dimensions={1}
-  z = f32[B,8] add(xw, bb)
-  zero = f32[] constant(0)
-  zeros = f32[B,8] broadcast(zero), dimensions={}
-  h = f32[B,8] maximum(z, zeros)
-  o = f32[B,2] dot(h, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  e = f32[B,2] subtract(o, y)
-  scale = f32[] constant(SCALE)
-  sc = f32[B,2] broadcast(scale), dimensions={}
-  do = f32[B,2] multiply(e, sc)
-  gw2l = f32[8,2] dot(h, do), lhs_contracting_dims={0}, rhs_contracting_dims={0}
-  dh = f32[B,8] dot(do, w2), lhs_contracting_dims={1}, rhs_contracting_dims={1}
-  pos = pred[B,8] compare(z, zeros), direction=GT
-  dz = f32[B,8] select(pos, dh, zeros)
-  gw1l = f32[4,8] dot(x, dz), lhs_contracting_dims={0}, rhs_contracting_dims={0}
-  gb1l = f32[8] reduce(dz, zero), dimensions={0}, to_apply=add
-GRADS
-  lr = f32[] constant(0.1)
-  l48 = f32[4,8] broadcast(lr), dimensions={}
-  l8 = f32[8] broadcast(lr), dimensions={}
-  l82 = f32[8,2] broadcast(lr), dimensions={}
-  u1 = f32[4,8] multiply(gw1, l48)
-  u2 = f32[8] multiply(gb1, l8)
-  u3 = f32[8,2] multiply(gw2, l82)
-  nw1 = f32[4,8] subtract(w1, u1)
-  nb1 = f32[8] subtract(b1, u2)
-  nw2 = f32[8,2] subtract(w2, u3)
-  ROOT t = (f32[4,8], f32[8], f32[8,2]) tuple(nw1, nb1, nw2)
-}
-"""
-LOCAL = """  gw1 = f32[4,8] copy(gw1l)
-  gb1 = f32[8] copy(gb1l)
-  gw2 = f32[8,2] copy(gw2l)"""
-ALLRED = """  gw1 = f32[4,8] all-reduce(gw1l), replica_groups={}, to_apply=add
-  gb1 = f32[8] all-reduce(gb1l), replica_groups={}, to_apply=add
-  gw2 = f32[8,2] all-reduce(gw2l), replica_groups={}, to_apply=add"""
 GLOBAL_B = 16
-SCALE = repr(float(np.float32(2.0 / (GLOBAL_B * 2))))  # d mean((o-y)^2) / do
-
-
-def mlp(batch, grads, header):
-    return header + MLP_BODY.replace("B,", "%d," % batch).replace("SCALE", SCALE).replace("GRADS", grads)
-
+SCALE = np.float32(2.0 / (GLOBAL_B * 2))  # d mean((o-y)^2) / do
 
 MM_COL = """HloModule colpar, num_partitions=4
 
@@ -161,7 +110,7 @@ with tempfile.TemporaryDirectory() as d:
         per.update({"d%d.x" % k: x[4 * k:4 * k + 4], "d%d.y" % k: y[4 * k:4 * k + 4],
                     "d%d.w1" % k: w1, "d%d.b1" % k: b1, "d%d.w2" % k: w2})
     np.savez(os.path.join(d, "dp.npz"), **per)
-    dp = hlo_run(d, mlp(4, ALLRED, "HloModule mlp_dp, replica_count=4\n"),
+    dp = hlo_run(d, mlp(4, ALLRED, "HloModule mlp_dp, replica_count=4\n", GLOBAL_B),
                  ["--inputs", os.path.join(d, "dp.npz")])
     if one is not None and dp is not None:
         for n in range(3):
@@ -171,7 +120,7 @@ with tempfile.TemporaryDirectory() as d:
         # numpy's step, as a check of the one-device module itself
         z = x @ w1 + b1
         h = np.maximum(z, 0)
-        do = (h @ w2 - y) * np.float32(SCALE)
+        do = (h @ w2 - y) * SCALE
         dz = np.where(z > 0, do @ w2.T, 0)
         close("MLP step against numpy, w1", one["out0"], w1 - 0.1 * (x.T @ dz), 1e-4)
         close("MLP step against numpy, w2", one["out2"], w2 - 0.1 * (h.T @ do), 1e-4)
@@ -199,7 +148,7 @@ with tempfile.TemporaryDirectory() as d:
             close("row-parallel matmul, partition %d" % k, rr["d%d.arr_0" % k], ref["out0"])
 
     if MPI_NP:
-        runs = ((mlp(4, ALLRED, "HloModule mlp_dp, replica_count=4\n"), "dp.npz", dp),
+        runs = ((mlp(4, ALLRED, "HloModule mlp_dp, replica_count=4\n", GLOBAL_B), "dp.npz", dp),
                 (MM_COL, "col.npz", c), (MM_ROW, "row.npz", rr))
         for text, npz, thr in runs:
             m = hlo_run(d, text, ["--inputs", os.path.join(d, npz), "--devices-per-rank", str(4 // MPI_NP)],
