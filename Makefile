@@ -20,6 +20,14 @@ else ifneq ($(ISA),)
 $(error ISA must be generic or unset)
 endif
 
+# MPI (hlo-run --mpi, docs/devices.md): built when pkg-config finds Open MPI;
+# NO_MPI=1 leaves it out (into build-nompi/)
+ifeq ($(NO_MPI),1)
+ISA_SUFFIX := $(ISA_SUFFIX)-nompi
+else
+MPI_LIBS := $(shell pkg-config --libs ompi-c 2>/dev/null)
+endif
+
 ifeq ($(SAN),1)
 BUILD   ?= build-san$(ISA_SUFFIX)
 OPT     ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -35,6 +43,10 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wswitch
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(ISA_CFLAGS) $(OPT) $(WARN) -fPIC -fvisibility=hidden -Iinclude -Ilib $(PKG_CFLAGS)
 LDLIBS  += $(PKG_LIBS) -lm
+ifneq ($(MPI_LIBS),)
+CFLAGS  += -DHLO_HAVE_MPI $(shell pkg-config --cflags ompi-c)
+LDLIBS  += $(MPI_LIBS)
+endif
 
 LIB_SRCS  := $(filter-out %_test.c,$(wildcard lib/*/*.c))
 TEST_SRCS := $(wildcard lib/*/*_test.c)
@@ -50,7 +62,14 @@ HEADERS   := $(wildcard include/hlo/*.h include/hlo/*.def lib/*/*.h cmd/common/*
 
 .PHONY: all check unit bench demo install deps clean fuzz docs
 .SECONDARY:
-all: $(BUILD)/lib/libhlo.a $(BUILD)/lib/libhlo.so $(TOOLS) $(UNIT_TESTS)
+all: $(BUILD)/lib/libhlo.a $(BUILD)/lib/libhlo.so $(TOOLS) $(UNIT_TESTS) $(BUILD)/mpi-support
+
+# "yes" or "no": whether this build has MPI (lit's "mpi" feature)
+MPI_SUPPORT := $(if $(MPI_LIBS),yes,no)
+$(BUILD)/mpi-support: FORCE
+	@mkdir -p $(BUILD) && (echo $(MPI_SUPPORT) | cmp -s - $@ || echo $(MPI_SUPPORT) > $@)
+.PHONY: FORCE
+FORCE:
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)

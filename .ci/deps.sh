@@ -3,7 +3,7 @@
 set -e
 PKGS="build-essential pkg-config libyaml-dev libcjson-dev libgraphviz-dev graphviz zlib1g-dev
 llvm-14-tools python3 python3-numpy python3-pytest python3-pip python3-setuptools clang-14 libclang-rt-14-dev valgrind chromium libsleef-dev
-libopenblas-dev
+libopenblas-dev libopenmpi-dev openmpi-bin
 libdnnl-dev"
 missing=""
 for p in $PKGS; do

@@ -25,7 +25,8 @@
 enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OPT_ITER,
        OPT_RNG_SEED, OPT_MAX_ITERS, OPT_MAX_MEMORY, OPT_THREADS, OPT_BENCHMARK, OPT_PROFILE,
        OPT_ISA, OPT_LIST_ISAS, OPT_CHECK_FAST, OPT_CUSTOM_CALL, OPT_LIST_CCALLS, OPT_INPUT_LITERALS,
-       OPT_SNAPSHOT };
+       OPT_SNAPSHOT, OPT_REPLICAS, OPT_PARTITIONS, OPT_DEVICE_ASSIGNMENT, OPT_COLLECTIVE_TIMEOUT,
+       OPT_ARGUMENT_MODE, OPT_STACK_INPUTS, OPT_OUTPUT_DEVICE, OPT_MPI, OPT_DEVICES_PER_RANK };
 
 static const cli_opt OPTS[] = {
     [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
@@ -48,6 +49,15 @@ static const cli_opt OPTS[] = {
     [OPT_LIST_CCALLS] = {"list-custom-calls", 0, 0, NULL, "print the custom-call targets hlo-run runs, their meaning and its source, then exit"},
     [OPT_INPUT_LITERALS] = {"input-literals", 0, 1, "FILE.pbtxt", "take the arguments from a run_hlo_module literals file (text proto)"},
     [OPT_SNAPSHOT] = {"snapshot", 0, 1, "FILE.pbtxt", "replay an HloSnapshot (text proto): its arguments, and compare with its result"},
+    [OPT_REPLICAS] = {"replicas", 0, 1, "R", "run R replicas (default: the module's replica_count, else the fewest its collectives need)"},
+    [OPT_PARTITIONS] = {"partitions", 0, 1, "P", "run P partitions of each replica (default: the module's num_partitions, else the fewest its collectives need)"},
+    [OPT_DEVICE_ASSIGNMENT] = {"device-assignment", 0, 1, "IDS", "comma-separated device ids of the logical devices replica*P+partition in order (default 0,1,2,...)"},
+    [OPT_COLLECTIVE_TIMEOUT] = {"collective-timeout", 0, 1, "SECONDS", "fail a collective that not every device of its group reaches within SECONDS (default 60)"},
+    [OPT_ARGUMENT_MODE] = {"argument-mode", 0, 1, "MODE", "inputs of the devices: same (default), random (each device its own, seeded by its id) or device-id"},
+    [OPT_STACK_INPUTS] = {"stack-inputs", 0, 0, NULL, "every input has a leading device axis: device K takes slice K"},
+    [OPT_OUTPUT_DEVICE] = {"output-device", 0, 1, "K", "print or write the result of device K only"},
+    [OPT_MPI] = {"mpi", 0, 0, NULL, "run as one process of an MPI job (mpirun -np N hlo-run --mpi ...): each process runs its devices, rank 0 prints or writes the results"},
+    [OPT_DEVICES_PER_RANK] = {"devices-per-rank", 0, 1, "K", "with --mpi: each process runs K devices in threads (default 1)"},
     {0},
 };
 
@@ -70,7 +80,17 @@ typedef struct run_args {
   hlo_isa isa;
   ccall_cli ccalls;
   const char *literals, *snapshot; /* XLA's input files (run_literals.h) */
+  int replicas, partitions;     /* 0 = from the module */
+  int *assignment, nassignment; /* --device-assignment */
+  double coll_timeout;          /* 0 = the library's default */
+  int arg_mode;                 /* ARG_SAME, ARG_RANDOM, ARG_DEVICE_ID */
+  bool stack_inputs;
+  int output_device;            /* -1 = every device */
+  bool mpi;
+  int per_rank;                 /* --devices-per-rank, 0 = 1 */
 } run_args;
+
+enum { ARG_SAME, ARG_RANDOM, ARG_DEVICE_ID };
 
 /* Every value and plan allocation goes through the library's memory pool:
  * the --max-memory limit and the cache of large blocks (hlo_mempool). */
@@ -171,6 +191,55 @@ static int on_opt(int idx, const char *arg, void *ud) {
   case OPT_LIST_CCALLS: a->list_ccalls = true; break;
   case OPT_INPUT_LITERALS: a->literals = arg; break;
   case OPT_SNAPSHOT: a->snapshot = arg; break;
+  case OPT_REPLICAS: case OPT_PARTITIONS: {
+    const char *o = idx == OPT_REPLICAS ? "--replicas" : "--partitions";
+    long long v = cli_int_arg(&TOOL, o, arg);
+    if (v < 1 || v > 4096) cli_usage_error(&TOOL, "%s needs 1 <= N <= 4096", o);
+    *(idx == OPT_REPLICAS ? &a->replicas : &a->partitions) = (int)v;
+    break;
+  }
+  case OPT_DEVICE_ASSIGNMENT: {
+    free(a->assignment);
+    a->assignment = malloc(sizeof(int) * (strlen(arg) / 2 + 2));
+    if (!a->assignment) cli_usage_error(&TOOL, "out of memory");
+    a->nassignment = 0;
+    for (const char *p = arg;;) {
+      char *end;
+      errno = 0;
+      long v = strtol(p, &end, 10);
+      if (end == p || errno || v < 0 || v > 4095 || (*end && *end != ','))
+        cli_usage_error(&TOOL, "--device-assignment needs comma-separated device ids such as 0,1,2,3, got '%s'", arg);
+      a->assignment[a->nassignment++] = (int)v;
+      if (!*end) break;
+      p = end + 1;
+    }
+    break;
+  }
+  case OPT_COLLECTIVE_TIMEOUT: {
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || errno || !(v > 0) || v > 1e6)
+      cli_usage_error(&TOOL, "--collective-timeout needs a positive number of seconds, got '%s'", arg);
+    a->coll_timeout = v;
+    break;
+  }
+  case OPT_ARGUMENT_MODE:
+    if (strcmp(arg, "same") == 0) a->arg_mode = ARG_SAME;
+    else if (strcmp(arg, "random") == 0) a->arg_mode = ARG_RANDOM;
+    else if (strcmp(arg, "device-id") == 0) a->arg_mode = ARG_DEVICE_ID;
+    else cli_usage_error(&TOOL, "--argument-mode needs same, random or device-id, got '%s'", arg);
+    break;
+  case OPT_STACK_INPUTS: a->stack_inputs = true; break;
+  case OPT_MPI: a->mpi = true; break;
+  case OPT_DEVICES_PER_RANK:
+    a->per_rank = (int)cli_int_arg(&TOOL, "--devices-per-rank", arg);
+    if (a->per_rank < 1 || a->per_rank > 4096) cli_usage_error(&TOOL, "--devices-per-rank needs 1 <= K <= 4096");
+    break;
+  case OPT_OUTPUT_DEVICE:
+    a->output_device = (int)cli_int_arg(&TOOL, "--output-device", arg);
+    if (a->output_device < 0 || a->output_device > 4095) cli_usage_error(&TOOL, "--output-device needs 0 <= K < 4096");
+    break;
   }
   return 0;
 }
@@ -502,6 +571,305 @@ static void print_profile(const hlo_exec *e, long long runs) {
   free(v);
 }
 
+/* ---- many devices (--replicas, --partitions) -------------------------------------- */
+/* The logical device whose id is id, or -1. */
+static int logical_of(const hlo_comm *c, int ndev, int id) {
+  for (int k = 0; k < ndev; k++)
+    if (hlo_comm_device_id(c, k) == id) return k;
+  return -1;
+}
+
+/* Seed of parameter i's random data on device id: device 0 gets the values
+ * a single-device --random run gives. */
+static uint64_t device_seed(uint64_t seed, int i, int id) {
+  return (seed * 1000003u + (uint64_t)i) ^ ((uint64_t)id << 32);
+}
+
+/* An explicit input as an array of the parameter's type (shape unchecked). */
+static int input_array(hlo_arena *A, const hlo_shape *ps, int i, const char *text, bool is_file,
+                       hlo_array *arr) {
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  char name[32];
+  snprintf(name, sizeof name, "<input %d>", i);
+  hlo_src src = {name, text, strlen(text)};
+  int rc = is_file ? hlo_npy_load(A, text, NULL, arr, &d) : hlo_nplit_parse(A, &src, ps->type, arr, &d);
+  if (rc) cli_print_diags(&d);
+  hlo_diags_release(&d);
+  return rc;
+}
+
+/* Check that arr stacks ndev values of shape ps along a leading axis. */
+static int check_stacked(const hlo_shape *ps, const hlo_array *arr, int i, int ndev, const char *what) {
+  char st[256];
+  shape_text(ps, st, sizeof st);
+  if (!hlo_type_is_array(ps->type) || arr->type != ps->type) {
+    cli_errorf(&TOOL, "input %d (%s): dtype %s does not match parameter %d of shape %s", i, what,
+               hlo_npy_dtype_name(arr->type), i, st);
+    return CLI_INVALID;
+  }
+  bool same = arr->rank == ps->rank + 1 && arr->dims[0] == ndev;
+  for (int k = 0; same && k < ps->rank; k++) same = arr->dims[k + 1] == ps->dims[k];
+  if (!same) {
+    cli_errorf(&TOOL, "input %d (%s): --stack-inputs needs shape (%d, ...) of parameter %d's %s",
+               i, what, ndev, i, st);
+    return CLI_INVALID;
+  }
+  return CLI_OK;
+}
+
+/* The per-device member "d<id>.<param name>" (or "d<id>.<i>") of npz. */
+static const hlo_npz_member *device_member(const hlo_npz *npz, int id, int i, const char *pname) {
+  char a[300], b[64];
+  snprintf(a, sizeof a, "d%d.%s", id, pname);
+  snprintf(b, sizeof b, "d%d.%d", id, i);
+  for (int k = 0; k < npz->n; k++)
+    if (strcmp(npz->v[k].name, a) == 0 || strcmp(npz->v[k].name, b) == 0) return &npz->v[k];
+  return NULL;
+}
+
+static bool npz_per_device(const hlo_npz *npz) {
+  for (int k = 0; k < npz->n; k++) {
+    const char *nm = npz->v[k].name;
+    if (nm[0] != 'd' || !(nm[1] >= '0' && nm[1] <= '9')) return false;
+    const char *p = nm + 1;
+    while (*p >= '0' && *p <= '9') p++;
+    if (*p != '.') return false;
+  }
+  return npz->n > 0;
+}
+
+typedef struct dev_inputs {
+  int ndev, nparams;
+  hlo_val ***args; /* [device][param] */
+  hlo_val **shared; /* values the devices borrow from (same mode) */
+} dev_inputs;
+
+static void dev_inputs_free(dev_inputs *in) {
+  for (int k = 0; in->args && k < in->ndev; k++) {
+    for (int i = 0; in->args[k] && i < in->nparams; i++)
+      if (in->args[k][i]) hlo_val_release(&RUN_ALLOC, in->args[k][i]);
+    free(in->args[k]);
+  }
+  for (int i = 0; in->shared && i < in->nparams; i++)
+    if (in->shared[i]) hlo_val_release(&RUN_ALLOC, in->shared[i]);
+  free(in->args);
+  free(in->shared);
+}
+
+/* Device k's value of parameter i. */
+static hlo_val *device_input(const run_args *a, hlo_arena *A, const hlo_comm *c, const hlo_npz *npz,
+                             bool per_device, char **inputs, int ninputs, const hlo_shape *ps,
+                             const char *pname, int i, int k, int ndev, dev_inputs *din) {
+  int id = hlo_comm_device_id(c, k);
+  if (per_device) {
+    const hlo_npz_member *mb = device_member(npz, id, i, pname);
+    if (!mb) {
+      cli_errorf(&TOOL, "%s has no member d%d.%s (or d%d.%d) for parameter %d of device %d", a->npz,
+                 id, pname, id, i, i, id);
+      return NULL;
+    }
+    char what[300];
+    snprintf(what, sizeof what, "%s:%s", a->npz, mb->name);
+    return val_from_array(ps, &mb->arr, i, what);
+  }
+  bool given = i < npz->n + ninputs;
+  if (given && a->stack_inputs) {
+    hlo_array arr;
+    const char *what = i < npz->n ? npz->v[i].name : inputs[i - npz->n];
+    if (i < npz->n) arr = npz->v[i].arr;
+    else if (input_array(A, ps, i, what, ends_with(what, ".npy"), &arr)) return NULL;
+    if (check_stacked(ps, &arr, i, ndev, what)) return NULL;
+    int64_t b;
+    hlo_shape_bytes(ps, &b);
+    return hlo_val_borrow(&RUN_ALLOC, ps, (char *)arr.data + (size_t)b * (size_t)k);
+  }
+  if (!given && a->arg_mode != ARG_SAME) {
+    hlo_val *v = hlo_val_new(&RUN_ALLOC, ps);
+    if (!v) return NULL;
+    if (a->arg_mode == ARG_RANDOM) hlo_val_randomize(v, device_seed(a->seed, i, id));
+    else hlo_val_fill_int(v, id);
+    return v;
+  }
+  if (!din->shared[i]) { /* one value that every device borrows */
+    if (i < npz->n) {
+      char what[300];
+      snprintf(what, sizeof what, "%s:%s", a->npz, npz->v[i].name);
+      din->shared[i] = val_from_array(ps, &npz->v[i].arr, i, what);
+    } else if (given) {
+      const char *t = inputs[i - npz->n];
+      din->shared[i] = load_input(A, ps, i, t, ends_with(t, ".npy"));
+    } else {
+      din->shared[i] = hlo_val_new(&RUN_ALLOC, ps);
+      if (din->shared[i]) hlo_val_randomize(din->shared[i], a->seed * 1000003u + (uint64_t)i);
+    }
+    if (!din->shared[i]) return NULL;
+  }
+  if (ps->type != HLO_TUPLE) return hlo_val_borrow(&RUN_ALLOC, ps, din->shared[i]->data);
+  hlo_val *v = hlo_val_new(&RUN_ALLOC, ps); /* tuples are random: the same seed again */
+  if (v) hlo_val_randomize(v, a->seed * 1000003u + (uint64_t)i);
+  return v;
+}
+
+/* -o with every device: an .npz whose members are d<id>.arr_<N>. */
+static int write_devices(const char *path, const hlo_comm *c, hlo_val **res, int ndev) {
+  if (!ends_with(path, ".npz")) {
+    cli_errorf(&TOOL, "the results of %d devices go to an .npz file (or choose one with --output-device)", ndev);
+    return CLI_INVALID;
+  }
+  int total = 0;
+  for (int k = 0; k < ndev; k++) total += leaves(res[k], NULL, 0, 0);
+  const hlo_val **lv = malloc(sizeof *lv * (size_t)(total + 1));
+  hlo_npz_member *m = malloc(sizeof *m * (size_t)(total + 1));
+  char(*names)[48] = malloc(sizeof *names * (size_t)(total + 1));
+  int rc = CLI_OK, n = 0;
+  if (!lv || !m || !names) { cli_errorf(&TOOL, "out of memory"); rc = CLI_INVALID; goto done; }
+  for (int id = 0; id < ndev; id++) {
+    int k = logical_of(c, ndev, id);
+    int cnt = leaves(res[k], lv + n, 0, total - n);
+    for (int j = 0; j < cnt; j++, n++) {
+      if (!hlo_type_is_array(lv[n]->shape->type)) {
+        cli_errorf(&TOOL, "result element %d is a %s, which cannot be saved", j, hlo_type_name(lv[n]->shape->type));
+        rc = CLI_INVALID;
+        goto done;
+      }
+      snprintf(names[n], sizeof names[n], "d%d.arr_%d", id, j);
+      m[n].name = names[n];
+      val_to_array(lv[n], &m[n].arr);
+    }
+  }
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  if (hlo_npz_save(path, m, n, false, &d)) { cli_print_diags(&d); rc = CLI_INVALID; }
+  hlo_diags_release(&d);
+done:
+  free(lv);
+  free(m);
+  free(names);
+  return rc;
+}
+
+/* Run m as R x P devices in threads: inputs per device, the runs, and the
+ * results printed or written per device. */
+static int run_devices(const hlo_module *m, const hlo_exec_options *eo, const run_args *a, int R, int P,
+                       const char *file, char **inputs, int ninputs, hlo_arena *A, hlo_diags *d,
+                       double t0) {
+  int ndev = R * P, rc = CLI_OK;
+  if (a->nassignment && a->nassignment != ndev) {
+    cli_errorf(&TOOL, "--device-assignment lists %d ids for %d devices (%d replica%s x %d partition%s)",
+               a->nassignment, ndev, R, R == 1 ? "" : "s", P, P == 1 ? "" : "s");
+    return CLI_USAGE;
+  }
+  if (a->output_device >= ndev) {
+    cli_errorf(&TOOL, "--output-device %d: there are %d devices", a->output_device, ndev);
+    return CLI_USAGE;
+  }
+  hlo_comm_options co = {R, P, a->nassignment ? a->assignment : NULL, a->coll_timeout};
+  hlo_comm *c = a->mpi ? hlo_comm_new_mpi(&co, a->per_rank ? a->per_rank : 1, NULL, d)
+                       : hlo_comm_new(&co, NULL, d);
+  hlo_devices *g = c ? hlo_devices_new(m, eo, c, &RUN_ALLOC, d) : NULL;
+  int first = 0, nlocal = ndev, rank = 0;
+  bool ran = false; /* over MPI, a failure of the run is known to every process */
+  if (c) hlo_comm_local(c, &first, &nlocal, &rank);
+  double t_plan = now_ms() - t0, t_run = 0;
+  dev_inputs din = {ndev, 0, NULL, NULL};
+  hlo_val **res = calloc((size_t)ndev, sizeof *res);
+  hlo_npz npz = {0, NULL};
+  if (!g || !res) { if (!res) cli_errorf(&TOOL, "out of memory"); cli_print_diags(d); rc = CLI_INVALID; goto out; }
+  if ((rc = check_sizes(m, a->max_memory, eo->src, d)) != CLI_OK) goto out;
+  hlo_exec *e0 = hlo_devices_exec(g, first);
+  int nparams = din.nparams = hlo_exec_nparams(e0);
+  din.args = calloc((size_t)ndev, sizeof *din.args);
+  din.shared = calloc((size_t)nparams + 1, sizeof *din.shared);
+  if (!din.args || !din.shared) { cli_errorf(&TOOL, "out of memory"); rc = CLI_INVALID; goto out; }
+  if (a->npz && hlo_npz_load(A, a->npz, NULL, &npz, d)) { cli_print_diags(d); rc = CLI_INVALID; goto out; }
+  bool per_device = npz_per_device(&npz) && !a->stack_inputs;
+  int given = per_device ? nparams : ninputs + npz.n;
+  if (given > nparams || (given < nparams && !a->random && a->arg_mode == ARG_SAME)) {
+    cli_errorf(&TOOL, "the entry computation takes %d input%s, %d given%s", nparams, nparams == 1 ? "" : "s",
+               given, given < nparams ? " (use --random or --argument-mode to fill the rest)" : "");
+    rc = CLI_INVALID;
+    goto out;
+  }
+  for (int k = first; k < first + nlocal; k++) {
+    din.args[k] = calloc((size_t)nparams + 1, sizeof(hlo_val *));
+    if (!din.args[k]) { cli_errorf(&TOOL, "out of memory"); rc = CLI_INVALID; goto out; }
+    for (int i = 0; i < nparams; i++) {
+      const hlo_shape *ps = hlo_exec_param_shape(e0, i);
+      const hlo_instruction *pin = m->entry->params[i];
+      din.args[k][i] = ps ? device_input(a, A, c, &npz, per_device, inputs, ninputs, ps,
+                                         pin ? pin->name : "?", i, k, ndev, &din) : NULL;
+      if (!din.args[k][i]) { rc = CLI_INVALID; goto out; }
+    }
+  }
+  long long runs = a->iterations;
+  if (a->benchmark > 0) runs += 1 + a->benchmark;
+  double *ts = malloc(sizeof(double) * (size_t)(runs + 1));
+  if (!ts) { cli_errorf(&TOOL, "out of memory"); rc = CLI_INVALID; goto out; }
+  for (long long it = 0; it < runs; it++) {
+    for (int k = 0; k < ndev; k++)
+      if (res[k]) { hlo_val_release(&RUN_ALLOC, res[k]); res[k] = NULL; }
+    double t1 = now_ms();
+    ran = true;
+    /* only the last run brings every result to rank 0 */
+    int (*run)(hlo_devices *, hlo_val ***, int, hlo_val **) = it + 1 == runs ? hlo_devices_run
+                                                                             : hlo_devices_run_local;
+    if (run(g, din.args, nparams, res)) { cli_print_diags(d); rc = CLI_INVALID; free(ts); goto out; }
+    ts[it] = now_ms() - t1;
+    if (a->benchmark > 0 && it == 0) hlo_exec_profile_reset(e0);
+    if (a->benchmark > 0 && it >= 1 && it <= a->benchmark) continue;
+    t_run += ts[it];
+  }
+  if (a->benchmark > 0) {
+    long long n = a->benchmark;
+    qsort(ts + 1, (size_t)n, sizeof(double), cmp_double);
+    double med = n % 2 ? ts[1 + n / 2] : 0.5 * (ts[n / 2] + ts[1 + n / 2]);
+    fprintf(stderr, "hlo-run: %s: benchmark %lld runs of %d devices after a warm-up: median %.4f ms, "
+            "min %.4f ms, max %.4f ms\n", file, n, ndev, med, ts[1], ts[n]);
+  }
+  free(ts);
+  if (a->time)
+    fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (%d devices in threads; %lld iteration%s)\n",
+            file, t_plan, t_run / (double)a->iterations, ndev, a->iterations, a->iterations == 1 ? "" : "s");
+  if (a->profile) print_profile(e0, runs - (a->benchmark > 0));
+  if (rank != 0) goto out; /* rank 0 has every result */
+  if (a->output_device >= 0) {
+    int k = logical_of(c, ndev, a->output_device);
+    if (a->output) rc = write_output(a->output, res[k]);
+    else {
+      hlo_buf b;
+      hlo_buf_init(&b, NULL);
+      print_value(&b, res[k], 0);
+      hlo_buf_putc(&b, '\n');
+      fwrite(b.data, 1, b.len, stdout);
+      hlo_buf_release(&b);
+    }
+  } else if (a->output) {
+    rc = write_devices(a->output, c, res, ndev);
+  } else {
+    hlo_buf b;
+    hlo_buf_init(&b, NULL);
+    for (int id = 0; id < ndev; id++) {
+      hlo_buf_printf(&b, "device %d:\n", id);
+      print_value(&b, res[logical_of(c, ndev, id)], 0);
+      hlo_buf_putc(&b, '\n');
+    }
+    fwrite(b.data, 1, b.len, stdout);
+    hlo_buf_release(&b);
+  }
+out:
+  /* over MPI, a failure outside a run is this process's alone: end the job
+   * rather than leave the others waiting for it */
+  if (rc != CLI_OK && !ran && c) hlo_comm_abort_job(c, rc);
+  for (int k = 0; res && k < ndev; k++)
+    if (res[k]) hlo_val_release(&RUN_ALLOC, res[k]);
+  free(res);
+  dev_inputs_free(&din);
+  hlo_devices_free(g);
+  hlo_comm_free(c);
+  return rc;
+}
+
 /* ---- main ------------------------------------------------------------------------- */
 int main(int argc, char **argv) {
   /* keep freed large buffers in the heap: repeated runs (--benchmark,
@@ -511,6 +879,7 @@ int main(int argc, char **argv) {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   run_args a = {0};
   a.iterations = 1;
+  a.output_device = -1;
   a.max_memory = hlo_mempool_default_limit();
   int npos = 0;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
@@ -616,6 +985,24 @@ int main(int argc, char **argv) {
   eo.isa = a.isa;
   eo.check_fast = a.check_fast;
   eo.profile = a.profile || a.time;
+  {
+    int mr = 1, mp = 1;
+    bool inferred = false;
+    if (hlo_module_device_counts(m, &mr, &mp, &inferred, &d)) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
+    int R = a.replicas ? a.replicas : mr, P = a.partitions ? a.partitions : mp;
+    if (a.per_rank && !a.mpi) cli_usage_error(&TOOL, "--devices-per-rank needs --mpi");
+    if (inferred && !(a.replicas && a.partitions))
+      fprintf(stderr, "hlo-run: %s: running %d replica%s x %d partition%s, the fewest its collectives "
+              "need (the module does not say; set --replicas/--partitions)\n", file, R, R == 1 ? "" : "s",
+              P, P == 1 ? "" : "s");
+    if (R * P > 1 || a.nassignment || a.output_device > 0 || a.mpi) {
+      if (a.spec) cli_usage_error(&TOOL, "--spec runs one device; this module runs %d", R * P);
+      if (lpath) cli_usage_error(&TOOL, "%s runs one device; this module runs %d", a.snapshot ? "--snapshot" : "--input-literals", R * P);
+      rc = run_devices(m, &eo, &a, R, P, file, inputs, ninputs, &A, &d, t0);
+      goto out;
+    }
+    if (a.arg_mode == ARG_RANDOM) a.random = true;
+  }
   e = hlo_exec_new(m, &eo, &RUN_ALLOC, &d);
   t_plan = now_ms() - t0;
   if (!e) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
@@ -630,7 +1017,7 @@ int main(int argc, char **argv) {
     if (hlo_npz_load(&A, a.npz, NULL, &npz, &d)) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
   }
   int given = a.spec ? spec.ninputs : lpath ? lrun.nargs : ninputs + npz.n;
-  if (given > nparams || (given < nparams && !a.random && !a.spec)) {
+  if (given > nparams || (given < nparams && !a.random && !a.spec && a.arg_mode == ARG_SAME)) {
     cli_errorf(&TOOL, "the entry computation takes %d input%s, %d given%s", nparams,
                nparams == 1 ? "" : "s", given, given < nparams ? " (use --random to fill the rest)" : "");
     for (int i = 0; i < nparams; i++) {
@@ -669,7 +1056,8 @@ int main(int argc, char **argv) {
       args[i] = load_input(&A, ps, i, t, ends_with(t, ".npy"));
     } else {
       args[i] = hlo_val_new(&RUN_ALLOC, ps);
-      if (args[i]) hlo_val_randomize(args[i], a.seed * 1000003u + (uint64_t)i);
+      if (args[i] && a.arg_mode == ARG_DEVICE_ID) hlo_val_fill_int(args[i], 0);
+      else if (args[i]) hlo_val_randomize(args[i], a.seed * 1000003u + (uint64_t)i);
     }
     if (!args[i]) {
       if (hlo_mempool_stats_of(POOL).refused) cli_errorf(&TOOL, "parameter %d: cannot allocate its value", i);
@@ -800,5 +1188,6 @@ out:
   cli_input_release(&lin);
   run_spec_free(&spec);
   hlo_mempool_free(POOL);
+  free(a.assignment);
   return rc;
 }

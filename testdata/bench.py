@@ -394,10 +394,98 @@ def model_bench(mob, lim):
                   int(pk.group(1)) / 1e6, int(pk.group(2)) / 1e6) if pk else ""))
 
 
+# ---- collectives (docs/devices.md) --------------------------------------------------
+ALLREDUCE = """HloModule allreduce, replica_count=4
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY e {
+  p = f32[NELEMS] parameter(0)
+  ROOT r = f32[NELEMS] all-reduce(p), replica_groups={}, to_apply=add
+}
+"""
+MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+
+
+def hlo_best(path, reps, mpi):
+    """Best time of `reps` runs of the module at path on random inputs (4 MPI
+    processes with mpi), from hlo-run --benchmark."""
+    cmd = [os.path.join(BUILD, "bin", "hlo-run"), path, "--random", "--benchmark", str(reps),
+           "--output-device", "0", "-o", "/dev/null"]
+    r = subprocess.run((MPIRUN if mpi else []) + cmd + (["--mpi"] if mpi else []), capture_output=True, text=True)
+    m = re.search(r"min ([\d.]+) ms", r.stderr)
+    return float(m.group(1)) / 1e3 if m else None
+
+
+def collective_bench():
+    """All-reduce (f32 sum) of 1 KB to 256 MB across 4 devices: hlo-run in
+    threads, hlo-run over MPI (4 processes), and MPI_Allreduce called
+    directly (testdata/bench/mpi_allreduce.c) in the same run.  Bandwidth =
+    message bytes / time (the best run; hlo-run's time is a whole run of the
+    module on every device).  BENCH_COLL_MAX caps the largest size."""
+    d = os.path.join(BUILD, "bench", "coll")
+    os.makedirs(d, exist_ok=True)
+    have_mpi = open(os.path.join(BUILD, "mpi-support")).read().strip() == "yes"
+    cap = int(os.environ.get("BENCH_COLL_MAX", str(256 << 20)))
+    sizes = [s for s in (1 << 10, 16 << 10, 256 << 10, 4 << 20, 64 << 20, 256 << 20) if s <= cap]
+    base = {}
+    if have_mpi:
+        prog = os.path.join(d, "mpi_allreduce")
+        src = os.path.join(ROOT, "testdata", "bench", "mpi_allreduce.c")
+        if not os.path.exists(prog) or os.path.getmtime(prog) < os.path.getmtime(src):
+            subprocess.run(["mpicc", "-O2", "-o", prog, src], check=True)
+        r = subprocess.run(MPIRUN + [prog, "5"] + [str(s) for s in sizes], capture_output=True, text=True, check=True)
+        for line in r.stdout.splitlines():
+            b, t = line.split()
+            base[int(b)] = float(t)
+    print("\nall-reduce benchmark: f32 sum across 4 devices, best of the runs; GB/s = message bytes / time; "
+          "machine: %d cores%s" % (os.cpu_count(), "" if have_mpi else " (no MPI in this build)"))
+    print("%10s %12s %9s %12s %9s %14s %9s %10s" % ("bytes", "threads ms", "GB/s", "hlo MPI ms", "GB/s",
+                                                    "MPI_Allreduce", "GB/s", "hlo/MPI"))
+    for s in sizes:
+        path = os.path.join(d, "ar_%d.hlo" % s)
+        with open(path, "w") as f:
+            f.write(ALLREDUCE.replace("NELEMS", str(s // 4)))
+        reps = 20 if s <= (4 << 20) else 3
+        th = hlo_best(path, reps, False)
+        mp = hlo_best(path, reps, True) if have_mpi else None
+        mb = base.get(s)
+        fmt = lambda t: ("%.4f" % (t * 1e3), "%.2f" % (s / t / 1e9)) if t else ("-", "-")
+        print("%10d %12s %9s %12s %9s %14s %9s %10s" % ((s,) + fmt(th) + fmt(mp) + fmt(mb) + (
+            "%.2fx" % (mb / mp) if mp and mb else "-",)))
+    mlp_bench(d)
+
+
+def mlp_bench(d):
+    """One data-parallel SGD step of an MLP (testdata/devices/Inputs/mlp_step.py)
+    on 4 devices in threads (a quarter of the batch each, gradients
+    all-reduced) beside the same step on one device."""
+    sys.path.insert(0, os.path.join(ROOT, "testdata", "devices", "Inputs"))
+    from mlp_step import ALLRED, LOCAL, mlp
+    B, F, H, O = 4096, 256, 1024, 64
+    one = os.path.join(d, "mlp1.hlo")
+    four = os.path.join(d, "mlp4.hlo")
+    with open(one, "w") as f:
+        f.write(mlp(B, LOCAL, "HloModule mlp\n", B, F, H, O))
+    with open(four, "w") as f:
+        f.write(mlp(B // 4, ALLRED, "HloModule mlp_dp, replica_count=4\n", B, F, H, O))
+    t1, t4 = hlo_best(one, 5, False), hlo_best(four, 5, False)
+    print("\nMLP training step (batch %d, %d-%d-%d, f32): 1 device %s ms; 4 devices in threads (%d rows each, "
+          "gradients all-reduced) %s ms%s" % (
+              B, F, H, O, "%.3f" % (t1 * 1e3) if t1 else "failed", B // 4, "%.3f" % (t4 * 1e3) if t4 else "failed",
+              " (%.2fx)" % (t1 / t4) if t1 and t4 else ""))
+
 
 if __name__ == "__main__":
-    # BENCH_ONLY=parser or BENCH_ONLY=interp runs one part only
-    if os.environ.get("BENCH_ONLY") != "interp":
+    # BENCH_ONLY=parser, BENCH_ONLY=interp or BENCH_ONLY=collectives runs one part only
+    only = os.environ.get("BENCH_ONLY")
+    if only in (None, "parser"):
         main()
-    if os.environ.get("BENCH_ONLY") != "parser":
+    if only in (None, "interp"):
         interp_bench()
+    if only in (None, "collectives"):
+        collective_bench()

@@ -26,3 +26,10 @@ config.substitutions.append(("%testdata", config.test_source_root))
 config.substitutions.append(("%root", root))
 config.substitutions.append(("%fuzzbin", os.path.join(build, "fuzz")))
 config.substitutions.append(("%libdir", os.path.join(build, "lib")))
+# "mpi": this build has MPI support (hlo-run --mpi; the Makefile writes the file)
+try:
+    with open(os.path.join(build, "mpi-support")) as f:
+        if f.read().strip() == "yes":
+            config.available_features.add("mpi")
+except OSError:
+    pass

@@ -57,6 +57,8 @@ HLO_API bool hlo_isa_available(hlo_isa level, const char **why_not);
  * variable holds no level name. */
 HLO_API int hlo_isa_effective(hlo_isa cap, hlo_isa *level, const char **why);
 
+typedef struct hlo_comm hlo_comm; /* see "devices" below */
+
 typedef struct hlo_exec_options {
   bool reference;          /* run every op through the scalar reference code */
   hlo_isa isa;             /* highest ISA level of the fast kernels (see hlo_isa) */
@@ -77,7 +79,12 @@ typedef struct hlo_exec_options {
    * built-in table, docs/custom_calls.md); the array must outlive the plan. */
   const struct hlo_ccall_user *ccalls;
   int nccalls;
-  int64_t partition_id;    /* this partition (SPMDFullToShardShape); default 0 */
+  int64_t partition_id;    /* this partition (SPMDFullToShardShape) when comm
+                              is NULL; default 0.  With a comm: device's */
+  hlo_comm *comm;          /* the device group this plan runs in (NULL: one
+                              device, replica 0 of 1, partition 0 of 1) */
+  int device;              /* this plan's logical device in comm:
+                              replica * partitions + partition */
 } hlo_exec_options;
 
 /* A user definition of a custom-call target: run `module`'s entry
@@ -190,8 +197,91 @@ HLO_API void hlo_val_release(const hlo_allocator *alloc, hlo_val *v);
  * to the type range, pred 0/1. */
 HLO_API void hlo_val_randomize(hlo_val *v, uint64_t seed);
 
+/* Set every element of every leaf of v to the integer x, converted to the
+ * leaf's type with the interpreter's rounding (pred: x != 0). */
+HLO_API void hlo_val_fill_int(hlo_val *v, int64_t x);
+
 /* Generic element access used by tools: element idx of an array value as a
  * double (real part for complex) and back with the interpreter's rounding. */
 HLO_API double hlo_val_get_f64(const hlo_val *v, int64_t idx);
+
+/* ---- devices -----------------------------------------------------------
+ * A module written for several devices (replicated and SPMD-partitioned
+ * modules) runs as replicas x partitions executions of its entry
+ * computation, one hlo_exec per device, whose collectives meet in a shared
+ * communicator (hlo_comm).  Logical device k is replica k / partitions,
+ * partition k % partitions; its device id (what a device assignment names,
+ * XLA's default being k itself) only labels it.  Collectives follow XLA's
+ * rules (docs/devices.md); a reduction combines the contributions in the
+ * order of the devices of its group, so results are the same bits on every
+ * run. */
+typedef struct hlo_comm_options {
+  int replicas, partitions;  /* >= 1 each */
+  const int *assignment;     /* replicas * partitions device ids, by logical
+                                device; NULL = the identity */
+  double timeout_seconds;    /* how long a collective waits for the devices
+                                of its group; <= 0: 60 s */
+} hlo_comm_options;
+
+/* A communicator of in-process devices (threads), or NULL with a diagnostic
+ * (bad counts, an assignment that is not a permutation, out of memory). */
+HLO_API hlo_comm *hlo_comm_new(const hlo_comm_options *o, const hlo_allocator *alloc,
+                               hlo_diags *d);
+HLO_API void hlo_comm_free(hlo_comm *c);
+/* A communicator across the processes of an MPI job (mpirun): process
+ * (rank) r runs the logical devices r*K .. r*K+K-1, K = devices_per_rank,
+ * in threads; the job must have replicas*partitions/K processes.  Calls
+ * MPI_Init_thread when MPI is not initialised yet (hlo_comm_free then
+ * finalises it).  NULL with a diagnostic when this libhlo was built without
+ * MPI ("MPI support was not built") or the counts do not fit the job. */
+HLO_API hlo_comm *hlo_comm_new_mpi(const hlo_comm_options *o, int devices_per_rank,
+                                   const hlo_allocator *alloc, hlo_diags *d);
+/* The logical devices this process runs: *first .. *first + *count - 1
+ * (every device for an in-process communicator), and its MPI rank (0
+ * without MPI). */
+HLO_API void hlo_comm_local(const hlo_comm *c, int *first, int *count, int *rank);
+/* End the whole MPI job with the exit status code (after a failure, so
+ * that no process waits for the failed one); returns without MPI. */
+HLO_API void hlo_comm_abort_job(hlo_comm *c, int code);
+HLO_API int hlo_comm_replicas(const hlo_comm *c);
+HLO_API int hlo_comm_partitions(const hlo_comm *c);
+/* The device id of logical device k. */
+HLO_API int hlo_comm_device_id(const hlo_comm *c, int k);
+/* Stop every collective waiting in c (they fail at once): a device that
+ * failed calls this so that the others do not wait for it. */
+HLO_API void hlo_comm_abort(hlo_comm *c);
+/* Whether hlo_comm_abort was called (since creation). */
+HLO_API bool hlo_comm_aborted(const hlo_comm *c);
+
+/* The device counts m was written for: the header's replica_count and
+ * num_partitions; where the header does not say, the smallest counts that
+ * its replica groups, source-target pairs and channel modes need (*inferred
+ * then true), else 1.  HLO_ERR with a diagnostic when a collective's group
+ * attributes are invalid (e.g. use_global_device_ids without channel_id). */
+HLO_API int hlo_module_device_counts(const hlo_module *m, int *replicas, int *partitions,
+                                     bool *inferred, hlo_diags *d);
+
+/* A device group: one plan per device of c, made with opts (its comm,
+ * device and threads fields are set per device: the threads of opts are
+ * shared among the devices, at least one each).  Each device has its own
+ * diagnostics; hlo_devices_run copies the errors that matter into d. */
+typedef struct hlo_devices hlo_devices;
+HLO_API hlo_devices *hlo_devices_new(const hlo_module *m, const hlo_exec_options *opts,
+                                     hlo_comm *c, const hlo_allocator *alloc, hlo_diags *d);
+HLO_API void hlo_devices_free(hlo_devices *g);
+HLO_API int hlo_devices_count(const hlo_devices *g);
+/* Device k's plan (for its parameter shapes and profile). */
+HLO_API hlo_exec *hlo_devices_exec(hlo_devices *g, int k);
+/* Run every device of this process in its own thread: args[k] holds
+ * device k's nargs inputs (borrowed; only this process's devices are read),
+ * results[k] receives its result.  Over MPI the results of every device are
+ * gathered to rank 0 (other ranks keep only their own), and every process
+ * fails when one does.  On failure every result is NULL and d holds the
+ * error of the device that failed first here (a collective that timed out
+ * names the devices waiting in it). */
+HLO_API int hlo_devices_run(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results);
+/* The same without gathering to rank 0: results[k] only for the devices of
+ * this process (e.g. the timed runs of a benchmark). */
+HLO_API int hlo_devices_run_local(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results);
 
 #endif

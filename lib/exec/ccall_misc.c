@@ -250,12 +250,12 @@ int hlo_ccall_prep_spmd(hlo_exec *e, plan_step *s, const char *t) {
   if (!ok)
     return HLO_PLAN_ERR(e, in, "instruction %%%s: %s changes the shape, but no tiled sharding (its own or "
                         "its Sharding operand's) says how the full shape splits", in->name, t);
-  int64_t pos = -1;
+  int64_t pos = -1, self = e->opts.comm ? e->opts.device % hlo_comm_partitions(e->opts.comm) : e->opts.partition_id;
   for (int64_t i = 0; i < ntiles && pos < 0; i++)
-    if (device_at(sh, i) == e->opts.partition_id) pos = i;
+    if (device_at(sh, i) == self) pos = i;
   if (pos < 0)
     return HLO_PLAN_ERR(e, in, "instruction %%%s: partition %lld is not in the tile assignment of %s",
-                        in->name, (long long)e->opts.partition_id, sh->text ? sh->text : "the sharding");
+                        in->name, (long long)self, sh->text ? sh->text : "the sharding");
   int64_t coord[2 * MAXR + 2];
   for (int d = sh->ntile - 1; d >= 0; d--) {
     coord[d] = pos % sh->tile[d];

@@ -208,6 +208,8 @@ typedef struct hlo_kernel_row {
   const char *why_not;
 } hlo_kernel_row;
 extern const hlo_kernel_row hlo_kernels[HLO_OP_COUNT];
+/* Plan-time step of every collective: its participants (collectives.c). */
+int hlo_prep_collective(hlo_exec *e, plan_step *s);
 /* Offer step s to the fast candidates of its op; true if one took it. */
 bool hlo_plan_fast(hlo_exec *e, plan_step *s);
 
@@ -250,7 +252,12 @@ DECL_KERN(hlo_ctl_token);
 DECL_KERN(hlo_ctl_call);           /* call, fusion, async wrappers */
 DECL_KERN(hlo_ctl_while);
 DECL_KERN(hlo_ctl_conditional);
-DECL_KERN(hlo_ctl_replica_id);
+DECL_KERN(hlo_ctl_replica_id);     /* and partition-id (collectives.c) */
+DECL_KERN(hlo_ctl_all_reduce);     /* and all-reduce-start */
+DECL_KERN(hlo_ctl_reduce_scatter);
+DECL_KERN(hlo_ctl_all_gather);     /* and all-gather-start */
+DECL_KERN(hlo_ctl_all_to_all);
+DECL_KERN(hlo_ctl_collective_broadcast);
 DECL_KERN(hlo_ctl_get_dimension_size);
 DECL_KERN(hlo_ctl_collective_identity);
 DECL_KERN(hlo_ctl_collective_permute);

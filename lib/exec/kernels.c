@@ -46,6 +46,14 @@ static int prep_remainder(hlo_exec *e, plan_step *s) {
   return HLO_OK;
 }
 
+/* ops that hlo-run executes for a single device only */
+static int prep_one_device(hlo_exec *e, plan_step *s) {
+  if (hlo_comm_replicas(e->opts.comm) * hlo_comm_partitions(e->opts.comm) > 1)
+    return HLO_PLAN_ERR(e, s->in, "instruction %%%s: %s runs on one device only in hlo-run",
+                        s->in->name, hlo_opcode_name(s->in->op));
+  return HLO_OK;
+}
+
 /* ---- fast candidates of the typed-loop tier (kern_*.c) -------------------- */
 static bool take(plan_step *s, hlo_kernel_fn fn, const char *name) {
   s->fn = fn;
@@ -93,8 +101,10 @@ static bool cand_copy_forward(hlo_exec *e, plan_step *s) {
 
 /* elementwise ops: a loop program when large enough, else typed loops */
 #define EW {REF(hlo_ref_elementwise), FAST2(hlo_fast_plan_loop, cand_hlo_fast_elementwise)}
-/* collectives: one replica (the operand, or the identity permutation) */
-#define ONE_REPLICA {REF(hlo_ctl_collective_identity)}
+/* collectives: the participants of the plan's device are found at plan
+ * time; ONE_DEVICE ops run only in a group of one device */
+#define COLL(fn) {REF(fn), PREP(hlo_prep_collective)}
+#define ONE_DEVICE(fn) {REF(fn), PREP(prep_one_device)}
 
 const hlo_kernel_row hlo_kernels[HLO_OP_COUNT] = {
     /* elementwise */
@@ -192,18 +202,20 @@ const hlo_kernel_row hlo_kernels[HLO_OP_COUNT] = {
     [HLO_OP_RNG_GET_AND_UPDATE_STATE] = {REF(hlo_ref_rng_get_and_update_state)},
     [HLO_OP_COPY_START] = {REF(hlo_ctl_collective_identity)},
     [HLO_OP_COPY_DONE] = {REF(hlo_ctl_collective_identity)},
-    /* collectives */
-    [HLO_OP_ALL_REDUCE] = ONE_REPLICA, [HLO_OP_ALL_REDUCE_START] = ONE_REPLICA,
-    [HLO_OP_ALL_REDUCE_DONE] = ONE_REPLICA, [HLO_OP_ALL_GATHER] = ONE_REPLICA,
-    [HLO_OP_ALL_GATHER_START] = ONE_REPLICA, [HLO_OP_ALL_GATHER_DONE] = ONE_REPLICA,
-    [HLO_OP_ALL_TO_ALL] = ONE_REPLICA, [HLO_OP_REDUCE_SCATTER] = ONE_REPLICA,
-    [HLO_OP_COLLECTIVE_BROADCAST] = ONE_REPLICA, [HLO_OP_COLLECTIVE_REDUCE] = ONE_REPLICA,
-    [HLO_OP_COLLECTIVE_PERMUTE_DONE] = ONE_REPLICA,
-    [HLO_OP_COLLECTIVE_PERMUTE] = {REF(hlo_ctl_collective_permute)},
-    [HLO_OP_COLLECTIVE_PERMUTE_START] = {REF(hlo_ctl_collective_permute)},
+    /* collectives (collectives.c; the participants are found at plan time) */
+    [HLO_OP_ALL_REDUCE] = COLL(hlo_ctl_all_reduce), [HLO_OP_ALL_REDUCE_START] = COLL(hlo_ctl_all_reduce),
+    [HLO_OP_ALL_REDUCE_DONE] = {REF(hlo_ctl_collective_identity)},
+    [HLO_OP_ALL_GATHER] = COLL(hlo_ctl_all_gather), [HLO_OP_ALL_GATHER_START] = COLL(hlo_ctl_all_gather),
+    [HLO_OP_ALL_GATHER_DONE] = {REF(hlo_ctl_collective_identity)},
+    [HLO_OP_ALL_TO_ALL] = COLL(hlo_ctl_all_to_all), [HLO_OP_REDUCE_SCATTER] = COLL(hlo_ctl_reduce_scatter),
+    [HLO_OP_COLLECTIVE_BROADCAST] = COLL(hlo_ctl_collective_broadcast),
+    [HLO_OP_COLLECTIVE_REDUCE] = ONE_DEVICE(hlo_ctl_collective_identity),
+    [HLO_OP_COLLECTIVE_PERMUTE_DONE] = {REF(hlo_ctl_collective_identity)},
+    [HLO_OP_COLLECTIVE_PERMUTE] = COLL(hlo_ctl_collective_permute),
+    [HLO_OP_COLLECTIVE_PERMUTE_START] = COLL(hlo_ctl_collective_permute),
     [HLO_OP_REPLICA_ID] = {REF(hlo_ctl_replica_id)},
     [HLO_OP_PARTITION_ID] = {REF(hlo_ctl_replica_id)},
-    [HLO_OP_RAGGED_ALL_TO_ALL] = {REF(hlo_ref_ragged_all_to_all)},
+    [HLO_OP_RAGGED_ALL_TO_ALL] = ONE_DEVICE(hlo_ref_ragged_all_to_all),
     /* devices and hosts */
     [HLO_OP_INFEED] = {NO("it needs a device or host connection")},
     [HLO_OP_OUTFEED] = {NO("it needs a device or host connection")},

@@ -1,8 +1,8 @@
 /* run.c - executes a plan: walks the steps of a computation, hands operand
  * values to each step's kernel, drops every value after its last use (its
  * buffer goes back to the pool), and implements the structural and control
- * kernels (constant, tuple, while, conditional, call/fusion, collectives
- * with one replica) shared by the fast and the reference path. */
+ * kernels (constant, tuple, while, conditional, call/fusion, the done
+ * halves of async collectives) shared by the fast and the reference path. */
 #include <string.h>
 #include <time.h>
 
@@ -307,12 +307,6 @@ DECL_KERN(hlo_ctl_conditional) {
   return hlo_run_comp(r, pc, &args[1 + b], 1, out);
 }
 
-DECL_KERN(hlo_ctl_replica_id) {
-  (void)args;
-  *out = hlo_run_new(r, &s->in->shape); /* zero: the only replica/partition */
-  return *out ? HLO_OK : hlo_run_errorf(r, s->in, "out of memory");
-}
-
 DECL_KERN(hlo_ctl_get_dimension_size) {
   int n;
   const int64_t *d = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
@@ -327,10 +321,9 @@ DECL_KERN(hlo_ctl_get_dimension_size) {
   return HLO_OK;
 }
 
-/* With one replica every reduction, gather, scatter, all-to-all and broadcast
- * across replicas returns the operand.  Start/done pairs carry it through
- * their tuple.  Anything whose result shape differs from the operand needs
- * more replicas, which is an error. */
+/* The done halves of async collectives (the result travels in the start's
+ * tuple, element 1, or is the start's value itself), copy-done, and
+ * collective-reduce on one device (the operand). */
 DECL_KERN(hlo_ctl_collective_identity) {
   const hlo_instruction *in = s->in;
   const hlo_shape *rs = &in->shape;
@@ -382,35 +375,6 @@ DECL_KERN(hlo_ctl_collective_identity) {
   }
   return hlo_run_errorf(r, in, "result shape differs from the operand: this collective needs "
                         "more than one replica, and hlo-run runs one");
-}
-
-/* collective-permute with one replica: the value arrives if some pair sends
- * 0 -> 0, otherwise the result is zeros. */
-DECL_KERN(hlo_ctl_collective_permute) {
-  const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_SOURCE_TARGET_PAIRS);
-  bool self = false;
-  for (int i = 0; a && i < a->u.pairs.n; i++)
-    if (a->u.pairs.v[i][0] == 0 && a->u.pairs.v[i][1] == 0) self = true;
-  const hlo_shape *rs = &s->in->shape;
-  hlo_val *v = args[0];
-  if (hlo_shape_compatible(v->shape, rs)) {
-    *out = self ? hlo_val_ref(v) : hlo_run_new(r, rs);
-    return *out ? HLO_OK : hlo_run_errorf(r, s->in, "out of memory");
-  }
-  if (rs->type == HLO_TUPLE && rs->ntuple >= 2 &&
-      hlo_shape_compatible(v->shape, &rs->tuple[0])) { /* start: (in, out, ...) */
-    hlo_val *t = hlo_run_new(r, rs);
-    if (!t) return hlo_run_errorf(r, s->in, "out of memory");
-    hlo_run_release(r, t->tuple[0]);
-    t->tuple[0] = hlo_val_ref(v);
-    if (self && hlo_shape_compatible(v->shape, &rs->tuple[1])) {
-      hlo_run_release(r, t->tuple[1]);
-      t->tuple[1] = hlo_val_ref(v);
-    }
-    *out = t;
-    return HLO_OK;
-  }
-  return hlo_run_errorf(r, s->in, "unexpected result shape");
 }
 
 /* ---- entry point ------------------------------------------------------------- */

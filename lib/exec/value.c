@@ -205,3 +205,13 @@ void hlo_val_randomize(hlo_val *v, uint64_t seed) {
   uint64_t st = seed;
   randomize(v, &st);
 }
+
+static void fill(hlo_val *v, int64_t x) {
+  for (int i = 0; i < v->ntuple; i++) fill(v->tuple[i], x);
+  if (!v->data) return;
+  hlo_type t = v->shape->type;
+  hlo_sc s = {(double)x, 0, hlo_type_kind_of(t) == HLO_KIND_PRED ? x != 0 : x};
+  for (int64_t k = 0; k < v->nelems; k++) hlo_sc_store(t, v->data, k, s);
+}
+
+void hlo_val_fill_int(hlo_val *v, int64_t x) { fill(v, x); }

@@ -1,0 +1,408 @@
+/* collectives.c - the collective kernels: all-reduce, reduce-scatter,
+ * all-gather, all-to-all, collective-broadcast, collective-permute (and the
+ * start forms), replica-id and partition-id, for the devices of the plan's
+ * communicator.  The participants of each step are found at plan time
+ * (groups.c); at run time the devices meet (comm.c), read each other's
+ * operands in place and write results.  A reduction folds the contributions
+ * in participant order, whichever device computes an element, so every run
+ * gives the same bits; all-reduce splits the elements among the devices and
+ * each writes its share into every device's result. */
+#include <math.h>
+#include <string.h>
+
+#include "exec/comm.h"
+#include "exec/groups.h"
+
+typedef struct coll_plan {
+  int n, pos;           /* participants and self's position */
+  int *part;            /* logical devices, in XLA's order */
+  hlo_opcode red;       /* simple reducer's op, HLO_OP_COUNT if none */
+  const plan_comp *reducer;
+} coll_plan;
+
+static bool is_start(hlo_opcode op) {
+  return op == HLO_OP_ALL_GATHER_START || op == HLO_OP_COLLECTIVE_PERMUTE_START;
+}
+
+/* The shape the collective computes: the result, or for the start forms
+ * whose result is (operands, results, ...) its second element. */
+static const hlo_shape *core_shape(const hlo_instruction *in) {
+  if (is_start(in->op) && in->shape.type == HLO_TUPLE && in->shape.ntuple >= 2) return &in->shape.tuple[1];
+  return &in->shape;
+}
+
+int hlo_prep_collective(hlo_exec *e, plan_step *s) {
+  const hlo_instruction *in = s->in;
+  int R = hlo_comm_replicas(e->opts.comm), P = hlo_comm_partitions(e->opts.comm);
+  int self = e->opts.comm ? e->opts.device : 0;
+  coll_plan *cp = hlo_arena_alloc(&e->arena, sizeof *cp);
+  int *part = hlo_arena_array(&e->arena, (size_t)R * (size_t)P + 1, sizeof(int));
+  if (!cp || !part) return HLO_PLAN_ERR(e, in, "out of memory");
+  char why[300];
+  if (hlo_group_participants(in, R, P, self, &e->arena, part, &cp->n, &cp->pos, why, sizeof why))
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: %s", in->name, why);
+  cp->part = part;
+  cp->red = HLO_OP_COUNT;
+  cp->reducer = NULL;
+  const hlo_attr *ta = hlo_instr_attr(in, HLO_A_TO_APPLY);
+  if (ta && ta->u.comp) {
+    cp->red = hlo_plan_simple_reducer(ta->u.comp);
+    cp->reducer = e->plans[ta->u.comp->id];
+  }
+  const hlo_shape *core = core_shape(in);
+  int nleaves = core->type == HLO_TUPLE ? core->ntuple : 1;
+  if (s->nargs > HLO_RDV_MAX_VALS || nleaves != s->nargs)
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: %d operands for %d results: this form of %s is not "
+                        "supported by hlo-run", in->name, s->nargs, nleaves, hlo_opcode_name(in->op));
+  for (int i = 0; i < s->nargs; i++)
+    if (!hlo_shape_is_array(&in->operands[i]->shape))
+      return HLO_PLAN_ERR(e, in, "instruction %%%s: operand %d is not an array: this form of %s is "
+                          "not supported by hlo-run", in->name, i, hlo_opcode_name(in->op));
+  s->p = cp;
+  return HLO_OK;
+}
+
+/* ---- reductions ------------------------------------------------------------ */
+/* dst[doff + k] = src[0][soff + k] op src[1][soff + k] op ... (left to right)
+ * for k < len, elements of type t. */
+#define FOLD_BLOCK 2048
+#define FOLD(T, EXPR)                                                          \
+  do {                                                                         \
+    T *o = (T *)dst + doff;                                                    \
+    for (int64_t b0 = 0; b0 < len; b0 += FOLD_BLOCK) {                         \
+      int64_t b1 = b0 + FOLD_BLOCK < len ? b0 + FOLD_BLOCK : len;              \
+      const T *s0 = (const T *)src[0] + soff;                                  \
+      for (int64_t k = b0; k < b1; k++) o[k] = s0[k];                          \
+      for (int j = 1; j < n; j++) {                                            \
+        const T *sj = (const T *)src[j] + soff;                                \
+        for (int64_t k = b0; k < b1; k++) { T a = o[k], b = sj[k]; o[k] = (EXPR); } \
+      }                                                                        \
+    }                                                                          \
+  } while (0)
+
+#define FOLD_FLOAT(T)                                                          \
+  switch (op) {                                                                \
+  case HLO_OP_ADD: FOLD(T, a + b); return true;                                \
+  case HLO_OP_MULTIPLY: FOLD(T, a * b); return true;                           \
+  case HLO_OP_MAXIMUM: FOLD(T, HLO_FMAX(a, b)); return true;                   \
+  case HLO_OP_MINIMUM: FOLD(T, HLO_FMIN(a, b)); return true;                   \
+  default: return false;                                                       \
+  }
+/* integers: wrapping add and multiply in the unsigned type U */
+#define FOLD_INT(T, U)                                                         \
+  switch (op) {                                                                \
+  case HLO_OP_ADD: FOLD(T, (T)((U)a + (U)b)); return true;                     \
+  case HLO_OP_MULTIPLY: FOLD(T, (T)((U)a * (U)b)); return true;                \
+  case HLO_OP_MAXIMUM: FOLD(T, a > b ? a : b); return true;                    \
+  case HLO_OP_MINIMUM: FOLD(T, a < b ? a : b); return true;                    \
+  case HLO_OP_AND: FOLD(T, a & b); return true;                                \
+  case HLO_OP_OR: FOLD(T, a | b); return true;                                 \
+  case HLO_OP_XOR: FOLD(T, a ^ b); return true;                                \
+  default: return false;                                                       \
+  }
+
+static bool fold_typed(hlo_opcode op, hlo_type t, void *dst, int64_t doff, const void *const *src,
+                       int n, int64_t soff, int64_t len) {
+  switch (t) {
+  case HLO_F32: FOLD_FLOAT(float)
+  case HLO_F64: FOLD_FLOAT(double)
+  case HLO_S8: FOLD_INT(int8_t, uint8_t)
+  case HLO_S16: FOLD_INT(int16_t, uint16_t)
+  case HLO_S32: FOLD_INT(int32_t, uint32_t)
+  case HLO_S64: FOLD_INT(int64_t, uint64_t)
+  case HLO_U8: FOLD_INT(uint8_t, uint8_t)
+  case HLO_U16: FOLD_INT(uint16_t, uint16_t)
+  case HLO_U32: FOLD_INT(uint32_t, uint32_t)
+  case HLO_U64: FOLD_INT(uint64_t, uint64_t)
+  default: return false;
+  }
+}
+
+/* The fold of any type and reducer: typed loops for the simple reducers of
+ * the common types, the scalar semantics of the op for the other types, and
+ * the to_apply computation itself for any other reducer. */
+static int fold(hlo_run *r, const plan_step *s, const coll_plan *cp, hlo_type t, void *dst,
+                int64_t doff, const void *const *src, int n, int64_t soff, int64_t len) {
+  if (cp->red != HLO_OP_COUNT && fold_typed(cp->red, t, dst, doff, src, n, soff, len)) return HLO_OK;
+  if (!cp->reducer) return hlo_run_errorf(r, s->in, "needs a to_apply computation");
+  for (int64_t k = 0; k < len; k++) {
+    hlo_sc acc = hlo_sc_load(t, src[0], soff + k);
+    for (int j = 1; j < n; j++) {
+      hlo_sc b = hlo_sc_load(t, src[j], soff + k);
+      if (cp->red != HLO_OP_COUNT) {
+        acc = hlo_ref_binary(cp->red, t, t, acc, b);
+        hlo_sc_store(t, dst, doff + k, acc); /* round to t after every step */
+        acc = hlo_sc_load(t, dst, doff + k);
+      } else {
+        hlo_sc ab[2] = {acc, b};
+        if (hlo_run_scalar(r, cp->reducer, ab, 2, &acc, 1)) return HLO_ERR;
+      }
+    }
+    hlo_sc_store(t, dst, doff + k, acc);
+  }
+  return HLO_OK;
+}
+
+/* ---- helpers ------------------------------------------------------------------- */
+/* Elements before and after dimension d, as concatenation sees them. */
+static void split_at(const hlo_shape *sh, int d, int64_t *outer, int64_t *inner) {
+  *outer = 1, *inner = 1;
+  for (int i = 0; i < d; i++) *outer *= sh->dims[i];
+  for (int i = d + 1; i < sh->rank; i++) *inner *= sh->dims[i];
+}
+
+static int dim_attr(hlo_run *r, const plan_step *s, const hlo_shape *sh, int *d) {
+  int nd;
+  const int64_t *dv = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &nd);
+  if (!dv || nd != 1 || dv[0] < 0 || dv[0] >= sh->rank)
+    return hlo_run_errorf(r, s->in, "needs dimensions={D} within the operand rank");
+  *d = (int)dv[0];
+  return HLO_OK;
+}
+
+/* The collective's result from the leaf results outs[0..nargs) (their
+ * references move into it): the core value, wrapped as
+ * (operands, core, zeros...) for the start forms. */
+static int assemble(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **outs, hlo_val **out) {
+  const hlo_instruction *in = s->in;
+  const hlo_shape *core = core_shape(in);
+  hlo_val *cv;
+  if (core->type == HLO_TUPLE) {
+    cv = hlo_run_new(r, core);
+    if (!cv) goto oom;
+    for (int i = 0; i < s->nargs; i++) {
+      hlo_run_release(r, cv->tuple[i]);
+      cv->tuple[i] = outs[i];
+      outs[i] = NULL;
+    }
+  } else {
+    cv = outs[0];
+    outs[0] = NULL;
+  }
+  if (core == &in->shape) { *out = cv; return HLO_OK; }
+  hlo_val *t = hlo_run_new(r, &in->shape);
+  if (!t) { hlo_run_release(r, cv); goto oom; }
+  hlo_val *ops = t->tuple[0];
+  if (ops->shape->type == HLO_TUPLE) {
+    for (int i = 0; i < ops->ntuple && i < s->nargs; i++) {
+      hlo_run_release(r, ops->tuple[i]);
+      ops->tuple[i] = hlo_val_ref(args[i]);
+    }
+  } else {
+    hlo_run_release(r, t->tuple[0]);
+    t->tuple[0] = hlo_val_ref(args[0]);
+  }
+  hlo_run_release(r, t->tuple[1]);
+  t->tuple[1] = cv;
+  *out = t;
+  return HLO_OK;
+oom:
+  return hlo_run_errorf(r, in, "out of memory");
+}
+
+/* Allocate the leaf results (zeroed when zero is set), meet, run body,
+ * leave, assemble. */
+typedef int (*coll_body)(hlo_run *r, const plan_step *s, const coll_plan *cp,
+                         const hlo_rdv_entry *ents, hlo_val **outs, bool shared_outs);
+
+static int body_all_reduce(hlo_run *r, const plan_step *s, const coll_plan *cp,
+                           const hlo_rdv_entry *ents, hlo_val **outs, bool shared);
+static int all_reduce_direct(hlo_run *r, const plan_step *s, const coll_plan *cp, hlo_rdv *rv,
+                             hlo_val **args, hlo_val **outs);
+
+static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out, bool zero,
+                      coll_body body) {
+  const coll_plan *cp = s->p;
+  const hlo_shape *core = core_shape(s->in);
+  hlo_val *outs[HLO_RDV_MAX_VALS] = {NULL};
+  int rc = HLO_OK;
+  for (int i = 0; i < s->nargs && rc == HLO_OK; i++) {
+    const hlo_shape *ls = core->type == HLO_TUPLE ? &core->tuple[i] : core;
+    outs[i] = zero ? hlo_run_new(r, ls) : hlo_run_new_raw(r, ls);
+    if (!outs[i]) rc = hlo_run_errorf(r, s->in, "out of memory");
+  }
+  hlo_rdv *rv = NULL;
+  const hlo_rdv_entry *ents = NULL;
+  hlo_rdv_entry self = {args, outs};
+  /* a failed allocation still meets the others, so that they are not left
+   * waiting: the device then fails and aborts the group */
+  bool shared = true;
+  if (rc == HLO_OK)
+    rc = hlo_rdv_meet(r, s->in, cp->part, cp->n, cp->pos, s->nargs, args, outs,
+                      body == body_all_reduce, &rv, &ents, &shared);
+  if (rc == HLO_OK) {
+    if (!rv) ents = &self;
+    rc = hlo_rdv_direct(rv) ? all_reduce_direct(r, s, cp, rv, args, outs) : body(r, s, cp, ents, outs, shared);
+    int lrc = hlo_rdv_leave(r, s->in, rv);
+    if (rc == HLO_OK) rc = lrc;
+  }
+  if (rc == HLO_OK) rc = assemble(r, s, args, outs, out);
+  for (int i = 0; i < s->nargs; i++)
+    if (outs[i]) hlo_run_release(r, outs[i]);
+  return rc;
+}
+
+/* ---- the ops ---------------------------------------------------------------------- */
+static int body_all_reduce(hlo_run *r, const plan_step *s, const coll_plan *cp,
+                           const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
+  int n = cp->n;
+  const void *src[4096];
+  for (int i = 0; i < s->nargs; i++) {
+    hlo_val *o = outs[i];
+    hlo_type t = o->shape->type;
+    /* each device its share of the elements, written into every result;
+     * over MPI (results of other processes out of reach) all of them */
+    int64_t N = o->nelems, lo = shared ? N * cp->pos / n : 0, hi = shared ? N * (cp->pos + 1) / n : N;
+    size_t eb = (size_t)hlo_type_bytes(t);
+    for (int j = 0; j < n; j++) src[j] = ents[j].in[i]->data;
+    if (fold(r, s, cp, t, o->data, lo, src, n, lo, hi - lo)) return HLO_ERR;
+    for (int j = 0; j < n && shared; j++)
+      if (j != cp->pos && hi > lo)
+        memcpy((char *)ents[j].out[i]->data + (size_t)lo * eb, (char *)o->data + (size_t)lo * eb,
+               (size_t)(hi - lo) * eb);
+  }
+  return HLO_OK;
+}
+
+/* all-reduce over MPI with one participant in this process: the
+ * contributions of the others arrive as the share of elements this device
+ * folds (hlo_rdv_allreduce) */
+typedef struct fold_ctx {
+  hlo_run *r;
+  const plan_step *s;
+  const coll_plan *cp;
+  hlo_val *out;
+} fold_ctx;
+
+static int fold_share(void *p, const void *const *src, int64_t lo, int64_t len) {
+  fold_ctx *f = p;
+  return fold(f->r, f->s, f->cp, f->out->shape->type, f->out->data, lo, src, f->cp->n, 0, len);
+}
+
+static int all_reduce_direct(hlo_run *r, const plan_step *s, const coll_plan *cp, hlo_rdv *rv,
+                             hlo_val **args, hlo_val **outs) {
+  for (int i = 0; i < s->nargs; i++) {
+    fold_ctx f = {r, s, cp, outs[i]};
+    if (hlo_rdv_allreduce(r, s->in, rv, cp->pos, args[i], outs[i], fold_share, &f)) return HLO_ERR;
+  }
+  return HLO_OK;
+}
+
+static int body_reduce_scatter(hlo_run *r, const plan_step *s, const coll_plan *cp,
+                               const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
+  int n = cp->n;
+  const void *src[4096];
+  for (int i = 0; i < s->nargs; i++) {
+    const hlo_shape *is = ents[cp->pos].in[i]->shape;
+    int d;
+    if (dim_attr(r, s, is, &d)) return HLO_ERR;
+    if (is->dims[d] != outs[i]->shape->dims[d] * n)
+      return hlo_run_errorf(r, s->in, "dimension %d of operand %d is not %d times that of the result",
+                            d, i, n);
+    int64_t outer, inner, c = outs[i]->shape->dims[d];
+    split_at(is, d, &outer, &inner);
+    for (int j = 0; j < n; j++) src[j] = ents[j].in[i]->data;
+    for (int64_t o = 0; o < outer; o++)
+      if (fold(r, s, cp, is->type, outs[i]->data, o * c * inner, src, n,
+               (o * n + cp->pos) * c * inner, c * inner))
+        return HLO_ERR;
+  }
+  return HLO_OK;
+}
+
+static int body_all_gather(hlo_run *r, const plan_step *s, const coll_plan *cp,
+                           const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
+  int n = cp->n;
+  for (int i = 0; i < s->nargs; i++) {
+    const hlo_shape *is = ents[cp->pos].in[i]->shape;
+    int d;
+    if (dim_attr(r, s, is, &d)) return HLO_ERR;
+    if (outs[i]->shape->dims[d] != is->dims[d] * n)
+      return hlo_run_errorf(r, s->in, "dimension %d of the result is not %d times that of operand %d",
+                            d, n, i);
+    int64_t outer, inner;
+    split_at(is, d, &outer, &inner);
+    size_t blk = (size_t)(is->dims[d] * inner) * (size_t)hlo_type_bytes(is->type);
+    for (int64_t o = 0; o < outer; o++)
+      for (int j = 0; j < n; j++)
+        if (blk)
+          memcpy((char *)outs[i]->data + ((size_t)o * (size_t)n + (size_t)j) * blk,
+                 (const char *)ents[j].in[i]->data + (size_t)o * blk, blk);
+  }
+  return HLO_OK;
+}
+
+static int body_all_to_all(hlo_run *r, const plan_step *s, const coll_plan *cp,
+                           const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
+  int n = cp->n;
+  if (!hlo_instr_attr(s->in, HLO_A_DIMENSIONS)) { /* tuple form: operand j goes to device j */
+    if (s->nargs != n)
+      return hlo_run_errorf(r, s->in, "%d operands for a group of %d devices", s->nargs, n);
+    for (int j = 0; j < n; j++)
+      if (outs[j]->nbytes) memcpy(outs[j]->data, ents[j].in[cp->pos]->data, outs[j]->nbytes);
+    return HLO_OK;
+  }
+  const hlo_shape *is = ents[cp->pos].in[0]->shape;
+  int d;
+  if (dim_attr(r, s, is, &d)) return HLO_ERR;
+  if (is->dims[d] % n)
+    return hlo_run_errorf(r, s->in, "dimension %d (%lld) does not split among %d devices", d,
+                          (long long)is->dims[d], n);
+  int64_t outer, inner;
+  split_at(is, d, &outer, &inner);
+  size_t cb = (size_t)(is->dims[d] / n * inner) * (size_t)hlo_type_bytes(is->type);
+  for (int64_t o = 0; o < outer; o++)
+    for (int j = 0; j < n; j++)
+      if (cb)
+        memcpy((char *)outs[0]->data + ((size_t)o * (size_t)n + (size_t)j) * cb,
+               (const char *)ents[j].in[0]->data + ((size_t)o * (size_t)n + (size_t)cp->pos) * cb, cb);
+  return HLO_OK;
+}
+
+static int body_broadcast(hlo_run *r, const plan_step *s, const coll_plan *cp,
+                          const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
+  (void)r, (void)cp;
+  for (int i = 0; i < s->nargs; i++)
+    if (outs[i]->nbytes) memcpy(outs[i]->data, ents[0].in[i]->data, outs[i]->nbytes);
+  return HLO_OK;
+}
+
+static int body_permute(hlo_run *r, const plan_step *s, const coll_plan *cp,
+                        const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
+  const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_SOURCE_TARGET_PAIRS);
+  int64_t src = -1;
+  for (int k = 0; a && k < a->u.pairs.n; k++) {
+    int64_t sid = a->u.pairs.v[k][0], tid = a->u.pairs.v[k][1];
+    if (sid < 0 || sid >= cp->n || tid < 0 || tid >= cp->n)
+      return hlo_run_errorf(r, s->in, "source_target_pairs name id %lld, but there are %d",
+                            (long long)(sid < 0 || sid >= cp->n ? sid : tid), cp->n);
+    if (tid == cp->pos) {
+      if (src >= 0) return hlo_run_errorf(r, s->in, "id %d is the target of two pairs", cp->pos);
+      src = sid;
+    }
+  }
+  if (src < 0) return HLO_OK; /* zeros */
+  for (int i = 0; i < s->nargs; i++)
+    if (outs[i]->nbytes) memcpy(outs[i]->data, ents[src].in[i]->data, outs[i]->nbytes);
+  return HLO_OK;
+}
+
+DECL_KERN(hlo_ctl_all_reduce) { return collective(r, s, args, out, false, body_all_reduce); }
+DECL_KERN(hlo_ctl_reduce_scatter) { return collective(r, s, args, out, false, body_reduce_scatter); }
+DECL_KERN(hlo_ctl_all_gather) { return collective(r, s, args, out, false, body_all_gather); }
+DECL_KERN(hlo_ctl_all_to_all) { return collective(r, s, args, out, false, body_all_to_all); }
+DECL_KERN(hlo_ctl_collective_broadcast) { return collective(r, s, args, out, false, body_broadcast); }
+DECL_KERN(hlo_ctl_collective_permute) { return collective(r, s, args, out, true, body_permute); }
+
+/* replica-id and partition-id: u32 scalars of this plan's device */
+DECL_KERN(hlo_ctl_replica_id) {
+  (void)args;
+  hlo_comm *c = r->e->opts.comm;
+  int P = hlo_comm_partitions(c), k = c ? r->e->opts.device : 0;
+  hlo_val *v = hlo_run_new(r, &s->in->shape);
+  if (!v) return hlo_run_errorf(r, s->in, "out of memory");
+  hlo_sc x = {0, 0, s->in->op == HLO_OP_PARTITION_ID ? k % P : k / P};
+  if (v->nelems == 1) hlo_sc_store(s->in->shape.type, v->data, 0, x);
+  *out = v;
+  return HLO_OK;
+}

@@ -1,0 +1,49 @@
+/* comm.h - the rendezvous of a collective among the devices of one group
+ * (comm.c): each device brings its operands and its result buffers; when
+ * all have arrived every device can read the others' operands and write
+ * into their results directly; a last barrier lets them go. */
+#ifndef HLO_EXEC_COMM_H
+#define HLO_EXEC_COMM_H
+
+#include "exec/exec.h"
+
+#define HLO_RDV_MAX_VALS 64 /* operands (and results) one device brings */
+
+/* What each participant brought: its operand values and result values,
+ * both borrowed (alive until hlo_rdv_leave returns). */
+typedef struct hlo_rdv_entry {
+  hlo_val **in;
+  hlo_val **out;
+} hlo_rdv_entry;
+
+typedef struct hlo_rdv hlo_rdv;
+
+/* Meet the participants part[0..n) (logical devices, self at pos) of
+ * instruction in, each bringing nvals operands and results.  On success
+ * *rv is the meeting and ents[i] what participant i brought; over MPI the
+ * participants of other processes bring operands only (their out is NULL)
+ * and *shared_outs is false.  n == 1 (or no communicator) returns at once
+ * with *rv = NULL.  Errors (timeout, abort) are reported through r naming
+ * in. */
+int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, int pos, int nvals,
+                 hlo_val **ins, hlo_val **outs, bool chunked, hlo_rdv **rv,
+                 const hlo_rdv_entry **ents, bool *shared_outs);
+/* Over MPI, a meeting made with chunked set and a single participant in
+ * this process does no exchange at the meeting (the participants of other
+ * processes bring nothing): the caller moves the data itself, as
+ * hlo_rdv_allreduce does. */
+bool hlo_rdv_direct(const hlo_rdv *rv);
+/* The fold of elements [lo, lo+len) of the result from the n contributions
+ * src[0..n) (each pointing at its element lo), in participant order. */
+typedef int (*hlo_rdv_fold)(void *ctx, const void *const *src, int64_t lo, int64_t len);
+/* All-reduce of a direct meeting (participant pos, operand in, result out
+ * of the same shape): each participant receives its share of the elements
+ * from every other, folds it with fold, and sends it back to every other
+ * (the volume of a reduce-scatter plus an all-gather).  Errors through r. */
+int hlo_rdv_allreduce(hlo_run *r, const hlo_instruction *in, hlo_rdv *rv, int pos, const hlo_val *inv,
+                      hlo_val *out, hlo_rdv_fold fold, void *ctx);
+/* Wait for every participant to reach this point (after writing into the
+ * others' results), then drop the meeting.  rv may be NULL. */
+int hlo_rdv_leave(hlo_run *r, const hlo_instruction *in, hlo_rdv *rv);
+
+#endif

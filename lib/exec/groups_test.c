@@ -1,0 +1,153 @@
+/* groups_test.c - unit tests of the participants of collectives (XLA's
+ * four group modes, explicit and iota groups), the device counts a module
+ * needs, the communicator's checks, and a device group run through the
+ * library API.  Expected values worked out by hand from the rules in
+ * docs/devices.md. */
+#include "exec/groups.h"
+#include "hlo/hlo_exec.h"
+#include "hlo/hlo_text.h"
+#include "testing.h"
+
+static const char *MOD =
+    "HloModule g\n\n"
+    "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n"
+    "ENTRY e {\n"
+    "  p = f32[4] parameter(0)\n"
+    "  cr = f32[4] all-reduce(p), replica_groups={{1,0},{2,3}}, to_apply=add\n"
+    "  crp = f32[4] all-reduce(p), replica_groups={{1,0}}, channel_id=1, to_apply=add\n"
+    "  flat = f32[4] all-reduce(p), replica_groups=[2,2]<=[2,2]T(1,0), channel_id=2, "
+    "use_global_device_ids=true, to_apply=add\n"
+    "  cp = f32[4] all-to-all(p), replica_groups={}, channel_id=3, dimensions={0}\n"
+    "  perm = f32[4] collective-permute(p), source_target_pairs={{0,1},{1,0}}, channel_id=4\n"
+    "  ROOT t = (f32[4], f32[4], f32[4], f32[4], f32[4]) tuple(cr, crp, flat, cp, perm)\n"
+    "}\n";
+
+static void check_part(const hlo_module *m, const char *name, int R, int P, int self, const int *want,
+                       int nwant, int wantpos) {
+  const hlo_instruction *in = hlo_computation_find(m->entry, name);
+  hlo_arena A;
+  hlo_arena_init(&A, NULL);
+  int part[64], n = -1, pos = -1;
+  char why[256] = "";
+  int rc = in ? hlo_group_participants(in, R, P, self, &A, part, &n, &pos, why, sizeof why) : HLO_ERR;
+  CHECK_INT(rc, HLO_OK);
+  if (rc) printf("  %s: %s\n", name, why);
+  CHECK_INT(n, nwant);
+  for (int i = 0; i < nwant && i < n; i++) CHECK_INT(part[i], want[i]);
+  CHECK_INT(pos, wantpos);
+  hlo_arena_release(&A);
+}
+
+static hlo_module *parse(const char *text, hlo_diags *d) {
+  hlo_src src = {"test", text, strlen(text)};
+  return hlo_parse_module(&src, 0, src.len, NULL, d, NULL);
+}
+
+int main(void) {
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_module *m = parse(MOD, &d);
+  CHECK(m != NULL);
+  if (!m) TEST_MAIN_END("groups");
+  /* cross-replica: device 2 of 4x2 is replica 1, partition 0: group {1,0} */
+  check_part(m, "cr", 4, 2, 2, (const int[]){2, 0}, 2, 0);
+  check_part(m, "cr", 4, 2, 7, (const int[]){5, 7}, 2, 1);
+  /* cross-replica-and-partition: replicas {1,0} x every partition, replica-major */
+  check_part(m, "crp", 2, 2, 3, (const int[]){2, 3, 0, 1}, 4, 1);
+  /* flattened ids, iota [2,2]<=[2,2]T(1,0) = {{0,2},{1,3}} */
+  check_part(m, "flat", 2, 2, 3, (const int[]){1, 3}, 2, 1);
+  check_part(m, "flat", 2, 2, 0, (const int[]){0, 2}, 2, 0);
+  /* all-to-all with a channel: the partitions of the device's replica */
+  check_part(m, "cp", 2, 3, 4, (const int[]){3, 4, 5}, 3, 1);
+  /* collective-permute with a channel: every partition of the replica */
+  check_part(m, "perm", 3, 2, 5, (const int[]){4, 5}, 2, 1);
+  /* counts: cr names replicas up to 3 (4 replicas), the channel permute
+   * partitions up to 1 (2 partitions), flat device ids up to 3 (fits 4 x 2) */
+  int R = 0, P = 0;
+  bool inferred = false;
+  CHECK_INT(hlo_module_device_counts(m, &R, &P, &inferred, &d), HLO_OK);
+  CHECK_INT(R, 4);
+  CHECK_INT(P, 2);
+  CHECK(inferred);
+  /* out of range and no group */
+  {
+    const hlo_instruction *in = hlo_computation_find(m->entry, "crp");
+    hlo_arena A;
+    hlo_arena_init(&A, NULL);
+    int part[64], n, pos;
+    char why[256] = "";
+    CHECK_INT(hlo_group_participants(in, 2, 1, 0, &A, part, &n, &pos, why, sizeof why), HLO_OK);
+    CHECK_INT(hlo_group_participants(in, 3, 1, 2, &A, part, &n, &pos, why, sizeof why), HLO_ERR);
+    CHECK_STR(why, "replica 2 is in no replica group");
+    hlo_arena_release(&A);
+  }
+  hlo_module_free(m);
+
+  /* use_global_device_ids without a channel is an error */
+  m = parse("HloModule bad\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+            "  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  p = f32[2] parameter(0)\n"
+            "  ROOT r = f32[2] all-reduce(p), replica_groups={{0,1}}, use_global_device_ids=true, "
+            "to_apply=add\n}\n", &d);
+  CHECK(m != NULL);
+  if (m) {
+    hlo_group_mode mode;
+    char why[256] = "";
+    CHECK_INT(hlo_group_mode_of(hlo_computation_find(m->entry, "r"), &mode, why, sizeof why), HLO_ERR);
+    CHECK_STR(why, "use_global_device_ids=true needs a channel_id");
+    hlo_module_free(m);
+  }
+
+  /* the communicator refuses an assignment that is not a permutation */
+  {
+    hlo_diags cd;
+    hlo_diags_init(&cd, NULL);
+    hlo_comm_options co = {2, 1, (const int[]){1, 1}, 0};
+    CHECK(hlo_comm_new(&co, NULL, &cd) == NULL);
+    CHECK(cd.n == 1 && strstr(cd.v[0].msg, "each device id 0..1 once") != NULL);
+    co.assignment = (const int[]){1, 0};
+    hlo_comm *c = hlo_comm_new(&co, NULL, &cd);
+    CHECK(c != NULL);
+    CHECK_INT(hlo_comm_device_id(c, 0), 1);
+    hlo_comm_free(c);
+    hlo_diags_release(&cd);
+  }
+
+  /* a device group through the API: 2 replicas, all-reduce and replica-id */
+  m = parse("HloModule two, replica_count=2\nadd {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n"
+            "  ROOT s = s32[] add(a, b)\n}\nENTRY e {\n  p = s32[3] parameter(0)\n"
+            "  r = s32[3] all-reduce(p), replica_groups={}, to_apply=add\n"
+            "  id = u32[] replica-id()\n  ROOT t = (s32[3], u32[]) tuple(r, id)\n}\n", &d);
+  CHECK(m != NULL);
+  if (m) {
+    hlo_comm_options co = {2, 1, NULL, 5};
+    hlo_comm *c = hlo_comm_new(&co, NULL, &d);
+    hlo_devices *g = c ? hlo_devices_new(m, NULL, c, NULL, &d) : NULL;
+    CHECK(g != NULL);
+    if (g) {
+      CHECK_INT(hlo_devices_count(g), 2);
+      const hlo_shape *ps = hlo_exec_param_shape(hlo_devices_exec(g, 0), 0);
+      hlo_val *a0 = hlo_val_new(NULL, ps), *a1 = hlo_val_new(NULL, ps);
+      int32_t x0[3] = {1, 2, 3}, x1[3] = {10, -20, 30};
+      memcpy(a0->data, x0, sizeof x0);
+      memcpy(a1->data, x1, sizeof x1);
+      hlo_val *args0[1] = {a0}, *args1[1] = {a1}, **args[2] = {args0, args1}, *res[2] = {NULL, NULL};
+      CHECK_INT(hlo_devices_run(g, args, 1, res), HLO_OK);
+      for (int k = 0; k < 2 && res[k]; k++) {
+        const int32_t *r = res[k]->tuple[0]->data;
+        CHECK_INT(r[0], 11);
+        CHECK_INT(r[1], -18);
+        CHECK_INT(r[2], 33);
+        CHECK_INT(*(const uint32_t *)res[k]->tuple[1]->data, k);
+        hlo_val_release(NULL, res[k]);
+      }
+      hlo_val_release(NULL, a0);
+      hlo_val_release(NULL, a1);
+    }
+    hlo_devices_free(g);
+    hlo_comm_free(c);
+    hlo_module_free(m);
+  }
+  for (int i = 0; i < d.n; i++) printf("  diag: %s\n", d.v[i].msg);
+  hlo_diags_release(&d);
+  TEST_MAIN_END("groups");
+}
