@@ -504,6 +504,21 @@ static int o2i_dot(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os, 
   return HLO_OK;
 }
 
+/* The runtime variables of a dynamic-(update-)slice map: variable i is the
+   scalar operand first + i, read once per output index. */
+static int offsets_as_rtvars(imap_ctx *c, imap_map **m, const hlo_instruction *in, int first,
+                             const hlo_shape *os) {
+  int n = (*m)->nrts;
+  const hlo_instruction **src = imap_alloc(c, (size_t)n, sizeof *src);
+  imap_map **rmaps = imap_alloc(c, (size_t)n, sizeof *rmaps);
+  if (n && (!src || !rmaps)) return HLO_ERR;
+  for (int i = 0; i < n; i++) {
+    src[i] = in->operands[first + i];
+    if (!(rmaps[i] = over(c, os, 0, 0, 0))) return HLO_ERR;
+  }
+  return imap_attach_rtvars(c, m, src, rmaps);
+}
+
 static int o2i_gather(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os, imap_indexing *x) {
   int noff, ncol, nsim, nss, nob;
   const int64_t *off = hlo_instr_ints(in, HLO_A_OFFSET_DIMS, &noff);
@@ -525,15 +540,23 @@ static int o2i_gather(imap_ctx *c, const hlo_instruction *in, const hlo_shape *o
   for (int i = 0; i < noff; i++)
     if (off[i] != i + 1 || ss[i] < 0 || ss[i] > ps->dims[i] || os->dims[i + 1] != ss[i]) return all_undefined(c, x);
   imap_map *m = over(c, os, 0, nsim, ps->rank);
-  if (!m) return HLO_ERR;
+  const hlo_instruction **src = imap_alloc(c, (size_t)nsim, sizeof *src);
+  imap_map **rmaps = imap_alloc(c, (size_t)nsim, sizeof *rmaps);
+  if (!m || (nsim && (!src || !rmaps))) return HLO_ERR;
   for (int j = 0; j < ps->rank; j++) {
     const imap_expr *e = imap_dim(c, j + 1);
     if (j < nsim) {
+      /* the start index j is indices[d0, j] */
       e = imap_add(c, e, imap_rt(c, j));
       m->rts[j] = (imap_interval){0, ps->dims[j] - ss[j]};
+      src[j] = in->operands[1];
+      if (!(rmaps[j] = over(c, os, 0, 0, 2))) return HLO_ERR;
+      rmaps[j]->results[0] = imap_dim(c, 0);
+      if (!(rmaps[j]->results[1] = imap_const(c, j))) return HLO_ERR;
     }
     if (!(m->results[j] = e)) return HLO_ERR;
   }
+  if (imap_attach_rtvars(c, &m, src, rmaps)) return HLO_ERR;
   imap_map *im = over(c, os, 1, 0, 2);
   if (!im) return HLO_ERR;
   im->syms[0] = (imap_interval){0, is->dims[1] - 1};
@@ -646,6 +669,7 @@ int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int outpu
       m->rts[i] = (imap_interval){0, is->dims[i] - os->dims[i]};
       if (!(m->results[i] = imap_add(c, imap_dim(c, i), imap_rt(c, i)))) goto oom;
     }
+    if (offsets_as_rtvars(c, &m, in, 1, os)) goto oom;
     if (imap_set_add(c, &x->sets[0], m)) goto oom;
     for (int k = 1; k < n; k++)
       if (imap_set_add(c, &x->sets[k], over(c, os, 0, 0, 0))) goto oom;
@@ -663,6 +687,7 @@ int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int outpu
       m->rts[i] = (imap_interval){0, os->dims[i] - us->dims[i]};
       if (!(m->results[i] = imap_sub(c, imap_dim(c, i), imap_rt(c, i)))) goto oom;
     }
+    if (offsets_as_rtvars(c, &m, in, 2, os)) goto oom;
     if (imap_set_add(c, &x->sets[0], identity(c, os)) || imap_set_add(c, &x->sets[1], m)) goto oom;
     for (int k = 2; k < n; k++)
       if (imap_set_add(c, &x->sets[k], over(c, os, 0, 0, 0))) goto oom;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hlo/hlo_imap.h"
+#include "hlo/hlo_text.h"
 #include "index/imap_internal.h"
 
 static bool compound(const imap_expr *e) {
@@ -159,6 +160,34 @@ void imap_map_print(hlo_buf *b, const imap_map *m) {
   hlo_free(b->alloc, cl);
 }
 
+/* XLA's `runtime variables:` section: per variable, the instruction that
+   supplies it (XLA's default instruction text) and its map, on one line. */
+static void print_rtvars(hlo_buf *b, const imap_map *m) {
+  if (m->state != IMAP_DEFINED || !m->rtvars || !m->nrts) return;
+  hlo_buf_puts(b, "runtime variables:\n");
+  for (int i = 0; i < m->nrts; i++) {
+    hlo_buf_printf(b, "rt%d: ", i);
+    if (hlo_print_instruction(b, m->rtvars[i].hlo, NULL)) b->failed = true;
+    hlo_buf_puts(b, "; ");
+    hlo_buf t;
+    hlo_buf_init(&t, b->alloc);
+    imap_map_print(&t, m->rtvars[i].map);
+    if (t.failed) b->failed = true;
+    char *text = hlo_buf_take(&t);
+    for (char *q = text; q && *q; q++) hlo_buf_putc(b, *q == '\n' ? ' ' : *q);
+    hlo_free(b->alloc, text);
+    hlo_buf_putc(b, '\n');
+  }
+}
+
+void imap_set_print(hlo_buf *b, const imap_set *s) {
+  for (int j = 0; j < s->n; j++) {
+    imap_map_print(b, s->v[j]);
+    hlo_buf_putc(b, '\n');
+    print_rtvars(b, s->v[j]);
+  }
+}
+
 void imap_indexing_print(hlo_buf *b, const imap_indexing *x, const char *label) {
   for (int i = 0; i < x->n; i++) {
     hlo_buf_printf(b, "%s id = %d\n", label, i);
@@ -169,9 +198,6 @@ void imap_indexing_print(hlo_buf *b, const imap_indexing *x, const char *label) 
       hlo_buf_puts(b, "unknown indexing\n");
       continue;
     }
-    for (int j = 0; j < s->n; j++) {
-      imap_map_print(b, s->v[j]);
-      hlo_buf_putc(b, '\n');
-    }
+    imap_set_print(b, s);
   }
 }
