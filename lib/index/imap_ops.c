@@ -593,8 +593,8 @@ static int o2i_gather(imap_ctx *c, const hlo_instruction *in, const hlo_shape *o
   return HLO_OK;
 }
 
-int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int output, imap_indexing *x,
-                               hlo_diags *d, int depth) {
+static int o2i_rules(imap_ctx *c, const hlo_instruction *in, int output, imap_indexing *x, hlo_diags *d,
+                     int depth) {
   if (imap_indexing_init(c, x, in->noperands)) goto oom;
   const hlo_shape *os = imap_out_shape(in, output);
   rule r = op_rule(in->op);
@@ -823,6 +823,28 @@ oom:
                     in->name ? in->name : "?");
 }
 
+/* XLA's maps are KNOWN EMPTY as soon as a variable's interval is empty
+   (a zero-sized dimension, window or reduced dimension). */
+static void mark_empty(imap_ctx *c, imap_indexing *x) {
+  for (int k = 0; k < x->n; k++)
+    for (int j = 0; j < x->sets[k].n; j++) {
+      imap_map *m = x->sets[k].v[j];
+      if (m->state != IMAP_DEFINED) continue;
+      bool empty = false;
+      for (int i = 0; i < m->ndims; i++) empty |= m->dims[i].lo > m->dims[i].hi;
+      for (int i = 0; i < m->nsyms; i++) empty |= m->syms[i].lo > m->syms[i].hi;
+      for (int i = 0; i < m->nrts; i++) empty |= m->rts[i].lo > m->rts[i].hi;
+      if (empty) imap_map_set_empty(c, m);
+    }
+}
+
+int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int output, imap_indexing *x,
+                               hlo_diags *d, int depth) {
+  if (o2i_rules(c, in, output, x, d, depth)) return HLO_ERR;
+  mark_empty(c, x);
+  return HLO_OK;
+}
+
 int imap_output_to_input(imap_ctx *c, const hlo_instruction *in, int output, imap_indexing *out,
                          hlo_diags *d) {
   return imap_output_to_input_depth(c, in, output, out, d, 0);
@@ -838,7 +860,7 @@ imap_map *imap_reverse_map(imap_ctx *c, const hlo_shape *s, const int64_t *v, in
 }
 
 /* ---- input -> output ------------------------------------------------------------- */
-int imap_input_to_output(imap_ctx *c, const hlo_instruction *in, int input, imap_indexing *x, hlo_diags *d) {
+static int i2o_rules(imap_ctx *c, const hlo_instruction *in, int input, imap_indexing *x, hlo_diags *d) {
   int nout = imap_noutputs(in);
   if (imap_indexing_init(c, x, nout)) goto oom;
   if (input < 0 || input >= in->noperands || !in->operands[input]) return all_undefined(c, x) ? HLO_ERR : HLO_OK;
@@ -1030,6 +1052,12 @@ oom:
 /* ---- physical layouts ---------------------------------------------------------- */
 
 /* physical index -> logical index of shape s (to_logical) or the reverse. */
+int imap_input_to_output(imap_ctx *c, const hlo_instruction *in, int input, imap_indexing *x, hlo_diags *d) {
+  if (i2o_rules(c, in, input, x, d)) return HLO_ERR;
+  mark_empty(c, x);
+  return HLO_OK;
+}
+
 static imap_map *layout_map(imap_ctx *c, const hlo_shape *s, bool to_logical) {
   const int64_t *o = major_to_minor(c, s);
   if (!o) return NULL;
