@@ -145,7 +145,9 @@ HLO_API imap_interval imap_range(const imap_map *m, const imap_expr *e, bool use
 HLO_API imap_map *imap_compose(imap_ctx *c, const imap_map *first, const imap_map *second);
 
 /* Simplify (range analysis, floordiv/mod rewrites, gcd splitting,
- * constraint rewriting and merging, empty-domain detection).  Idempotent.
+ * constraint rewriting and merging; like XLA, a domain is known empty only
+ * when a variable or constraint interval is, not when a constraint lies
+ * outside its expression's range).  Idempotent.
  * Returns a new map, NULL on failure. */
 HLO_API imap_map *imap_simplify(imap_ctx *c, const imap_map *m);
 HLO_API const imap_expr *imap_simplify_expr(imap_ctx *c, const imap_map *m, const imap_expr *e,
