@@ -62,13 +62,6 @@ static int on_opt(int idx, const char *arg, void *ud) {
   return 0;
 }
 
-static void print_set(hlo_buf *b, const imap_set *s) {
-  for (int j = 0; j < s->n; j++) {
-    imap_map_print(b, s->v[j]);
-    hlo_buf_putc(b, '\n');
-  }
-}
-
 static const hlo_instruction *find_instruction(const hlo_module *m, const char *name) {
   if (name[0] == '%') name++;
   if (m->entry) {
@@ -165,9 +158,9 @@ static int index_module(const hlo_module *m, const args *a, hlo_buf *out) {
     cli_print_diags(&d);
     rc = CLI_INVALID;
   } else if (!a->i2o && a->operand_set) {
-    print_set(out, &x.sets[a->operand]);
+    imap_set_print(out, &x.sets[a->operand]);
   } else if (a->i2o && a->output_set) {
-    print_set(out, &x.sets[a->output]);
+    imap_set_print(out, &x.sets[a->output]);
   } else {
     imap_indexing_print(out, &x, "operand");
   }

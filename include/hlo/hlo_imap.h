@@ -101,13 +101,24 @@ typedef struct imap_constraint {
 
 typedef enum imap_state { IMAP_DEFINED, IMAP_UNDEFINED, IMAP_KNOWN_EMPTY } imap_state;
 
-typedef struct imap_map {
+typedef struct imap_map imap_map;
+
+/* Where a runtime variable's value comes from: the instruction that
+ * supplies it and the map from the map's dims to that instruction's index
+ * (XLA's RuntimeVarIndexing).  Shared, never modified once attached. */
+typedef struct imap_rtvar {
+  const hlo_instruction *hlo;
+  const imap_map *map;
+} imap_rtvar;
+
+struct imap_map {
   imap_state state;
   int ndims, nsyms, nrts, nresults, ncons, capcons;
   imap_interval *dims, *syms, *rts;
   const imap_expr **results;
   imap_constraint *cons;
-} imap_map;
+  const imap_rtvar *rtvars; /* NULL, or nrts entries aligned with rts */
+};
 
 /* A map with the given counts, all bounds [0, -1] and results NULL, for the
  * caller to fill.  NULL on allocation failure or a negative count. */
@@ -134,7 +145,9 @@ HLO_API imap_interval imap_range(const imap_map *m, const imap_expr *e, bool use
 HLO_API imap_map *imap_compose(imap_ctx *c, const imap_map *first, const imap_map *second);
 
 /* Simplify (range analysis, floordiv/mod rewrites, gcd splitting,
- * constraint rewriting and merging, empty-domain detection).  Idempotent.
+ * constraint rewriting and merging; like XLA, a domain is known empty only
+ * when a variable or constraint interval is, not when a constraint lies
+ * outside its expression's range).  Idempotent.
  * Returns a new map, NULL on failure. */
 HLO_API imap_map *imap_simplify(imap_ctx *c, const imap_map *m);
 HLO_API const imap_expr *imap_simplify_expr(imap_ctx *c, const imap_map *m, const imap_expr *e,
@@ -211,6 +224,11 @@ HLO_API int imap_input_to_output(imap_ctx *c, const hlo_instruction *in, int inp
  * each shape's layout. */
 HLO_API int imap_use_physical_layout(imap_ctx *c, const hlo_instruction *in, bool i2o, int index,
                                      imap_indexing *x, hlo_diags *d);
+
+/* Print each map of s on its own lines, a map with runtime variables
+ * followed by XLA's `runtime variables:` section (`rtN: <instruction>;
+ * <map on one line>`). */
+HLO_API void imap_set_print(hlo_buf *b, const imap_set *s);
 
 /* Print an indexing as `operand id = N` blocks (the label word is given:
  * "operand" or "output"); a set that holds only UNDEFINED prints

@@ -68,13 +68,12 @@ DECL_KERN(hlo_ref_fft) {
     wd[d] = d >= rank - nl ? len[d - (rank - nl)] : is->dims[d];
     if (d < rank - nl && is->dims[d] != os->dims[d])
       return hlo_run_errorf(r, in, "batch dims differ");
+    if (wd[d] < 0) return hlo_run_errorf(r, in, "fft_length %lld is negative", (long long)wd[d]);
     total *= wd[d];
-    /* the output is read out of the working array: XLA's shape rule for
-     * FFT/IFFT does not tie fft_length to the operand, so check here */
-    if (os->dims[d] > wd[d])
-      return hlo_run_errorf(r, in, "fft_length %lld is smaller than dimension %d of the result (%lld)",
-                            (long long)wd[d], d, (long long)os->dims[d]);
   }
+  /* as XLA's evaluator: fft_length is not tied to the operand or result
+     sizes; the operand is zero-padded or truncated to it, result positions
+     at or past it are 0, and a zero length leaves the whole result 0 */
   double complex *buf = hlo_malloc(r->alloc, sizeof(double complex) * (size_t)(total ? total : 1));
   if (!buf) return OOM(r, s);
   /* load: copy the operand into the working array (IRFFT: Hermitian
@@ -99,7 +98,7 @@ DECL_KERN(hlo_ref_fft) {
     hlo_index_next(rank, wd, wi);
   }
   int rc = HLO_OK;
-  for (int a = rank - 1; a >= rank - nl && rc == HLO_OK; a--)
+  for (int a = rank - 1; a >= rank - nl && rc == HLO_OK && total > 0; a--)
     rc = dft_axis(r, buf, rank, wd, a, kind == 1 || kind == 3);
   if (rc) { hlo_free(r->alloc, buf); return OOM(r, s); }
   hlo_val *o = hlo_run_new(r, os);
@@ -109,7 +108,9 @@ DECL_KERN(hlo_ref_fft) {
   int64_t acc = 1;
   for (int d = rank - 1; d >= 0; d--) { wst[d] = acc; acc *= wd[d]; }
   for (int64_t k = 0; k < o->nelems; k++) {
-    stc(o, k, buf[hlo_index_dot(rank, oi, wst)]);
+    bool inside = total > 0;
+    for (int d = 0; d < rank; d++) inside &= oi[d] < wd[d];
+    stc(o, k, inside ? buf[hlo_index_dot(rank, oi, wst)] : 0);
     hlo_index_next(rank, os->dims, oi);
   }
   hlo_free(r->alloc, buf);

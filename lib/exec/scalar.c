@@ -255,12 +255,13 @@ hlo_sc hlo_ref_binary(hlo_opcode op, hlo_type t, hlo_type out_t, hlo_sc a, hlo_s
     case HLO_OP_MULTIPLY: return mkc(x * y);
     case HLO_OP_DIVIDE: return mkc(x / y);
     case HLO_OP_POWER: return mkc(cpow(x, y));
-    /* StableHLO's definitions for complex operands: atan2(x, y) =
-     * -i log((x + i y) / sqrt(x^2 + y^2)); maximum and minimum order
-     * (real, imaginary) pairs lexicographically */
+    /* XLA's evaluator for complex operands: atan2(lhs, rhs) =
+     * -i log((rhs + i lhs) / sqrt(rhs^2 + lhs^2)), lhs in the role of y as
+     * for reals; maximum and minimum order (real, imaginary) pairs
+     * lexicographically */
     case HLO_OP_ATAN2: {
       const double complex i = CMPLX(0.0, 1.0);
-      return mkc(-i * clog((x + i * y) / csqrt(x * x + y * y)));
+      return mkc(-i * clog((y + i * x) / csqrt(y * y + x * x)));
     }
     case HLO_OP_MAXIMUM:
       return creal(x) > creal(y) || (creal(x) == creal(y) && cimag(x) >= cimag(y)) ? a : b;
@@ -385,28 +386,47 @@ hlo_sc hlo_ref_convert(hlo_type from, hlo_type to, hlo_sc a) {
   return r;
 }
 
-/* Round x to a float with ebits exponent bits and mbits mantissa bits (round
- * to nearest even; overflow to inf; underflow through subnormals). */
+/* XLA's evaluator: round the mantissa to mbits bits to nearest even on the
+ * bits of the element (f64, or f32 for f32 and the narrower types, whose
+ * values f32 holds exactly), then give +-inf above the reduced exponent
+ * range and +-0 at or below its smallest normal exponent (values that would
+ * be subnormal in the reduced format are flushed, not rounded); a NaN stays
+ * NaN with mbits > 0 and becomes +inf with mbits == 0. */
+static uint64_t reduce_bits(uint64_t x, int src_m, int src_e, int ebits, int mbits) {
+  if (mbits < src_m) {
+    uint64_t last = UINT64_C(1) << (src_m - mbits);
+    uint64_t bias = (last >> 1) - 1 + ((x & last) >> (src_m - mbits));
+    x = (x + bias) & ~(last - 1);
+  }
+  if (ebits < src_e) {
+    uint64_t sign = UINT64_C(1) << (src_m + src_e), emask = ((UINT64_C(1) << src_e) - 1) << src_m;
+    int64_t src_bias = ((int64_t)1 << (src_e - 1)) - 1, rbias = ((int64_t)1 << (ebits - 1)) - 1;
+    uint64_t xe = x & emask;
+    if (xe > (uint64_t)(src_bias + rbias) << src_m) x = (x & sign) | emask;
+    else if (xe <= (uint64_t)(src_bias - rbias) << src_m) x &= sign;
+  }
+  return x;
+}
+
 hlo_sc hlo_ref_reduce_precision(hlo_type t, hlo_sc a, int ebits, int mbits) {
-  double x = a.f;
-  if (isnan(x) || isinf(x) || x == 0) return a;
-  int tm = t == HLO_F64 ? 52 : t == HLO_F32 ? 23 : t == HLO_F16 ? 10 : t == HLO_BF16 ? 7 : 52;
-  int te = t == HLO_F64 ? 11 : t == HLO_F32 ? 8 : t == HLO_F16 ? 5 : t == HLO_BF16 ? 8 : 11;
-  if (mbits > tm) mbits = tm;
-  if (ebits > te) ebits = te;
-  int emax = (1 << (ebits - 1)) - 1, emin = 1 - emax;
-  int e;
-  double m = frexp(fabs(x), &e); /* |x| = m * 2^e, m in [0.5,1) */
-  int exp_unb = e - 1;           /* |x| = 1.f * 2^exp_unb */
-  int prec_exp = exp_unb < emin ? emin : exp_unb;
-  /* quantum = 2^(prec_exp - mbits) */
-  double q = ldexp(1.0, prec_exp - mbits);
-  double y = nearbyint(fabs(x) / q) * q;
-  (void)m;
-  double maxv = ldexp(2.0 - ldexp(1.0, -mbits), emax);
-  if (y > maxv) y = INFINITY;
   hlo_sc r = a;
-  r.f = copysign(y, x);
+  if (isnan(a.f)) {
+    if (mbits == 0) r.f = INFINITY;
+    return r;
+  }
+  if (t == HLO_F64) {
+    uint64_t u;
+    memcpy(&u, &a.f, 8);
+    u = reduce_bits(u, 52, 11, ebits, mbits);
+    memcpy(&r.f, &u, 8);
+  } else {
+    float f = (float)a.f;
+    uint32_t v;
+    memcpy(&v, &f, 4);
+    v = (uint32_t)reduce_bits(v, 23, 8, ebits, mbits);
+    memcpy(&f, &v, 4);
+    r.f = f;
+  }
   return r;
 }
 

@@ -19,11 +19,13 @@ static bool starts(const char *s, size_t len, size_t p, const char *w) {
   return len - p >= n && memcmp(s + p, w, n) == 0;
 }
 
-/* Find the next label "operand id" at or after p (or len). */
-static size_t next_label(const char *s, size_t len, size_t p) {
-  for (; p < len; p++)
-    if (starts(s, len, p, "operand id")) return p;
-  return len;
+/* `rt<digits>:` at p: an entry of a `runtime variables:` section. */
+static bool rtvar_entry(const char *s, size_t len, size_t p) {
+  if (!starts(s, len, p, "rt")) return false;
+  p += 2;
+  size_t q = p;
+  while (q < len && isdigit((unsigned char)s[q])) q++;
+  return q > p && q < len && s[q] == ':';
 }
 
 int imap_parse_indexing(imap_ctx *c, const char *s, size_t len, imap_indexing *out, char *err, size_t errn,
@@ -34,6 +36,7 @@ int imap_parse_indexing(imap_ctx *c, const char *s, size_t len, imap_indexing *o
   if (!out->sets) return HLO_ERR;
   size_t p = 0;
   int cur = -1;
+  bool in_rt = false;
   for (;;) {
     skip_ws(s, len, &p);
     if (p >= len) break;
@@ -49,6 +52,7 @@ int imap_parse_indexing(imap_ctx *c, const char *s, size_t len, imap_indexing *o
       cur = out->n++;
     }
     if (label) {
+      in_rt = false;
       p += strlen("operand id");
       skip_ws(s, len, &p);
       if (p < len && s[p] == '=') p++;
@@ -62,9 +66,17 @@ int imap_parse_indexing(imap_ctx *c, const char *s, size_t len, imap_indexing *o
       continue;
     }
     if (starts(s, len, p, "runtime variables:")) {
-      p = next_label(s, len, p);
+      p += strlen("runtime variables:");
+      in_rt = true;
       continue;
     }
+    /* `rtN: <instruction>; <map>` up to the line end, the map possibly
+       continued on a line of its own from `domain:` */
+    if (in_rt && (rtvar_entry(s, len, p) || starts(s, len, p, "domain:"))) {
+      while (p < len && s[p] != '\n') p++;
+      continue;
+    }
+    in_rt = false;
     imap_map *m = imap_parse_map(c, s, len, &p, err, errn);
     if (!m) {
       if (errpos) *errpos = p;

@@ -65,6 +65,7 @@ imap_map *imap_map_copy(imap_ctx *c, const imap_map *s) {
   memcpy(m->syms, s->syms, (size_t)s->nsyms * sizeof *m->syms);
   memcpy(m->rts, s->rts, (size_t)s->nrts * sizeof *m->rts);
   memcpy(m->results, s->results, (size_t)s->nresults * sizeof *m->results);
+  m->rtvars = s->rtvars;
   if (s->ncons) {
     m->cons = imap_alloc(c, (size_t)s->ncons, sizeof *m->cons);
     if (!m->cons) return NULL;
@@ -95,6 +96,7 @@ void imap_map_set_empty(imap_ctx *c, imap_map *m) {
   const imap_expr *zero = imap_const(c, 0);
   for (int i = 0; i < m->nresults; i++) m->results[i] = zero;
   m->ncons = 0;
+  m->rtvars = NULL;
 }
 
 int imap_map_add_constraint(imap_ctx *c, imap_map *m, const imap_expr *e, int64_t lo, int64_t hi) {
@@ -225,6 +227,22 @@ imap_map *imap_compose(imap_ctx *c, const imap_map *first, const imap_map *secon
   }
   for (int i = 0; i < first->nresults; i++)
     if (imap_map_add_constraint(c, m, fres[i], second->dims[i].lo, second->dims[i].hi)) return NULL;
+  if (m->state == IMAP_DEFINED && (first->rtvars || second->rtvars)) {
+    /* second's variables now read through first: their maps start from
+       first's dims too; first's keep theirs */
+    imap_rtvar *rv = imap_alloc(c, (size_t)nr, sizeof *rv);
+    if (!rv) return NULL;
+    for (int i = 0; i < second->nrts; i++) {
+      if (!second->rtvars) continue;
+      rv[i].hlo = second->rtvars[i].hlo;
+      imap_map *vm = imap_compose(c, first, second->rtvars[i].map);
+      if (vm && vm->state == IMAP_DEFINED) vm = imap_simplify(c, vm);
+      if (!vm) return NULL;
+      rv[i].map = vm;
+    }
+    if (first->rtvars) memcpy(rv + second->nrts, first->rtvars, (size_t)first->nrts * sizeof *rv);
+    m->rtvars = rv;
+  }
   return m;
 }
 
@@ -280,8 +298,12 @@ imap_map *imap_remove_unused_symbols(imap_ctx *c, const imap_map *m) {
       r->syms[ns] = m->syms[v];
       if (!(sm[v] = imap_sym(c, ns++))) return NULL;
     }
+  imap_rtvar *rv = m->rtvars && r->nrts ? imap_alloc(c, (size_t)r->nrts, sizeof *rv) : NULL;
+  if (m->rtvars && r->nrts && !rv) return NULL;
+  r->rtvars = rv;
   for (int v = 0; v < m->nrts; v++)
     if (used[m->nsyms + v]) {
+      if (rv) rv[nr] = m->rtvars[v];
       r->rts[nr] = m->rts[v];
       if (!(rm[v] = imap_rt(c, nr++))) return NULL;
     }
@@ -314,6 +336,10 @@ bool imap_map_same(const imap_map *a, const imap_map *b) {
     return false;
   for (int i = 0; i < a->nresults; i++)
     if (a->results[i] != b->results[i]) return false;
+  if (!a->rtvars != !b->rtvars) return false;
+  for (int i = 0; a->rtvars && i < a->nrts; i++)
+    if (a->rtvars[i].hlo != b->rtvars[i].hlo || !imap_map_same(a->rtvars[i].map, b->rtvars[i].map))
+      return false;
   for (int i = 0; i < a->ncons; i++) {
     bool found = false;
     for (int j = 0; j < b->ncons && !found; j++)

@@ -398,10 +398,17 @@ static int o2i_reduce_window(imap_ctx *c, const hlo_instruction *in, const hlo_s
   return HLO_OK;
 }
 
+/* XLA builds a convolution's lhs map from a simplified map over the spatial
+   dims only (the reduce-window map: window, then pad), renames its dims to
+   the output's spatial dims and adds the batch and feature expressions
+   without simplifying again: a batch or feature dim of size 1 stays a dim.
+   Lhs symbols: the window symbols still used, the input feature within its
+   group, then (batch_group_count > 1) the batch group; kernel symbols: every
+   window position, then the input feature. */
 static int o2i_conv(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os, imap_indexing *x) {
   const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW), *da = hlo_instr_attr(in, HLO_A_DIM_LABELS);
   int64_t fgc = hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1), bgc = hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1);
-  if (in->noperands != 2 || !da || da->kind != HLO_AK_CONV_DNUMS || bgc != 1 || fgc < 1) return all_undefined(c, x);
+  if (in->noperands != 2 || !da || da->kind != HLO_AK_CONV_DNUMS || bgc < 1 || fgc < 1) return all_undefined(c, x);
   const hlo_conv_dnums *dn = da->u.conv;
   const hlo_shape *ls = &in->operands[0]->shape, *ks = &in->operands[1]->shape;
   int ns = dn->nspatial, r = ls->rank;
@@ -416,27 +423,16 @@ static int o2i_conv(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os,
     if (dn->in_spatial[i] < 0 || dn->in_spatial[i] >= r || dn->out_spatial[i] < 0 || dn->out_spatial[i] >= r ||
         dn->kernel_spatial[i] < 0 || dn->kernel_spatial[i] >= r)
       return all_undefined(c, x);
-  int64_t inf = ls->dims[ifd], outf = os->dims[of];
-  if (inf % fgc != 0 || outf % fgc != 0 || ks->dims[ki] != inf / fgc || ks->dims[ko] != outf ||
-      ls->dims[ib] != os->dims[ob])
+  int64_t inf = ls->dims[ifd], outf = os->dims[of], group = ks->dims[ki], lb;
+  if (inf % fgc != 0 || outf % fgc != 0 || group != inf / fgc || ks->dims[ko] != outf ||
+      __builtin_mul_overflow(os->dims[ob], bgc, &lb) || ls->dims[ib] != lb)
     return all_undefined(c, x);
-  /* lhs: window map over the padded input, then the pad map */
-  imap_map *win = over(c, os, ns + 1, 0, r), *kern = over(c, os, ns + 1, 0, r);
-  int64_t *pd = imap_alloc(c, (size_t)r, sizeof *pd), *lo = imap_alloc(c, (size_t)r, sizeof *lo),
-          *it = imap_alloc(c, (size_t)r, sizeof *it);
-  if (!win || !kern || !pd || !lo || !it) return HLO_ERR;
-  for (int i = 0; i < r; i++) {
-    pd[i] = ls->dims[i];
-    lo[i] = it[i] = 0;
-  }
-  win->syms[ns] = kern->syms[ns] = (imap_interval){0, inf / fgc - 1};
-  win->results[ib] = imap_dim(c, (int)ob);
-  const imap_expr *feat = imap_sym(c, ns);
-  if (fgc > 1)
-    feat = imap_add(c, feat, imap_mul(c, imap_floordiv(c, imap_dim(c, (int)of), outf / fgc), inf / fgc));
-  win->results[ifd] = feat;
-  kern->results[ki] = imap_sym(c, ns);
-  kern->results[ko] = imap_dim(c, (int)of);
+  /* the spatial map: output spatial index -> input spatial index */
+  imap_map *win = imap_map_new(c, ns, ns, 0, ns), *kern = over(c, os, ns + 1, 0, r);
+  int64_t *pd = imap_alloc(c, (size_t)ns, sizeof *pd), *lo = imap_alloc(c, (size_t)ns, sizeof *lo),
+          *it = imap_alloc(c, (size_t)ns, sizeof *it), *sin = imap_alloc(c, (size_t)ns, sizeof *sin);
+  const imap_expr **ren = imap_alloc(c, (size_t)ns, sizeof *ren);
+  if (!win || !kern || (ns && (!pd || !lo || !it || !sin || !ren))) return HLO_ERR;
   for (int i = 0; i < ns; i++) {
     const hlo_window_dim *w = &wa->u.window.dims[i];
     int64_t stride = w->stride ? w->stride : 1, wd = w->rhs_dilate ? w->rhs_dilate : 1,
@@ -446,20 +442,51 @@ static int o2i_conv(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os,
     if (__builtin_mul_overflow(ls->dims[d] > 0 ? ls->dims[d] - 1 : 0, bd, &t) ||
         __builtin_add_overflow(t, (ls->dims[d] > 0) + w->pad_lo, &t) || __builtin_add_overflow(t, w->pad_hi, &t))
       return all_undefined(c, x);
-    pd[d] = t;
-    lo[d] = w->pad_lo;
-    it[d] = bd - 1;
+    pd[i] = t;
+    lo[i] = w->pad_lo;
+    it[i] = bd - 1;
+    sin[i] = ls->dims[d];
     if (window_count(t, w->size, stride, wd) != os->dims[dn->out_spatial[i]]) return all_undefined(c, x);
+    win->dims[i] = (imap_interval){0, os->dims[dn->out_spatial[i]] - 1};
     win->syms[i] = kern->syms[i] = (imap_interval){0, w->size - 1};
-    win->results[d] = imap_add(c, imap_mul(c, imap_dim(c, (int)dn->out_spatial[i]), stride),
-                               imap_mul(c, imap_sym(c, i), wd));
+    win->results[i] = imap_add(c, imap_mul(c, imap_dim(c, i), stride), imap_mul(c, imap_sym(c, i), wd));
     kern->results[dn->kernel_spatial[i]] = imap_sym(c, i);
+    if (!(ren[i] = imap_dim(c, (int)dn->out_spatial[i])) || !win->results[i]) return HLO_ERR;
+  }
+  imap_map *pm = pad_map(c, ns, pd, sin, lo, it);
+  imap_map *sm = pm ? imap_compose(c, win, pm) : NULL;
+  if (sm && sm->state == IMAP_DEFINED) sm = imap_simplify(c, sm);
+  if (sm && sm->state == IMAP_DEFINED) sm = imap_remove_unused_symbols(c, sm);
+  if (!sm) return HLO_ERR;
+  if (sm->state == IMAP_UNDEFINED) return all_undefined(c, x);
+  int nsym = sm->state == IMAP_DEFINED ? sm->nsyms : ns;
+  imap_map *lm = over(c, os, nsym + 1 + (bgc > 1), 0, r);
+  if (!lm) return HLO_ERR;
+  for (int i = 0; i < nsym; i++) lm->syms[i] = sm->state == IMAP_DEFINED ? sm->syms[i] : win->syms[i];
+  lm->syms[nsym] = kern->syms[ns] = (imap_interval){0, group - 1};
+  const imap_expr *feat = imap_sym(c, nsym), *batch = imap_dim(c, (int)ob);
+  if (fgc > 1) /* the group of the output feature picks the input features */
+    feat = imap_add(c, imap_mul(c, imap_floordiv(c, imap_dim(c, (int)of), outf / fgc), group), feat);
+  if (bgc > 1) {
+    lm->syms[nsym + 1] = (imap_interval){0, bgc - 1};
+    batch = imap_add(c, imap_mul(c, imap_sym(c, nsym + 1), os->dims[ob]), batch);
+  }
+  lm->results[ifd] = feat;
+  lm->results[ib] = batch;
+  kern->results[ki] = imap_sym(c, ns);
+  kern->results[ko] = imap_dim(c, (int)of);
+  if (sm->state == IMAP_KNOWN_EMPTY) {
+    imap_map_set_empty(c, lm);
+  } else {
+    for (int i = 0; i < ns; i++)
+      lm->results[dn->in_spatial[i]] = imap_subst(c, sm->results[i], ren, ns, NULL, 0, NULL, 0);
+    for (int j = 0; j < sm->ncons; j++)
+      if (imap_map_add_constraint(c, lm, imap_subst(c, sm->cons[j].e, ren, ns, NULL, 0, NULL, 0), sm->cons[j].iv.lo,
+                                  sm->cons[j].iv.hi))
+        return HLO_ERR;
   }
   for (int i = 0; i < r; i++)
-    if (!win->results[i] || !kern->results[i]) return c->failed ? HLO_ERR : all_undefined(c, x);
-  imap_map *pm = pad_map(c, r, pd, ls->dims, lo, it);
-  imap_map *lm = pm ? imap_compose(c, win, pm) : NULL;
-  if (lm) lm = imap_simplify(c, lm);
+    if (!lm->results[i] || !kern->results[i]) return c->failed ? HLO_ERR : all_undefined(c, x);
   if (imap_set_add(c, &x->sets[0], lm) || imap_set_add(c, &x->sets[1], kern)) return HLO_ERR;
   return HLO_OK;
 }
@@ -504,6 +531,21 @@ static int o2i_dot(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os, 
   return HLO_OK;
 }
 
+/* The runtime variables of a dynamic-(update-)slice map: variable i is the
+   scalar operand first + i, read once per output index. */
+static int offsets_as_rtvars(imap_ctx *c, imap_map **m, const hlo_instruction *in, int first,
+                             const hlo_shape *os) {
+  int n = (*m)->nrts;
+  const hlo_instruction **src = imap_alloc(c, (size_t)n, sizeof *src);
+  imap_map **rmaps = imap_alloc(c, (size_t)n, sizeof *rmaps);
+  if (n && (!src || !rmaps)) return HLO_ERR;
+  for (int i = 0; i < n; i++) {
+    src[i] = in->operands[first + i];
+    if (!(rmaps[i] = over(c, os, 0, 0, 0))) return HLO_ERR;
+  }
+  return imap_attach_rtvars(c, m, src, rmaps);
+}
+
 static int o2i_gather(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os, imap_indexing *x) {
   int noff, ncol, nsim, nss, nob;
   const int64_t *off = hlo_instr_ints(in, HLO_A_OFFSET_DIMS, &noff);
@@ -525,15 +567,23 @@ static int o2i_gather(imap_ctx *c, const hlo_instruction *in, const hlo_shape *o
   for (int i = 0; i < noff; i++)
     if (off[i] != i + 1 || ss[i] < 0 || ss[i] > ps->dims[i] || os->dims[i + 1] != ss[i]) return all_undefined(c, x);
   imap_map *m = over(c, os, 0, nsim, ps->rank);
-  if (!m) return HLO_ERR;
+  const hlo_instruction **src = imap_alloc(c, (size_t)nsim, sizeof *src);
+  imap_map **rmaps = imap_alloc(c, (size_t)nsim, sizeof *rmaps);
+  if (!m || (nsim && (!src || !rmaps))) return HLO_ERR;
   for (int j = 0; j < ps->rank; j++) {
     const imap_expr *e = imap_dim(c, j + 1);
     if (j < nsim) {
+      /* the start index j is indices[d0, j] */
       e = imap_add(c, e, imap_rt(c, j));
       m->rts[j] = (imap_interval){0, ps->dims[j] - ss[j]};
+      src[j] = in->operands[1];
+      if (!(rmaps[j] = over(c, os, 0, 0, 2))) return HLO_ERR;
+      rmaps[j]->results[0] = imap_dim(c, 0);
+      if (!(rmaps[j]->results[1] = imap_const(c, j))) return HLO_ERR;
     }
     if (!(m->results[j] = e)) return HLO_ERR;
   }
+  if (imap_attach_rtvars(c, &m, src, rmaps)) return HLO_ERR;
   imap_map *im = over(c, os, 1, 0, 2);
   if (!im) return HLO_ERR;
   im->syms[0] = (imap_interval){0, is->dims[1] - 1};
@@ -543,8 +593,8 @@ static int o2i_gather(imap_ctx *c, const hlo_instruction *in, const hlo_shape *o
   return HLO_OK;
 }
 
-int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int output, imap_indexing *x,
-                               hlo_diags *d, int depth) {
+static int o2i_rules(imap_ctx *c, const hlo_instruction *in, int output, imap_indexing *x, hlo_diags *d,
+                     int depth) {
   if (imap_indexing_init(c, x, in->noperands)) goto oom;
   const hlo_shape *os = imap_out_shape(in, output);
   rule r = op_rule(in->op);
@@ -646,6 +696,7 @@ int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int outpu
       m->rts[i] = (imap_interval){0, is->dims[i] - os->dims[i]};
       if (!(m->results[i] = imap_add(c, imap_dim(c, i), imap_rt(c, i)))) goto oom;
     }
+    if (offsets_as_rtvars(c, &m, in, 1, os)) goto oom;
     if (imap_set_add(c, &x->sets[0], m)) goto oom;
     for (int k = 1; k < n; k++)
       if (imap_set_add(c, &x->sets[k], over(c, os, 0, 0, 0))) goto oom;
@@ -663,6 +714,7 @@ int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int outpu
       m->rts[i] = (imap_interval){0, os->dims[i] - us->dims[i]};
       if (!(m->results[i] = imap_sub(c, imap_dim(c, i), imap_rt(c, i)))) goto oom;
     }
+    if (offsets_as_rtvars(c, &m, in, 2, os)) goto oom;
     if (imap_set_add(c, &x->sets[0], identity(c, os)) || imap_set_add(c, &x->sets[1], m)) goto oom;
     for (int k = 2; k < n; k++)
       if (imap_set_add(c, &x->sets[k], over(c, os, 0, 0, 0))) goto oom;
@@ -771,6 +823,28 @@ oom:
                     in->name ? in->name : "?");
 }
 
+/* XLA's maps are KNOWN EMPTY as soon as a variable's interval is empty
+   (a zero-sized dimension, window or reduced dimension). */
+static void mark_empty(imap_ctx *c, imap_indexing *x) {
+  for (int k = 0; k < x->n; k++)
+    for (int j = 0; j < x->sets[k].n; j++) {
+      imap_map *m = x->sets[k].v[j];
+      if (m->state != IMAP_DEFINED) continue;
+      bool empty = false;
+      for (int i = 0; i < m->ndims; i++) empty |= m->dims[i].lo > m->dims[i].hi;
+      for (int i = 0; i < m->nsyms; i++) empty |= m->syms[i].lo > m->syms[i].hi;
+      for (int i = 0; i < m->nrts; i++) empty |= m->rts[i].lo > m->rts[i].hi;
+      if (empty) imap_map_set_empty(c, m);
+    }
+}
+
+int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int output, imap_indexing *x,
+                               hlo_diags *d, int depth) {
+  if (o2i_rules(c, in, output, x, d, depth)) return HLO_ERR;
+  mark_empty(c, x);
+  return HLO_OK;
+}
+
 int imap_output_to_input(imap_ctx *c, const hlo_instruction *in, int output, imap_indexing *out,
                          hlo_diags *d) {
   return imap_output_to_input_depth(c, in, output, out, d, 0);
@@ -786,7 +860,7 @@ imap_map *imap_reverse_map(imap_ctx *c, const hlo_shape *s, const int64_t *v, in
 }
 
 /* ---- input -> output ------------------------------------------------------------- */
-int imap_input_to_output(imap_ctx *c, const hlo_instruction *in, int input, imap_indexing *x, hlo_diags *d) {
+static int i2o_rules(imap_ctx *c, const hlo_instruction *in, int input, imap_indexing *x, hlo_diags *d) {
   int nout = imap_noutputs(in);
   if (imap_indexing_init(c, x, nout)) goto oom;
   if (input < 0 || input >= in->noperands || !in->operands[input]) return all_undefined(c, x) ? HLO_ERR : HLO_OK;
@@ -978,6 +1052,12 @@ oom:
 /* ---- physical layouts ---------------------------------------------------------- */
 
 /* physical index -> logical index of shape s (to_logical) or the reverse. */
+int imap_input_to_output(imap_ctx *c, const hlo_instruction *in, int input, imap_indexing *x, hlo_diags *d) {
+  if (i2o_rules(c, in, input, x, d)) return HLO_ERR;
+  mark_empty(c, x);
+  return HLO_OK;
+}
+
 static imap_map *layout_map(imap_ctx *c, const hlo_shape *s, bool to_logical) {
   const int64_t *o = major_to_minor(c, s);
   if (!o) return NULL;

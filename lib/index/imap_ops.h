@@ -14,5 +14,9 @@ int imap_output_to_input_depth(imap_ctx *c, const hlo_instruction *in, int outpu
                                hlo_diags *d, int depth);
 int imap_fusion_output_to_input(imap_ctx *c, const hlo_instruction *in, int output, imap_indexing *x,
                                 hlo_diags *d, int depth);
+/* Record where each runtime variable of *m comes from (hlos[i] through
+ * maps[i], both nrts long) and fold those supplied by a constant or an
+ * iota; *m may be replaced by the folded map. */
+int imap_attach_rtvars(imap_ctx *c, imap_map **m, const hlo_instruction *const *hlos, imap_map *const *maps);
 
 #endif

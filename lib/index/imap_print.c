@@ -1,12 +1,13 @@
 /* imap_print.c - the text form of expressions, maps and per-operand
- * indexings: the seed's multi-line map format, its summand order (dims,
- * symbols, runtime vars, floordivs, mods, then the constant) and XLA's
- * `operand id = N` labels. */
+ * indexings: the seed's multi-line map format, XLA's summand order (that of
+ * its simplifier's sorted sums), XLA's `operand id = N` labels and
+ * `runtime variables:` sections. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hlo/hlo_imap.h"
+#include "hlo/hlo_text.h"
 #include "index/imap_internal.h"
 
 static bool compound(const imap_expr *e) {
@@ -26,6 +27,99 @@ static void print_operand(hlo_buf *b, const imap_expr *e) {
     hlo_buf_putc(b, ')');
   } else {
     imap_expr_print(b, e);
+  }
+}
+
+/* ---- XLA's summand order ------------------------------------------------------
+ * XLA's simplifier sorts the summands of a sum by kind (sums, products,
+ * mods, floordivs, then dims and symbols by position; constants last,
+ * runtime variables being symbols after the range symbols), comparing
+ * operands left to right, and adds them up in that order with MLIR's rule
+ * that a summand with a dimension goes before a left side without any. */
+enum { K_ADD, K_MUL, K_MOD, K_FLOORDIV, K_DIM, K_SYM, K_CONST };
+
+static int rank_of(const imap_expr *e) {
+  switch (e->kind) {
+  case IMAP_CONST: return K_CONST;
+  case IMAP_DIM: return K_DIM;
+  case IMAP_SYM: case IMAP_RT: return K_SYM;
+  case IMAP_FLOORDIV: return K_FLOORDIV;
+  case IMAP_MOD: return K_MOD;
+  case IMAP_SUM: return e->nterms == 1 && e->v == 0 ? K_MUL : K_ADD;
+  }
+  return K_ADD;
+}
+
+static int cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
+
+static int xla_cmp(const imap_expr *a, const imap_expr *b);
+
+/* One summand: coeff * atom (the atom alone when coeff is 1). */
+static int summand_cmp(int64_t ka, const imap_expr *a, int64_t kb, const imap_expr *b) {
+  int ra = ka == 1 ? rank_of(a) : K_MUL, rb = kb == 1 ? rank_of(b) : K_MUL;
+  if (ra != rb) return ra < rb ? -1 : 1;
+  int r = xla_cmp(a, b);
+  return r ? r : (ra == K_MUL ? cmp_i64(ka, kb) : 0);
+}
+
+static int xla_cmp(const imap_expr *a, const imap_expr *b) {
+  int ra = rank_of(a), rb = rank_of(b);
+  if (ra != rb) return ra < rb ? -1 : 1;
+  switch (a->kind) {
+  case IMAP_CONST: case IMAP_DIM: return cmp_i64(a->v, b->v);
+  case IMAP_SYM: case IMAP_RT:
+    if (a->kind != b->kind) return a->kind == IMAP_SYM ? -1 : 1;
+    return cmp_i64(a->v, b->v);
+  case IMAP_FLOORDIV: case IMAP_MOD: {
+    int r = xla_cmp(a->arg, b->arg);
+    return r ? r : cmp_i64(a->v, b->v);
+  }
+  case IMAP_SUM:
+    for (int i = 0; i < a->nterms && i < b->nterms; i++) {
+      int r = summand_cmp(a->terms[i].coeff, a->terms[i].atom, b->terms[i].coeff, b->terms[i].atom);
+      if (r) return r;
+    }
+    if (a->nterms != b->nterms) return a->nterms < b->nterms ? -1 : 1;
+    return cmp_i64(a->v, b->v);
+  }
+  return 0;
+}
+
+static bool has_dim(const imap_expr *e) {
+  switch (e->kind) {
+  case IMAP_DIM: return true;
+  case IMAP_FLOORDIV: case IMAP_MOD: return has_dim(e->arg);
+  case IMAP_SUM:
+    for (int i = 0; i < e->nterms; i++)
+      if (has_dim(e->terms[i].atom)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* The order in which the terms of sum e print (the constant goes last). */
+static void summand_order(const imap_expr *e, int *ord) {
+  int n = e->nterms;
+  for (int i = 0; i < n; i++) { /* insertion sort: sums are short */
+    int j = i;
+    while (j > 0 && summand_cmp(e->terms[i].coeff, e->terms[i].atom, e->terms[ord[j - 1]].coeff,
+                                e->terms[ord[j - 1]].atom) < 0) {
+      ord[j] = ord[j - 1];
+      j--;
+    }
+    ord[j] = i;
+  }
+  /* left-to-right addition: a summand with a dim moves before a left side
+     that has none */
+  bool left_dim = false;
+  for (int i = 0; i < n; i++) {
+    int t = ord[i];
+    bool d = has_dim(e->terms[t].atom);
+    if (i > 0 && d && !left_dim) {
+      memmove(ord + 1, ord, (size_t)i * sizeof *ord);
+      ord[0] = t;
+    }
+    left_dim |= d;
   }
 }
 
@@ -49,11 +143,18 @@ void imap_expr_print(hlo_buf *b, const imap_expr *e) {
     hlo_buf_puts(b, e->kind == IMAP_MOD ? " mod " : " floordiv ");
     hlo_buf_printf(b, "%" PRId64, e->v);
     return;
-  case IMAP_SUM:
-    for (int i = 0; i < e->nterms; i++) {
+  case IMAP_SUM: {
+    int order[64], *ord = e->nterms <= 64 ? order : malloc((size_t)e->nterms * sizeof *ord);
+    if (!ord) {
+      b->failed = true;
+      return;
+    }
+    summand_order(e, ord);
+    for (int n = 0; n < e->nterms; n++) {
+      int i = ord[n];
       int64_t k = e->terms[i].coeff;
       const imap_expr *x = e->terms[i].atom;
-      if (i == 0) {
+      if (n == 0) {
         if (k == 1) {
           imap_expr_print(b, x);
         } else if (k == -1) {
@@ -74,11 +175,13 @@ void imap_expr_print(hlo_buf *b, const imap_expr *e) {
         put_abs(b, k);
       }
     }
+    if (ord != order) free(ord);
     if (e->v != 0) {
       hlo_buf_puts(b, e->v < 0 ? " - " : " + ");
       put_abs(b, e->v);
     }
     return;
+  }
   }
 }
 
@@ -159,6 +262,34 @@ void imap_map_print(hlo_buf *b, const imap_map *m) {
   hlo_free(b->alloc, cl);
 }
 
+/* XLA's `runtime variables:` section: per variable, the instruction that
+   supplies it (XLA's default instruction text) and its map, on one line. */
+static void print_rtvars(hlo_buf *b, const imap_map *m) {
+  if (m->state != IMAP_DEFINED || !m->rtvars || !m->nrts) return;
+  hlo_buf_puts(b, "runtime variables:\n");
+  for (int i = 0; i < m->nrts; i++) {
+    hlo_buf_printf(b, "rt%d: ", i);
+    if (hlo_print_instruction(b, m->rtvars[i].hlo, NULL)) b->failed = true;
+    hlo_buf_puts(b, "; ");
+    hlo_buf t;
+    hlo_buf_init(&t, b->alloc);
+    imap_map_print(&t, m->rtvars[i].map);
+    if (t.failed) b->failed = true;
+    char *text = hlo_buf_take(&t);
+    for (char *q = text; q && *q; q++) hlo_buf_putc(b, *q == '\n' ? ' ' : *q);
+    hlo_free(b->alloc, text);
+    hlo_buf_putc(b, '\n');
+  }
+}
+
+void imap_set_print(hlo_buf *b, const imap_set *s) {
+  for (int j = 0; j < s->n; j++) {
+    imap_map_print(b, s->v[j]);
+    hlo_buf_putc(b, '\n');
+    print_rtvars(b, s->v[j]);
+  }
+}
+
 void imap_indexing_print(hlo_buf *b, const imap_indexing *x, const char *label) {
   for (int i = 0; i < x->n; i++) {
     hlo_buf_printf(b, "%s id = %d\n", label, i);
@@ -169,9 +300,6 @@ void imap_indexing_print(hlo_buf *b, const imap_indexing *x, const char *label) 
       hlo_buf_puts(b, "unknown indexing\n");
       continue;
     }
-    for (int j = 0; j < s->n; j++) {
-      imap_map_print(b, s->v[j]);
-      hlo_buf_putc(b, '\n');
-    }
+    imap_set_print(b, s);
   }
 }

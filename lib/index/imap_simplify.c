@@ -384,7 +384,7 @@ static int pass_constraints(imap_ctx *c, imap_map *r) {
     }
     imap_interval rg = imap_range(r, e, false);
     if (lo <= hi && rg.lo <= rg.hi && rg.lo >= lo && rg.hi <= hi) continue; /* always true */
-    if (lo > hi || (rg.lo <= rg.hi && (rg.hi < lo || rg.lo > hi))) {
+    if (lo > hi) {
       imap_map_set_empty(c, r);
       break;
     }

@@ -5,7 +5,8 @@ Reads the cases of ../shared/corpus/indexing_cases.md (XLA's
 indexing_analysis_test.cc and indexing_map_test.cc, copied verbatim), runs
 hlo-index on each HLO (or hlo-index --simplify on each map), and compares
 the result with XLA's expected text BY MEANING with hlo-index --compare
-(same domain, same set of results at every point).  Cases that do not pass
+(same domain, same set of results at every point), or with --exact as
+XLA's tests do (same text once whitespace is removed).  Cases that do not pass
 must be listed in the known-failures file given as the second argument;
 the run fails if the set of failures differs from that list in either
 direction.  Prints one line per case and a summary."""
@@ -87,7 +88,18 @@ def check_case(kind, src, call, want, tmp):
     return compare(out, want, tmp)
 
 
+def exact(got, want, tmp):
+    """XLA's own test comparison: the texts equal once all whitespace is
+    removed (ApproximateMatch)."""
+    ok = re.sub(r"\s+", "", got) == re.sub(r"\s+", "", want)
+    return ok, "" if ok else "text differs from XLA's: " + " ".join(got.split())
+
+
 def main():
+    global compare
+    if sys.argv[1] == "--exact":
+        compare = exact
+        del sys.argv[1]
     md = open(sys.argv[1]).read()
     known = set()
     if len(sys.argv) > 2:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""atan2, maximum, minimum and clamp of complex numbers against StableHLO's
-definitions written out in numpy: atan2(x, y) = -i log((x + i y) /
-sqrt(x^2 + y^2)); maximum/minimum/clamp order (real, imaginary) pairs
+"""atan2, maximum, minimum and clamp of complex numbers against XLA's
+evaluator's definitions written out in numpy: atan2(p0, p1) =
+-i log((p1 + i p0) / sqrt(p1^2 + p0^2)), the first operand in the role of
+y as for reals (HandleAtan2); maximum/minimum/clamp order (real, imaginary) pairs
 lexicographically.  Runs hlo-run on both paths; prints "complex_rules: ok"
 or the first difference."""
 import os
@@ -40,8 +41,8 @@ def main():
             for name, a in (("x", x), ("y", y), ("z", z)):
                 np.save(os.path.join(d, name + ".npy"), a)
             cases = {
-                "atan2": ("atan2(p0, p1)", -1j * np.log((x.astype(np.complex128) + 1j * y) /
-                                                        np.sqrt(x.astype(np.complex128) ** 2 + y.astype(np.complex128) ** 2))),
+                "atan2": ("atan2(p0, p1)", -1j * np.log((y.astype(np.complex128) + 1j * x) /
+                                                        np.sqrt(y.astype(np.complex128) ** 2 + x.astype(np.complex128) ** 2))),
                 "maximum": ("maximum(p0, p1)", lex_max(x, y)),
                 "minimum": ("minimum(p0, p1)", lex_min(x, y)),
                 "clamp": ("clamp(p0, p2, p1)", lex_min(lex_max(z, lex_min(x, y)), lex_max(x, y))),
