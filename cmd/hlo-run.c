@@ -271,7 +271,8 @@ static void shape_text(const hlo_shape *s, char *buf, size_t len) {
 
 /* Make the input value of parameter i from an array, checking its dtype and
  * shape.  what names the input in messages. */
-static hlo_val *val_from_array(const hlo_shape *ps, const hlo_array *arr, int i, const char *what) {
+static hlo_val *val_from_array(const hlo_shape *ps, const hlo_array *arr, int i, const char *what,
+                               bool borrow) {
   char st[256];
   shape_text(ps, st, sizeof st);
   if (ps->type == HLO_TUPLE || !hlo_type_is_array(ps->type)) {
@@ -296,6 +297,11 @@ static hlo_val *val_from_array(const hlo_shape *ps, const hlo_array *arr, int i,
                got, i, st);
     return NULL;
   }
+  if (borrow) { /* a mapped file: never written, reused or freed */
+    hlo_val *v = hlo_val_borrow(&RUN_ALLOC, ps, arr->data);
+    if (!v) cli_errorf(&TOOL, "out of memory");
+    return v;
+  }
   hlo_val *v = hlo_val_new(&RUN_ALLOC, ps);
   if (!v) {
     cli_errorf(&TOOL, "out of memory");
@@ -303,6 +309,16 @@ static hlo_val *val_from_array(const hlo_shape *ps, const hlo_array *arr, int i,
   }
   if (v->nbytes) memcpy(v->data, arr->data, v->nbytes);
   return v;
+}
+
+/* Input files mapped by hlo_npy_map; the values borrowing them are
+ * released before unmap_inputs runs at exit. */
+static hlo_npy_mapping MAPS[64];
+static int NMAPS;
+
+static void unmap_inputs(void) {
+  for (int i = 0; i < NMAPS; i++) hlo_npy_unmap(&MAPS[i]);
+  NMAPS = 0;
 }
 
 /* One input: a .npy path or an inline literal typed by the parameter. */
@@ -314,7 +330,10 @@ static hlo_val *load_input(hlo_arena *A, const hlo_shape *ps, int i, const char 
   char name[32];
   hlo_src src = {name, text, strlen(text)}; /* diagnostics point into it */
   snprintf(name, sizeof name, "<input %d>", i);
-  if (is_file) {
+  hlo_npy_mapping map = {NULL, 0};
+  if (is_file && NMAPS < (int)(sizeof MAPS / sizeof *MAPS)) {
+    rc = hlo_npy_map(A, text, NULL, &arr, &map, &d);
+  } else if (is_file) {
     rc = hlo_npy_load(A, text, NULL, &arr, &d);
   } else {
     if (ps->type == HLO_TUPLE || !hlo_type_is_array(ps->type)) {
@@ -332,7 +351,10 @@ static hlo_val *load_input(hlo_arena *A, const hlo_shape *ps, int i, const char 
     return NULL;
   }
   hlo_diags_release(&d);
-  return val_from_array(ps, &arr, i, is_file ? text : "literal");
+  hlo_val *v = val_from_array(ps, &arr, i, is_file ? text : "literal", map.base != NULL);
+  if (v && map.base) MAPS[NMAPS++] = map;
+  else hlo_npy_unmap(&map);
+  return v;
 }
 
 /* A token or an opaque value has no elements: it is written as an empty
@@ -671,7 +693,7 @@ static hlo_val *device_input(const run_args *a, hlo_arena *A, const hlo_comm *c,
     }
     char what[300];
     snprintf(what, sizeof what, "%s:%s", a->npz, mb->name);
-    return val_from_array(ps, &mb->arr, i, what);
+    return val_from_array(ps, &mb->arr, i, what, false);
   }
   bool given = i < npz->n + ninputs;
   if (given && a->stack_inputs) {
@@ -695,7 +717,7 @@ static hlo_val *device_input(const run_args *a, hlo_arena *A, const hlo_comm *c,
     if (i < npz->n) {
       char what[300];
       snprintf(what, sizeof what, "%s:%s", a->npz, npz->v[i].name);
-      din->shared[i] = val_from_array(ps, &npz->v[i].arr, i, what);
+      din->shared[i] = val_from_array(ps, &npz->v[i].arr, i, what, false);
     } else if (given) {
       const char *t = inputs[i - npz->n];
       din->shared[i] = load_input(A, ps, i, t, ends_with(t, ".npy"));
@@ -1050,7 +1072,7 @@ int main(int argc, char **argv) {
     } else if (i < npz.n) {
       char what[300];
       snprintf(what, sizeof what, "%s:%s", a.npz, npz.v[i].name);
-      args[i] = val_from_array(ps, &npz.v[i].arr, i, what);
+      args[i] = val_from_array(ps, &npz.v[i].arr, i, what, false);
     } else if (i - npz.n < ninputs) {
       const char *t = inputs[i - npz.n];
       args[i] = load_input(&A, ps, i, t, ends_with(t, ".npy"));
@@ -1189,5 +1211,6 @@ out:
   run_spec_free(&spec);
   hlo_mempool_free(POOL);
   free(a.assignment);
+  unmap_inputs();
   return rc;
 }

@@ -480,8 +480,47 @@ def mlp_bench(d):
               " (%.2fx)" % (t1 / t4) if t1 and t4 else ""))
 
 
+def child_run(argv):
+    """Wall seconds and peak RSS (MB) of one child process, from wait4."""
+    t = time.perf_counter()
+    pr = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+    _, status, ru = os.wait4(pr.pid, 0)
+    wall = time.perf_counter() - t
+    pr.returncode = os.waitstatus_to_exitcode(status)
+    return (wall if pr.returncode == 0 else None), ru.ru_maxrss / 1024.0
+
+
+def io_bench():
+    """End to end: hlo-run negating a 64 MB .npy into a .npy (inputs mapped,
+    output written from the result) beside a numpy script doing the same
+    (np.load, negate, np.save).  Best wall time of BENCH_IO_RUNS runs and
+    the peak RSS of that child.  BENCH_IO=0 skips it."""
+    import tempfile
+    import numpy as np
+    runs = int(os.environ.get("BENCH_IO_RUNS", "3"))
+    n = 16 << 20  # f32 elements: 64 MB
+    with tempfile.TemporaryDirectory(prefix="hlo_bench_io_") as d:
+        src, out, hlo = (os.path.join(d, f) for f in ("in.npy", "out.npy", "neg.hlo"))
+        np.save(src, np.arange(n, dtype=np.float32))
+        with open(hlo, "w") as f:
+            f.write("HloModule neg\nENTRY e {\n  p = f32[%d] parameter(0)\n  ROOT n = f32[%d] negate(p)\n}\n" % (n, n))
+        ours = [child_run([os.path.join(BUILD, "bin", "hlo-run"), hlo, src, "-o", out]) for _ in range(runs)]
+        script = "import numpy as np, sys; np.save(sys.argv[2], -np.load(sys.argv[1]))"
+        theirs = [child_run([sys.executable, "-c", script, src, out]) for _ in range(runs)]
+
+    def fmt(rs):
+        ok = [r for r in rs if r[0] is not None]
+        if not ok:
+            return "failed"
+        w, rss = min(ok)
+        return "%.3f s, peak RSS %.0f MB" % (w, rss)
+    print("\nend to end, negate a 64 MB f32 .npy into a .npy (best of %d; peak RSS of that run):" % runs)
+    print("  hlo-run: %s" % fmt(ours))
+    print("  numpy:   %s" % fmt(theirs))
+
+
 if __name__ == "__main__":
-    # BENCH_ONLY=parser, BENCH_ONLY=interp or BENCH_ONLY=collectives runs one part only
+    # BENCH_ONLY=parser, interp, collectives or io runs one part only
     only = os.environ.get("BENCH_ONLY")
     if only in (None, "parser"):
         main()
@@ -489,3 +528,5 @@ if __name__ == "__main__":
         interp_bench()
     if only in (None, "collectives"):
         collective_bench()
+    if only == "io" or (only is None and os.environ.get("BENCH_IO", "1") != "0"):
+        io_bench()

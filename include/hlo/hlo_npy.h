@@ -54,9 +54,26 @@ HLO_API int hlo_npy_read(hlo_arena *a, const char *name, const void *buf, size_t
 /* Read the file at path (opts may be NULL). */
 HLO_API int hlo_npy_load(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_array *out,
                          hlo_diags *d);
+/* A file mapping made by hlo_npy_map (base NULL: nothing mapped). */
+typedef struct hlo_npy_mapping {
+  void *base;
+  size_t len;
+} hlo_npy_mapping;
+/* Like hlo_npy_load, without copying when it can: a C-order file in host
+ * byte order whose dtype needs no conversion (not bool) and whose data is
+ * 16-byte aligned is mapped (private copy-on-write pages: the file is never
+ * changed) and out->data points into the mapping, which *m then holds until
+ * hlo_npy_unmap.  Any other file is read and copied as by hlo_npy_load and
+ * m->base is NULL.  The file size is checked against the header before any
+ * data is used. */
+HLO_API int hlo_npy_map(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_array *out,
+                        hlo_npy_mapping *m, hlo_diags *d);
+HLO_API void hlo_npy_unmap(hlo_npy_mapping *m);
 /* Append the .npy image of arr (little-endian, C order, version 1.0 unless
  * the header needs 2.0), byte-identical to numpy.save, to b. */
 HLO_API int hlo_npy_write(hlo_buf *b, const hlo_array *arr, hlo_diags *d);
+/* Write the .npy image of arr to path; the data goes to the file straight
+ * from arr->data when no conversion is needed. */
 HLO_API int hlo_npy_save(const char *path, const hlo_array *arr, hlo_diags *d);
 
 /* ---- .npz -------------------------------------------------------------------- */

@@ -1,11 +1,17 @@
 /* npy.c - the .npy format: the dtype mapping between numpy and XLA element
  * types, header parsing (a Python dict literal) and writing byte-identical
  * to numpy.save, and conversion of the payload (byte order, Fortran order)
- * into the dense row-major layout of hlo_array. */
+ * into the dense row-major layout of hlo_array; mapping files that need
+ * no conversion instead of copying them. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/npy_internal.h"
 
@@ -314,8 +320,17 @@ static void swap_bytes(unsigned char *p, int n) {
   }
 }
 
-int hlo_npy_read(hlo_arena *a, const char *name, const void *buf, size_t len,
-                 const hlo_npy_opts *opts, hlo_array *out, hlo_diags *d) {
+/* What the header of a whole .npy image says, checked against its length:
+ * the data starts at b + off and holds exactly bytes bytes. */
+typedef struct npy_layout {
+  npy_header h;
+  hlo_type t;
+  bool swap;
+  size_t off, n, bytes;
+} npy_layout;
+
+static int npy_parse(const char *name, const void *buf, size_t len, const hlo_npy_opts *opts,
+                     npy_layout *L, hlo_diags *d) {
   hlo_npy_opts defaults = hlo_npy_default_opts();
   if (!opts) opts = &defaults;
   const unsigned char *b = buf;
@@ -344,6 +359,7 @@ int hlo_npy_read(hlo_arena *a, const char *name, const void *buf, size_t len,
                         hstart + i);
   npy_header h;
   memset(&h, 0, sizeof h);
+  memset(L, 0, sizeof *L);
   if (parse_header(name, (const char *)b + hstart, hlen, &h, d) != HLO_OK) return HLO_ERR;
   hlo_type t = HLO_PRED;
   bool swap = false;
@@ -364,6 +380,23 @@ int hlo_npy_read(hlo_arena *a, const char *name, const void *buf, size_t len,
                       avail - bytes);
   if ((uint64_t)bytes > npy_max_bytes(opts))
     return hlo_errorf(d, NULL, 0, "%s: array of %zu bytes exceeds the limit", name, bytes);
+  L->h = h;
+  L->t = t;
+  L->swap = swap;
+  L->off = hstart + hlen;
+  L->n = n;
+  L->bytes = bytes;
+  return HLO_OK;
+}
+
+/* Copy the payload of a parsed image into out (row-major, host order). */
+static int npy_copy(hlo_arena *a, const char *name, const unsigned char *b, const npy_layout *L,
+                    hlo_array *out, hlo_diags *d) {
+  const npy_header h = L->h;
+  hlo_type t = L->t;
+  int esize = hlo_type_bytes(t);
+  size_t n = L->n, bytes = L->bytes, hstart = L->off, hlen = 0;
+  bool swap = L->swap;
   if (hlo_array_alloc(a, t, h.rank, h.dims, out) != HLO_OK)
     return hlo_errorf(d, NULL, 0, "%s: out of memory", name);
   const unsigned char *src = b + hstart + hlen;
@@ -397,6 +430,13 @@ int hlo_npy_read(hlo_arena *a, const char *name, const void *buf, size_t len,
   if (t == HLO_PRED)
     for (size_t j = 0; j < n; j++) dst[j] = dst[j] != 0;
   return HLO_OK;
+}
+
+int hlo_npy_read(hlo_arena *a, const char *name, const void *buf, size_t len,
+                 const hlo_npy_opts *opts, hlo_array *out, hlo_diags *d) {
+  npy_layout L;
+  if (npy_parse(name, buf, len, opts, &L, d) != HLO_OK) return HLO_ERR;
+  return npy_copy(a, name, buf, &L, out, d);
 }
 
 /* ---- writing ----------------------------------------------------------------- */
@@ -506,11 +546,90 @@ int hlo_npy_load(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_a
   return rc;
 }
 
+/* Whether arr's bytes are already its .npy payload. */
+static bool npy_direct(const hlo_array *arr) {
+  return arr->type != HLO_PRED && (host_little() || hlo_type_bytes(arr->type) == 1);
+}
+
 int hlo_npy_save(const char *path, const hlo_array *arr, hlo_diags *d) {
   hlo_buf b;
   hlo_buf_init(&b, d ? d->alloc : NULL);
-  int rc = hlo_npy_write(&b, arr, d);
-  if (rc == HLO_OK) rc = npy_write_file(path, b.data, b.len, d);
+  if (!npy_direct(arr)) {
+    int rc = hlo_npy_write(&b, arr, d);
+    if (rc == HLO_OK) rc = npy_write_file(path, b.data, b.len, d);
+    hlo_buf_release(&b);
+    return rc;
+  }
+  /* The header alone (an empty array gives the same header bytes), then the
+   * data from where it lies. */
+  hlo_array head = *arr;
+  head.nelems = 0;
+  int rc = hlo_npy_write(&b, &head, d);
+  if (rc == HLO_OK) {
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+      rc = hlo_errorf(d, NULL, 0, "%s: cannot create: %s", path, strerror(errno));
+    } else {
+      size_t bytes = (size_t)arr->nelems * (size_t)hlo_type_bytes(arr->type);
+      int bad = fwrite(b.data, 1, b.len, f) != b.len;
+      bad |= bytes && fwrite(arr->data, 1, bytes, f) != bytes;
+      bad |= fclose(f) != 0;
+      if (bad) rc = hlo_errorf(d, NULL, 0, "%s: write error", path);
+    }
+  }
   hlo_buf_release(&b);
   return rc;
+}
+
+int hlo_npy_map(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_array *out,
+                hlo_npy_mapping *m, hlo_diags *d) {
+  m->base = NULL;
+  m->len = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return hlo_errorf(d, NULL, 0, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 64) {
+    close(fd); /* pipes, devices, tiny files: the read path */
+    return hlo_npy_load(a, path, opts, out, d);
+  }
+  if ((uint64_t)st.st_size > npy_max_bytes(opts) + (1u << 20) || (uint64_t)st.st_size > SIZE_MAX) {
+    close(fd);
+    return hlo_errorf(d, NULL, 0, "%s: file of %lld bytes exceeds the limit", path,
+                      (long long)st.st_size);
+  }
+  size_t len = (size_t)st.st_size;
+  void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) return hlo_npy_load(a, path, opts, out, d);
+  npy_layout L;
+  /* npy_parse compares the file size with header size x elements before
+   * any payload byte is touched. */
+  int rc = npy_parse(path, p, len, opts, &L, d);
+  const unsigned char *data = (const unsigned char *)p + L.off;
+  if (rc == HLO_OK && (!L.h.fortran || L.h.rank < 2) && !L.swap && L.t != HLO_PRED &&
+      (uintptr_t)data % 16 == 0) {
+    int64_t *dv = L.h.rank ? hlo_arena_array(a, (size_t)L.h.rank, sizeof *dv) : NULL;
+    if (L.h.rank && !dv) {
+      munmap(p, len);
+      return hlo_errorf(d, NULL, 0, "%s: out of memory", path);
+    }
+    if (L.h.rank) memcpy(dv, L.h.dims, (size_t)L.h.rank * sizeof *dv);
+    out->type = L.t;
+    out->rank = L.h.rank;
+    out->dims = dv;
+    out->nelems = (int64_t)L.n;
+    out->data = (void *)data;
+    m->base = p;
+    m->len = len;
+    return HLO_OK;
+  }
+  if (rc == HLO_OK) rc = npy_copy(a, path, p, &L, out, d);
+  munmap(p, len);
+  return rc;
+}
+
+void hlo_npy_unmap(hlo_npy_mapping *m) {
+  if (m->base) munmap(m->base, m->len);
+  m->base = NULL;
+  m->len = 0;
 }
