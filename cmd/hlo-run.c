@@ -1006,6 +1006,7 @@ int main(int argc, char **argv) {
   eo.src = &in.src; /* the library verifies the module, with positions */
   eo.isa = a.isa;
   eo.check_fast = a.check_fast;
+  eo.allow_mixed_precision = true; /* as hlo-verify --allow-mixed-precision */
   eo.profile = a.profile || a.time;
   {
     int mr = 1, mp = 1;

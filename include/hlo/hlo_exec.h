@@ -85,6 +85,9 @@ typedef struct hlo_exec_options {
                               device, replica 0 of 1, partition 0 of 1) */
   int device;              /* this plan's logical device in comm:
                               replica * partitions + partition */
+  bool allow_mixed_precision; /* verify with XLA's allow_mixed_precision and
+                                 run float operands of another precision
+                                 converted as XLA's evaluator does */
 } hlo_exec_options;
 
 /* A user definition of a custom-call target: run `module`'s entry

@@ -104,6 +104,9 @@ struct plan_comp {
   int *nuses;               /* per slot: uses inside this computation (+1 root) */
   scalar_prog *sprog;       /* compiled scalar form, NULL if not scalar-only */
   bool compiling;           /* recursion guard */
+  bool mixed;               /* has convert steps for mixed float precision
+                               (here or in a computation it calls): only
+                               the step-by-step kernels run it */
 };
 
 struct hlo_exec {
@@ -226,6 +229,17 @@ plan_comp *hlo_plan_comp(hlo_exec *e, const hlo_computation *c);
 int hlo_plan_kernel(hlo_exec *e, plan_step *s);
 /* Try to compile a scalar program for pc (sets pc->sprog or leaves NULL). */
 void hlo_plan_scalar(hlo_exec *e, plan_comp *pc);
+/* Mixed float precision (plan_mixed.c).  The float type operand i of `in`
+ * must be converted to before its kernel runs, or HLO_TYPE_COUNT if none. */
+hlo_type hlo_plan_mixed_target(const hlo_instruction *in, int i);
+/* Count the conversions `in` needs in *nconv; HLO_ERR if its operands mix
+ * float types in a way no conversion serves. */
+int hlo_plan_mixed_check(hlo_exec *e, const hlo_instruction *in, int *nconv);
+/* Append to pc->steps at *ns one convert step per operand of `in` needing
+ * one (results in new slots from *next_slot); returns the copy of `in` that
+ * reads the converted operands, NULL when out of memory or unplannable. */
+const hlo_instruction *hlo_plan_mixed_steps(hlo_exec *e, plan_comp *pc, const hlo_instruction *in,
+                                            int *ns, int *next_slot);
 int hlo_sprog_run(const scalar_prog *sp, const hlo_sc *in, int nin, hlo_sc *out, int nout);
 
 /* ---- helpers for kernels -------------------------------------------------- */

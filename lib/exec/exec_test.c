@@ -213,6 +213,40 @@ static void check_borrow(void) {
   hlo_diags_release(&d);
 }
 
+/* Mixed float precision runs only when the options allow it, and then with
+ * the f32 operand rounded to bf16 before a bf16 multiply: 1 + 2^-8 is a tie
+ * that rounds to 1, so 1 * 3 = 3 (multiplying first would give 3.015625). */
+static void check_mixed_precision(void) {
+  static const char text[] = "ENTRY e { a = f32[2] constant({1.00390625, -2})\n"
+                             " b = bf16[2] constant({3, 4})\n ROOT m = bf16[2] multiply(b, a) }";
+  for (int mode = 0; mode < 3; mode++) {
+    hlo_src src = {"mixed", text, strlen(text)};
+    hlo_diags d;
+    hlo_diags_init(&d, NULL);
+    hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+    hlo_exec_options o = {0};
+    o.allow_mixed_precision = mode > 0;
+    o.reference = mode == 2;
+    hlo_exec *e = m ? hlo_exec_new(m, &o, NULL, &d) : NULL;
+    if (mode == 0) {
+      bool found = false;
+      for (int i = 0; i < d.n; i++) found |= strstr(d.v[i].msg, "mixed precision is disallowed") != NULL;
+      CHECK(!e && found);
+    } else {
+      hlo_val *res = NULL;
+      CHECK(e && hlo_exec_run(e, NULL, 0, &res) == HLO_OK);
+      if (res) {
+        CHECK(hlo_val_get_f64(res, 0) == 3.0);
+        CHECK(hlo_val_get_f64(res, 1) == -8.0);
+        hlo_val_release(NULL, res);
+      }
+    }
+    hlo_exec_free(e);
+    hlo_module_free(m);
+    hlo_diags_release(&d);
+  }
+}
+
 int main(void) {
   /* integer numerics decisions (DECISIONS.md) */
   RUN("ENTRY e { a = s32[4] constant({7, -7, -2147483648, 5})\n"
@@ -502,5 +536,6 @@ int main(void) {
              " ROOT c = f32[2] custom-call(a), custom_call_target=\"foo\" }",
              "custom-call target \"foo\" is not known to hlo-run");
   check_borrow();
+  check_mixed_precision();
   TEST_MAIN_END("exec");
 }

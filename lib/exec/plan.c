@@ -75,7 +75,16 @@ static int choose_kernel(hlo_exec *e, plan_step *s, bool fast) {
  * fast candidate takes the step; check mode also keeps the reference kernel
  * of the step. */
 int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
-  if (e->opts.check_fast && !e->opts.reference) {
+  /* the fast kernels of fusions, reductions and scalar programs read the
+   * called computations' instructions themselves, without the convert steps
+   * mixed precision added to their plans */
+  bool fast = !e->opts.reference;
+  for (int i = 0; i < s->in->ncalled; i++) {
+    const hlo_computation *c = s->in->called[i];
+    if (c && c->id >= 0 && c->id < e->m->ncomps && e->plans[c->id] && e->plans[c->id]->mixed)
+      fast = false;
+  }
+  if (e->opts.check_fast && fast) {
     if (choose_kernel(e, s, false)) return HLO_ERR;
     /* a kernel the row's prep chose (custom calls, sparse dots) is the same
      * on both paths; the private steps it runs are checked themselves */
@@ -84,7 +93,7 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
     s->ref_kname = s->kname;
     s->ref_p = s->p;
   }
-  return choose_kernel(e, s, !e->opts.reference);
+  return choose_kernel(e, s, fast);
 }
 
 /* Post-order DFS from the root over operands and control predecessors,
@@ -155,15 +164,36 @@ plan_comp *hlo_plan_comp(hlo_exec *e, const hlo_computation *c) {
     pc->param_slot[i] = c->params[i] ? c->params[i]->id : -1;
   int n = 0;
   if (visit(e, c, c->root, mark, order, &n)) return NULL;
-  pc->steps = hlo_arena_array(A, (size_t)n + 1, sizeof(plan_step));
+  int nconv = 0; /* convert steps for mixed float precision */
+  for (int k = 0; k < n; k++) {
+    int nc = 0;
+    if (hlo_plan_mixed_check(e, order[k], &nc)) return NULL;
+    nconv += nc;
+  }
+  pc->steps = hlo_arena_array(A, (size_t)(n + nconv) + 1, sizeof(plan_step));
   if (!pc->steps) goto oom;
-  int *lastpos = hlo_arena_array(A, (size_t)c->ninstrs + 1, sizeof(int));
+  if (nconv) {
+    pc->nslots = c->ninstrs + nconv;
+    pc->nuses = hlo_arena_array(A, (size_t)pc->nslots + 1, sizeof(int));
+    if (!pc->nuses) goto oom;
+  }
+  int next_slot = c->ninstrs;
+  int *lastpos = hlo_arena_array(A, (size_t)pc->nslots + 1, sizeof(int));
   if (!lastpos) goto oom;
-  for (int i = 0; i < c->ninstrs; i++) lastpos[i] = -1;
+  for (int i = 0; i < pc->nslots; i++) lastpos[i] = -1;
   int ns = 0;
   for (int k = 0; k < n; k++) {
     const hlo_instruction *in = order[k];
     if (check_shape_rank(e, in, &in->shape)) return NULL;
+    if (nconv) {
+      int first = ns;
+      in = hlo_plan_mixed_steps(e, pc, in, &ns, &next_slot);
+      if (!in) return NULL;
+      for (int j = first; j < ns; j++) {
+        pc->nuses[pc->steps[j].args[0]]++;
+        lastpos[pc->steps[j].args[0]] = j;
+      }
+    }
     if (in->op == HLO_OP_PARAMETER) {
       if (in->param_number < 0 || in->param_number >= c->nparams)
         return PERR(e, in, "instruction %%%s: bad parameter number", in->name), NULL;
@@ -181,8 +211,11 @@ plan_comp *hlo_plan_comp(hlo_exec *e, const hlo_computation *c) {
       pc->nuses[s->args[i]]++;
       lastpos[s->args[i]] = ns;
     }
-    for (int i = 0; i < in->ncalled; i++)
-      if (!hlo_plan_comp(e, in->called[i])) return NULL;
+    for (int i = 0; i < in->ncalled; i++) {
+      plan_comp *sub = hlo_plan_comp(e, in->called[i]);
+      if (!sub) return NULL;
+      pc->mixed |= sub->mixed;
+    }
     if (hlo_plan_kernel(e, s)) return NULL;
     ns++;
   }
@@ -198,7 +231,7 @@ plan_comp *hlo_plan_comp(hlo_exec *e, const hlo_computation *c) {
       s->last_use[i] = lastpos[sl] == k && cnt == 1 && sl != pc->root;
     }
   }
-  hlo_plan_scalar(e, pc);
+  if (!pc->mixed) hlo_plan_scalar(e, pc);
   return pc;
 oom:
   hlo_errorf(e->diags, NULL, 0, "out of memory while planning %s", c->name);
@@ -258,9 +291,11 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
     return NULL;
   }
   /* The kernels trust shapes and attributes: only a valid module runs, under
-   * XLA's default options (no mixed precision where XLA's verifier asks for
-   * one element type: the kernels read every operand in the result's type). */
-  if (hlo_verify_module(m, NULL, d, opts ? opts->src : NULL) != HLO_OK) return NULL;
+   * XLA's default options unless the caller allows mixed precision (the plan
+   * then converts operands to the type the kernel reads, plan_mixed.c). */
+  hlo_verify_options vo = {0};
+  vo.allow_mixed_precision = opts && opts->allow_mixed_precision;
+  if (hlo_verify_module(m, &vo, d, opts ? opts->src : NULL) != HLO_OK) return NULL;
   if (check_call_depth(m, d, alloc) != HLO_OK) return NULL;
   hlo_exec *e = hlo_malloc(alloc, sizeof *e);
   if (!e) {

@@ -107,7 +107,7 @@ class ExecOptions(ctypes.Structure):  # hlo_exec_options, field for field
     _fields_ = [("reference", c_bool), ("isa", c_int), ("rng_seed", c_uint64), ("max_while_iters", c_int64),
                 ("threads", c_int), ("profile", c_bool), ("check_fast", c_bool), ("src", P(Src)),
                 ("ccalls", c_void_p), ("nccalls", c_int), ("partition_id", c_int64),
-                ("comm", c_void_p), ("device", c_int)]
+                ("comm", c_void_p), ("device", c_int), ("allow_mixed_precision", c_bool)]
 
 
 class FuseOptions(ctypes.Structure):  # hlo_fuse_options

@@ -69,7 +69,9 @@ class Executable:
         self._e = None
         self._opts = _lib.ExecOptions(reference=bool(reference), rng_seed=int(rng_seed),
                                       max_while_iters=int(max_while_iterations),
-                                      threads=int(threads or 0), src=ctypes.pointer(handle.source.src))
+                                      threads=int(threads or 0),
+                                      src=ctypes.pointer(handle.source.src),
+                                      allow_mixed_precision=True)  # as hlo-run
         e = _lib.hlo_exec_new(handle.m, ctypes.byref(self._opts), None, self._diags.ref)
         if not e:
             raise self._diags.error([handle.source], "the module cannot run")
