@@ -1,5 +1,5 @@
 /* collectives.c - the collective kernels: all-reduce, reduce-scatter,
- * all-gather, all-to-all, collective-broadcast, collective-permute (and the
+ * all-gather, all-to-all, collective-broadcast, collective-permute, ragged-all-to-all (and the
  * start forms), replica-id and partition-id, for the devices of the plan's
  * communicator.  The participants of each step are found at plan time
  * (groups.c); at run time the devices meet (comm.c), read each other's
@@ -51,6 +51,7 @@ int hlo_prep_collective(hlo_exec *e, plan_step *s) {
   }
   const hlo_shape *core = core_shape(in);
   int nleaves = core->type == HLO_TUPLE ? core->ntuple : 1;
+  if (in->op == HLO_OP_RAGGED_ALL_TO_ALL) nleaves = 6; /* one result from six operands */
   if (s->nargs > HLO_RDV_MAX_VALS || nleaves != s->nargs)
     return HLO_PLAN_ERR(e, in, "instruction %%%s: %d operands for %d results: this form of %s is not "
                         "supported by hlo-run", in->name, s->nargs, nleaves, hlo_opcode_name(in->op));
@@ -215,8 +216,8 @@ static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **
   const coll_plan *cp = s->p;
   const hlo_shape *core = core_shape(s->in);
   hlo_val *outs[HLO_RDV_MAX_VALS] = {NULL};
-  int rc = HLO_OK;
-  for (int i = 0; i < s->nargs && rc == HLO_OK; i++) {
+  int rc = HLO_OK, nouts = core->type == HLO_TUPLE ? core->ntuple : 1;
+  for (int i = 0; i < nouts && rc == HLO_OK; i++) {
     const hlo_shape *ls = core->type == HLO_TUPLE ? &core->tuple[i] : core;
     outs[i] = zero ? hlo_run_new(r, ls) : hlo_run_new_raw(r, ls);
     if (!outs[i]) rc = hlo_run_errorf(r, s->in, "out of memory");
@@ -237,7 +238,7 @@ static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **
     if (rc == HLO_OK) rc = lrc;
   }
   if (rc == HLO_OK) rc = assemble(r, s, args, outs, out);
-  for (int i = 0; i < s->nargs; i++)
+  for (int i = 0; i < nouts; i++)
     if (outs[i]) hlo_run_release(r, outs[i]);
   return rc;
 }
@@ -386,6 +387,60 @@ static int body_permute(hlo_run *r, const plan_step *s, const coll_plan *cp,
     if (outs[i]->nbytes) memcpy(outs[i]->data, ents[src].in[i]->data, outs[i]->nbytes);
   return HLO_OK;
 }
+
+/* ragged-all-to-all (operands input, output, input_offsets, send_sizes,
+ * output_offsets, recv_sizes): the metadata of each sender holds u updates
+ * per peer, update k going to peer k / u.  This device's result is its own
+ * output operand with, for every sender j and each of its updates k meant
+ * for this device, the rows input_j[input_offsets_j[k] : +send_sizes_j[k]]
+ * written at row output_offsets_j[k] (rows along the outermost dimension);
+ * recv_sizes_self[...] must agree with what arrives. */
+static int64_t meta_at(const hlo_val *v, int64_t k) { return hlo_sc_load(v->shape->type, v->data, k).i; }
+
+static int body_ragged(hlo_run *r, const plan_step *s, const coll_plan *cp, const hlo_rdv_entry *ents,
+                       hlo_val **outs, bool shared) {
+  (void)shared;
+  int n = cp->n;
+  hlo_val *const *me = ents[cp->pos].in;
+  const hlo_shape *is = me[0]->shape, *os = me[1]->shape;
+  if (is->rank < 1 || os->rank != is->rank)
+    return hlo_run_errorf(r, s->in, "input and output must have the same rank >= 1");
+  for (int i = 1; i < is->rank; i++)
+    if (is->dims[i] != os->dims[i])
+      return hlo_run_errorf(r, s->in, "input and output differ beyond the outermost dimension");
+  for (int k = 2; k < 6; k++) {
+    const hlo_shape *m = me[k]->shape;
+    if (!hlo_type_is_int(m->type) || m->rank < 1 || m->rank > 2 || !hlo_shape_compatible(m, me[2]->shape))
+      return hlo_run_errorf(r, s->in, "offsets and sizes must be integer arrays of one shape");
+  }
+  int64_t nm = me[2]->nelems;
+  if (nm % n)
+    return hlo_run_errorf(r, s->in, "%lld offsets do not split among a group of %d devices",
+                          (long long)nm, n);
+  int64_t u = nm / n, srows = is->dims[0], drows = os->dims[0];
+  hlo_val *o = outs[0];
+  if (o->nbytes) memcpy(o->data, me[1]->data, o->nbytes);
+  size_t row = srows ? me[0]->nbytes / (size_t)srows : 0;
+  for (int j = 0; j < n; j++) {
+    hlo_val *const *sj = ents[j].in;
+    for (int64_t i = 0; i < u; i++) {
+      int64_t k = (int64_t)cp->pos * u + i, kr = (int64_t)j * u + i;
+      int64_t a = meta_at(sj[2], k), len = meta_at(sj[3], k), b = meta_at(sj[4], k);
+      if (len != meta_at(me[5], kr))
+        return hlo_run_errorf(r, s->in, "device %d sends %lld rows in update %lld but recv_sizes[%lld] is %lld",
+                              cp->part[j], (long long)len, (long long)k, (long long)kr,
+                              (long long)meta_at(me[5], kr));
+      if (len < 0 || a < 0 || b < 0 || a > srows - len || b > drows - len)
+        return hlo_run_errorf(r, s->in, "update %lld of device %d: rows [%lld, +%lld) -> [%lld, +%lld) out of bounds",
+                              (long long)k, cp->part[j], (long long)a, (long long)len, (long long)b, (long long)len);
+      if (len && row)
+        memcpy((char *)o->data + (size_t)b * row, (const char *)sj[0]->data + (size_t)a * row, (size_t)len * row);
+    }
+  }
+  return HLO_OK;
+}
+
+DECL_KERN(hlo_ctl_ragged_all_to_all) { return collective(r, s, args, out, false, body_ragged); }
 
 DECL_KERN(hlo_ctl_all_reduce) { return collective(r, s, args, out, false, body_all_reduce); }
 DECL_KERN(hlo_ctl_reduce_scatter) { return collective(r, s, args, out, false, body_reduce_scatter); }
