@@ -1,7 +1,7 @@
 /* collectives.c - the collective kernels: all-reduce, reduce-scatter,
- * all-gather, all-to-all, collective-broadcast, collective-permute, ragged-all-to-all (and the
- * start forms), replica-id and partition-id, for the devices of the plan's
- * communicator.  The participants of each step are found at plan time
+ * all-gather, all-to-all, collective-broadcast, collective-permute (also
+ * in place, with slices), ragged-all-to-all (and the start forms),
+ * replica-id and partition-id, for the devices of the plan's communicator.  The participants of each step are found at plan time
  * (groups.c); at run time the devices meet (comm.c), read each other's
  * operands in place and write results.  A reduction folds the contributions
  * in participant order, whichever device computes an element, so every run
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "exec/comm.h"
+#include "exec/comm_impl.h"
 #include "exec/groups.h"
 
 typedef struct coll_plan {
@@ -29,6 +30,12 @@ static bool is_start(hlo_opcode op) {
 static const hlo_shape *core_shape(const hlo_instruction *in) {
   if (is_start(in->op) && in->shape.type == HLO_TUPLE && in->shape.ntuple >= 2) return &in->shape.tuple[1];
   return &in->shape;
+}
+
+/* collective-permute(input, output, input_offsets, output_offsets) */
+static bool is_in_place_permute(const hlo_instruction *in) {
+  return (in->op == HLO_OP_COLLECTIVE_PERMUTE || in->op == HLO_OP_COLLECTIVE_PERMUTE_START) &&
+         in->noperands == 4 && hlo_instr_attr(in, HLO_A_SLICE_SIZES);
 }
 
 int hlo_prep_collective(hlo_exec *e, plan_step *s) {
@@ -52,10 +59,17 @@ int hlo_prep_collective(hlo_exec *e, plan_step *s) {
   const hlo_shape *core = core_shape(in);
   int nleaves = core->type == HLO_TUPLE ? core->ntuple : 1;
   if (in->op == HLO_OP_RAGGED_ALL_TO_ALL) nleaves = 6; /* one result from six operands */
+  bool in_place = is_in_place_permute(in);
+  if (in_place) {
+    if (e->opts.comm && e->opts.comm->mpi)
+      return HLO_PLAN_ERR(e, in, "instruction %%%s: the in-place form of %s (with slices) runs in threads "
+                          "only, not over MPI", in->name, hlo_opcode_name(in->op));
+    nleaves = 4; /* input, output, input and output offsets */
+  }
   if (s->nargs > HLO_RDV_MAX_VALS || nleaves != s->nargs)
     return HLO_PLAN_ERR(e, in, "instruction %%%s: %d operands for %d results: this form of %s is not "
                         "supported by hlo-run", in->name, s->nargs, nleaves, hlo_opcode_name(in->op));
-  for (int i = 0; i < s->nargs; i++)
+  for (int i = 0; i < (in_place ? 2 : s->nargs); i++)
     if (!hlo_shape_is_array(&in->operands[i]->shape))
       return HLO_PLAN_ERR(e, in, "instruction %%%s: operand %d is not an array: this form of %s is "
                           "not supported by hlo-run", in->name, i, hlo_opcode_name(in->op));
@@ -442,12 +456,99 @@ static int body_ragged(hlo_run *r, const plan_step *s, const coll_plan *cp, cons
 
 DECL_KERN(hlo_ctl_ragged_all_to_all) { return collective(r, s, args, out, false, body_ragged); }
 
+/* In-place collective-permute: offsets operand v gives, for pair p, the
+ * start index d of the slice: a tuple with one element per pair (a tuple of
+ * scalars or an index array), a tuple of rank scalars shared by every pair,
+ * an index array [rank] shared by every pair or [pairs, rank]. */
+static bool offset_at(const hlo_val *v, int64_t p, int d, int rank, int64_t *o) {
+  if (v->shape->type == HLO_TUPLE) {
+    if (v->ntuple == rank && v->ntuple > 0 && hlo_shape_is_array(v->tuple[0]->shape) &&
+        v->tuple[0]->nelems == 1 && (rank > 1 || v->tuple[0]->shape->rank == 0))
+      v = v->tuple[d], d = 0; /* rank scalars, shared */
+    else if (p < v->ntuple)
+      v = v->tuple[p];
+    else
+      return false;
+    if (v->shape->type == HLO_TUPLE) {
+      if (d >= v->ntuple || !hlo_shape_is_array(v->tuple[d]->shape) || v->tuple[d]->nelems != 1) return false;
+      v = v->tuple[d], d = 0;
+    }
+  } else if (v->nelems == (int64_t)rank * (p + 1) && v->nelems > rank) {
+    d += (int)(p * rank);
+  }
+  if (!hlo_shape_is_array(v->shape) || !hlo_type_is_int(v->shape->type) || d >= v->nelems) return false;
+  *o = hlo_sc_load(v->shape->type, v->data, d).i;
+  return true;
+}
+
+/* The result is this device's output operand; for the pair p whose target
+ * it is, the slice of slice_sizes[p] at the source's input_offsets[p] in the
+ * source's input is written at this device's output_offsets[p]. */
+static int body_permute_in_place(hlo_run *r, const plan_step *s, const coll_plan *cp,
+                                 const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
+  (void)shared;
+  const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_SOURCE_TARGET_PAIRS);
+  hlo_val *const *me = ents[cp->pos].in;
+  hlo_val *o = outs[0];
+  const hlo_shape *is = me[0]->shape, *os = o->shape;
+  int rank = os->rank;
+  if (is->rank != rank || is->type != os->type)
+    return hlo_run_errorf(r, s->in, "input and output must have the same rank and element type");
+  if (o->nbytes) memcpy(o->data, me[1]->data, o->nbytes);
+  int npairs = a ? a->u.pairs.n : 0;
+  /* slice_sizes: {{sizes of pair 0}, {sizes of pair 1}, ...} or one list */
+  const hlo_attr *sa = hlo_instr_attr(s->in, HLO_A_SLICE_SIZES);
+  const hlo_replica_groups *sl = sa->kind == HLO_AK_INT_LISTS ? sa->u.groups : NULL;
+  if (sl ? sl->iota || sl->ngroups != npairs : sa->u.ints.n != rank)
+    return hlo_run_errorf(r, s->in, "slice_sizes needs %d sizes for each of the %d pairs", rank, npairs);
+  for (int p = 0; p < npairs; p++) {
+    int64_t sid = a->u.pairs.v[p][0], tid = a->u.pairs.v[p][1];
+    if (sid < 0 || sid >= cp->n || tid < 0 || tid >= cp->n)
+      return hlo_run_errorf(r, s->in, "source_target_pairs name id %lld, but there are %d",
+                            (long long)(sid < 0 || sid >= cp->n ? sid : tid), cp->n);
+    if (tid != cp->pos) continue;
+    if (sl && sl->group_sizes[p] != rank)
+      return hlo_run_errorf(r, s->in, "slice_sizes needs %d sizes for each of the %d pairs", rank, npairs);
+    const int64_t *sz = sl ? sl->groups[p] : sa->u.ints.v;
+    int64_t ib[HLO_EXEC_MAX_RANK], ob[HLO_EXEC_MAX_RANK], n = 1;
+    if (rank > HLO_EXEC_MAX_RANK) return hlo_run_errorf(r, s->in, "rank %d is above %d", rank, HLO_EXEC_MAX_RANK);
+    for (int d = 0; d < rank; d++) {
+      if (!offset_at(ents[sid].in[2], p, d, rank, &ib[d]) || !offset_at(me[3], p, d, rank, &ob[d]))
+        return hlo_run_errorf(r, s->in, "pair %d: the offsets name no start index for dimension %d", p, d);
+      if (sz[d] < 0 || ib[d] < 0 || ob[d] < 0 || ib[d] > is->dims[d] - sz[d] || ob[d] > os->dims[d] - sz[d])
+        return hlo_run_errorf(r, s->in, "pair %d: slice [%lld, +%lld) -> [%lld, +%lld) of dimension %d out of "
+                              "bounds", p, (long long)ib[d], (long long)sz[d], (long long)ob[d],
+                              (long long)sz[d], d);
+      n *= sz[d];
+    }
+    /* copy element by element in row-major order of the slice */
+    size_t eb = (size_t)hlo_type_bytes(os->type);
+    const char *src = ents[sid].in[0]->data;
+    for (int64_t k = 0; k < n; k++) {
+      int64_t rem = k, si = 0, di = 0, istr = 1, ostr = 1;
+      for (int d = rank - 1; d >= 0; d--) {
+        int64_t x = rem % sz[d];
+        rem /= sz[d];
+        si += (ib[d] + x) * istr;
+        di += (ob[d] + x) * ostr;
+        istr *= is->dims[d];
+        ostr *= os->dims[d];
+      }
+      memcpy((char *)o->data + (size_t)di * eb, src + (size_t)si * eb, eb);
+    }
+  }
+  return HLO_OK;
+}
+
 DECL_KERN(hlo_ctl_all_reduce) { return collective(r, s, args, out, false, body_all_reduce); }
 DECL_KERN(hlo_ctl_reduce_scatter) { return collective(r, s, args, out, false, body_reduce_scatter); }
 DECL_KERN(hlo_ctl_all_gather) { return collective(r, s, args, out, false, body_all_gather); }
 DECL_KERN(hlo_ctl_all_to_all) { return collective(r, s, args, out, false, body_all_to_all); }
 DECL_KERN(hlo_ctl_collective_broadcast) { return collective(r, s, args, out, false, body_broadcast); }
-DECL_KERN(hlo_ctl_collective_permute) { return collective(r, s, args, out, true, body_permute); }
+DECL_KERN(hlo_ctl_collective_permute) {
+  return is_in_place_permute(s->in) ? collective(r, s, args, out, false, body_permute_in_place)
+                                    : collective(r, s, args, out, true, body_permute);
+}
 
 /* replica-id and partition-id: u32 scalars of this plan's device */
 DECL_KERN(hlo_ctl_replica_id) {
