@@ -3,8 +3,8 @@
  * in place, with slices), ragged-all-to-all (and the start forms),
  * replica-id and partition-id, for the devices of the plan's communicator.
  * The participants of each step are found at plan time (groups.c); at run
- * time the devices meet (comm.c), read each other's operands in place and write results.  A reduction folds the contributions
- * in participant order, whichever device computes an element, so every run
+ * time the devices meet (comm.c), read each other's operands in place and
+ * write results.  A reduction folds the contributions in participant order, whichever device computes an element, so every run
  * gives the same bits; all-reduce splits the elements among the devices and
  * each writes its share into every device's result. */
 #include <math.h>
