@@ -1,16 +1,17 @@
 /* collectives.c - the collective kernels: all-reduce, reduce-scatter,
- * all-gather, all-to-all, collective-broadcast, collective-permute (and the
- * start forms), replica-id and partition-id, for the devices of the plan's
- * communicator.  The participants of each step are found at plan time
- * (groups.c); at run time the devices meet (comm.c), read each other's
- * operands in place and write results.  A reduction folds the contributions
- * in participant order, whichever device computes an element, so every run
+ * all-gather, all-to-all, collective-broadcast, collective-permute (also
+ * in place, with slices), ragged-all-to-all (and the start forms),
+ * replica-id and partition-id, for the devices of the plan's communicator.
+ * The participants of each step are found at plan time (groups.c); at run
+ * time the devices meet (comm.c), read each other's operands in place and
+ * write results.  A reduction folds the contributions in participant order, whichever device computes an element, so every run
  * gives the same bits; all-reduce splits the elements among the devices and
  * each writes its share into every device's result. */
 #include <math.h>
 #include <string.h>
 
 #include "exec/comm.h"
+#include "exec/comm_impl.h"
 #include "exec/groups.h"
 
 typedef struct coll_plan {
@@ -29,6 +30,12 @@ static bool is_start(hlo_opcode op) {
 static const hlo_shape *core_shape(const hlo_instruction *in) {
   if (is_start(in->op) && in->shape.type == HLO_TUPLE && in->shape.ntuple >= 2) return &in->shape.tuple[1];
   return &in->shape;
+}
+
+/* collective-permute(input, output, input_offsets, output_offsets) */
+static bool is_in_place_permute(const hlo_instruction *in) {
+  return (in->op == HLO_OP_COLLECTIVE_PERMUTE || in->op == HLO_OP_COLLECTIVE_PERMUTE_START) &&
+         in->noperands == 4 && hlo_instr_attr(in, HLO_A_SLICE_SIZES);
 }
 
 int hlo_prep_collective(hlo_exec *e, plan_step *s) {
@@ -51,10 +58,18 @@ int hlo_prep_collective(hlo_exec *e, plan_step *s) {
   }
   const hlo_shape *core = core_shape(in);
   int nleaves = core->type == HLO_TUPLE ? core->ntuple : 1;
+  if (in->op == HLO_OP_RAGGED_ALL_TO_ALL) nleaves = 6; /* one result from six operands */
+  bool in_place = is_in_place_permute(in);
+  if (in_place) {
+    if (e->opts.comm && e->opts.comm->mpi)
+      return HLO_PLAN_ERR(e, in, "instruction %%%s: the in-place form of %s (with slices) runs in threads "
+                          "only, not over MPI", in->name, hlo_opcode_name(in->op));
+    nleaves = 4; /* input, output, input and output offsets */
+  }
   if (s->nargs > HLO_RDV_MAX_VALS || nleaves != s->nargs)
     return HLO_PLAN_ERR(e, in, "instruction %%%s: %d operands for %d results: this form of %s is not "
                         "supported by hlo-run", in->name, s->nargs, nleaves, hlo_opcode_name(in->op));
-  for (int i = 0; i < s->nargs; i++)
+  for (int i = 0; i < (in_place ? 2 : s->nargs); i++)
     if (!hlo_shape_is_array(&in->operands[i]->shape))
       return HLO_PLAN_ERR(e, in, "instruction %%%s: operand %d is not an array: this form of %s is "
                           "not supported by hlo-run", in->name, i, hlo_opcode_name(in->op));
@@ -215,8 +230,8 @@ static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **
   const coll_plan *cp = s->p;
   const hlo_shape *core = core_shape(s->in);
   hlo_val *outs[HLO_RDV_MAX_VALS] = {NULL};
-  int rc = HLO_OK;
-  for (int i = 0; i < s->nargs && rc == HLO_OK; i++) {
+  int rc = HLO_OK, nouts = core->type == HLO_TUPLE ? core->ntuple : 1;
+  for (int i = 0; i < nouts && rc == HLO_OK; i++) {
     const hlo_shape *ls = core->type == HLO_TUPLE ? &core->tuple[i] : core;
     outs[i] = zero ? hlo_run_new(r, ls) : hlo_run_new_raw(r, ls);
     if (!outs[i]) rc = hlo_run_errorf(r, s->in, "out of memory");
@@ -237,7 +252,7 @@ static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **
     if (rc == HLO_OK) rc = lrc;
   }
   if (rc == HLO_OK) rc = assemble(r, s, args, outs, out);
-  for (int i = 0; i < s->nargs; i++)
+  for (int i = 0; i < nouts; i++)
     if (outs[i]) hlo_run_release(r, outs[i]);
   return rc;
 }
@@ -387,12 +402,153 @@ static int body_permute(hlo_run *r, const plan_step *s, const coll_plan *cp,
   return HLO_OK;
 }
 
+/* ragged-all-to-all (operands input, output, input_offsets, send_sizes,
+ * output_offsets, recv_sizes): the metadata of each sender holds u updates
+ * per peer, update k going to peer k / u.  This device's result is its own
+ * output operand with, for every sender j and each of its updates k meant
+ * for this device, the rows input_j[input_offsets_j[k] : +send_sizes_j[k]]
+ * written at row output_offsets_j[k] (rows along the outermost dimension);
+ * recv_sizes_self[...] must agree with what arrives. */
+static int64_t meta_at(const hlo_val *v, int64_t k) { return hlo_sc_load(v->shape->type, v->data, k).i; }
+
+static int body_ragged(hlo_run *r, const plan_step *s, const coll_plan *cp, const hlo_rdv_entry *ents,
+                       hlo_val **outs, bool shared) {
+  (void)shared;
+  int n = cp->n;
+  hlo_val *const *me = ents[cp->pos].in;
+  const hlo_shape *is = me[0]->shape, *os = me[1]->shape;
+  if (is->rank < 1 || os->rank != is->rank)
+    return hlo_run_errorf(r, s->in, "input and output must have the same rank >= 1");
+  for (int i = 1; i < is->rank; i++)
+    if (is->dims[i] != os->dims[i])
+      return hlo_run_errorf(r, s->in, "input and output differ beyond the outermost dimension");
+  for (int k = 2; k < 6; k++) {
+    const hlo_shape *m = me[k]->shape;
+    if (!hlo_type_is_int(m->type) || m->rank < 1 || m->rank > 2 || !hlo_shape_compatible(m, me[2]->shape))
+      return hlo_run_errorf(r, s->in, "offsets and sizes must be integer arrays of one shape");
+  }
+  int64_t nm = me[2]->nelems;
+  if (nm % n)
+    return hlo_run_errorf(r, s->in, "%lld offsets do not split among a group of %d devices",
+                          (long long)nm, n);
+  int64_t u = nm / n, srows = is->dims[0], drows = os->dims[0];
+  hlo_val *o = outs[0];
+  if (o->nbytes) memcpy(o->data, me[1]->data, o->nbytes);
+  size_t row = srows ? me[0]->nbytes / (size_t)srows : 0;
+  for (int j = 0; j < n; j++) {
+    hlo_val *const *sj = ents[j].in;
+    for (int64_t i = 0; i < u; i++) {
+      int64_t k = (int64_t)cp->pos * u + i, kr = (int64_t)j * u + i;
+      int64_t a = meta_at(sj[2], k), len = meta_at(sj[3], k), b = meta_at(sj[4], k);
+      if (len != meta_at(me[5], kr))
+        return hlo_run_errorf(r, s->in, "device %d sends %lld rows in update %lld but recv_sizes[%lld] is %lld",
+                              cp->part[j], (long long)len, (long long)k, (long long)kr,
+                              (long long)meta_at(me[5], kr));
+      if (len < 0 || a < 0 || b < 0 || a > srows - len || b > drows - len)
+        return hlo_run_errorf(r, s->in, "update %lld of device %d: rows [%lld, +%lld) -> [%lld, +%lld) out of bounds",
+                              (long long)k, cp->part[j], (long long)a, (long long)len, (long long)b, (long long)len);
+      if (len && row)
+        memcpy((char *)o->data + (size_t)b * row, (const char *)sj[0]->data + (size_t)a * row, (size_t)len * row);
+    }
+  }
+  return HLO_OK;
+}
+
+DECL_KERN(hlo_ctl_ragged_all_to_all) { return collective(r, s, args, out, false, body_ragged); }
+
+/* In-place collective-permute: offsets operand v gives, for pair p, the
+ * start index d of the slice: a tuple with one element per pair (a tuple of
+ * scalars or an index array), a tuple of rank scalars shared by every pair,
+ * an index array [rank] shared by every pair or [pairs, rank]. */
+static bool offset_at(const hlo_val *v, int64_t p, int d, int rank, int64_t *o) {
+  if (v->shape->type == HLO_TUPLE) {
+    if (v->ntuple == rank && v->ntuple > 0 && hlo_shape_is_array(v->tuple[0]->shape) &&
+        v->tuple[0]->nelems == 1 && (rank > 1 || v->tuple[0]->shape->rank == 0))
+      v = v->tuple[d], d = 0; /* rank scalars, shared */
+    else if (p < v->ntuple)
+      v = v->tuple[p];
+    else
+      return false;
+    if (v->shape->type == HLO_TUPLE) {
+      if (d >= v->ntuple || !hlo_shape_is_array(v->tuple[d]->shape) || v->tuple[d]->nelems != 1) return false;
+      v = v->tuple[d], d = 0;
+    }
+  } else if (v->nelems == (int64_t)rank * (p + 1) && v->nelems > rank) {
+    d += (int)(p * rank);
+  }
+  if (!hlo_shape_is_array(v->shape) || !hlo_type_is_int(v->shape->type) || d >= v->nelems) return false;
+  *o = hlo_sc_load(v->shape->type, v->data, d).i;
+  return true;
+}
+
+/* The result is this device's output operand; for the pair p whose target
+ * it is, the slice of slice_sizes[p] at the source's input_offsets[p] in the
+ * source's input is written at this device's output_offsets[p]. */
+static int body_permute_in_place(hlo_run *r, const plan_step *s, const coll_plan *cp,
+                                 const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
+  (void)shared;
+  const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_SOURCE_TARGET_PAIRS);
+  hlo_val *const *me = ents[cp->pos].in;
+  hlo_val *o = outs[0];
+  const hlo_shape *is = me[0]->shape, *os = o->shape;
+  int rank = os->rank;
+  if (is->rank != rank || is->type != os->type)
+    return hlo_run_errorf(r, s->in, "input and output must have the same rank and element type");
+  if (o->nbytes) memcpy(o->data, me[1]->data, o->nbytes);
+  int npairs = a ? a->u.pairs.n : 0;
+  /* slice_sizes: {{sizes of pair 0}, {sizes of pair 1}, ...} or one list */
+  const hlo_attr *sa = hlo_instr_attr(s->in, HLO_A_SLICE_SIZES);
+  const hlo_replica_groups *sl = sa->kind == HLO_AK_INT_LISTS ? sa->u.groups : NULL;
+  if (sl ? sl->iota || sl->ngroups != npairs : sa->u.ints.n != rank)
+    return hlo_run_errorf(r, s->in, "slice_sizes needs %d sizes for each of the %d pairs", rank, npairs);
+  for (int p = 0; p < npairs; p++) {
+    int64_t sid = a->u.pairs.v[p][0], tid = a->u.pairs.v[p][1];
+    if (sid < 0 || sid >= cp->n || tid < 0 || tid >= cp->n)
+      return hlo_run_errorf(r, s->in, "source_target_pairs name id %lld, but there are %d",
+                            (long long)(sid < 0 || sid >= cp->n ? sid : tid), cp->n);
+    if (tid != cp->pos) continue;
+    if (sl && sl->group_sizes[p] != rank)
+      return hlo_run_errorf(r, s->in, "slice_sizes needs %d sizes for each of the %d pairs", rank, npairs);
+    const int64_t *sz = sl ? sl->groups[p] : sa->u.ints.v;
+    int64_t ib[HLO_EXEC_MAX_RANK], ob[HLO_EXEC_MAX_RANK], n = 1;
+    if (rank > HLO_EXEC_MAX_RANK) return hlo_run_errorf(r, s->in, "rank %d is above %d", rank, HLO_EXEC_MAX_RANK);
+    for (int d = 0; d < rank; d++) {
+      if (!offset_at(ents[sid].in[2], p, d, rank, &ib[d]) || !offset_at(me[3], p, d, rank, &ob[d]))
+        return hlo_run_errorf(r, s->in, "pair %d: the offsets name no start index for dimension %d", p, d);
+      if (sz[d] < 0 || ib[d] < 0 || ob[d] < 0 || ib[d] > is->dims[d] - sz[d] || ob[d] > os->dims[d] - sz[d])
+        return hlo_run_errorf(r, s->in, "pair %d: slice [%lld, +%lld) -> [%lld, +%lld) of dimension %d out of "
+                              "bounds", p, (long long)ib[d], (long long)sz[d], (long long)ob[d],
+                              (long long)sz[d], d);
+      n *= sz[d];
+    }
+    /* copy element by element in row-major order of the slice */
+    size_t eb = (size_t)hlo_type_bytes(os->type);
+    const char *src = ents[sid].in[0]->data;
+    for (int64_t k = 0; k < n; k++) {
+      int64_t rem = k, si = 0, di = 0, istr = 1, ostr = 1;
+      for (int d = rank - 1; d >= 0; d--) {
+        int64_t x = rem % sz[d];
+        rem /= sz[d];
+        si += (ib[d] + x) * istr;
+        di += (ob[d] + x) * ostr;
+        istr *= is->dims[d];
+        ostr *= os->dims[d];
+      }
+      memcpy((char *)o->data + (size_t)di * eb, src + (size_t)si * eb, eb);
+    }
+  }
+  return HLO_OK;
+}
+
 DECL_KERN(hlo_ctl_all_reduce) { return collective(r, s, args, out, false, body_all_reduce); }
 DECL_KERN(hlo_ctl_reduce_scatter) { return collective(r, s, args, out, false, body_reduce_scatter); }
 DECL_KERN(hlo_ctl_all_gather) { return collective(r, s, args, out, false, body_all_gather); }
 DECL_KERN(hlo_ctl_all_to_all) { return collective(r, s, args, out, false, body_all_to_all); }
 DECL_KERN(hlo_ctl_collective_broadcast) { return collective(r, s, args, out, false, body_broadcast); }
-DECL_KERN(hlo_ctl_collective_permute) { return collective(r, s, args, out, true, body_permute); }
+DECL_KERN(hlo_ctl_collective_permute) {
+  return is_in_place_permute(s->in) ? collective(r, s, args, out, false, body_permute_in_place)
+                                    : collective(r, s, args, out, true, body_permute);
+}
 
 /* replica-id and partition-id: u32 scalars of this plan's device */
 DECL_KERN(hlo_ctl_replica_id) {

@@ -275,6 +275,7 @@ DECL_KERN(hlo_ctl_collective_broadcast);
 DECL_KERN(hlo_ctl_get_dimension_size);
 DECL_KERN(hlo_ctl_collective_identity);
 DECL_KERN(hlo_ctl_collective_permute);
+DECL_KERN(hlo_ctl_ragged_all_to_all);
 DECL_KERN(hlo_ctl_async_done);
 /* reference kernels */
 DECL_KERN(hlo_ref_elementwise);
@@ -317,7 +318,6 @@ DECL_KERN(hlo_ref_dynamic_reshape);
 DECL_KERN(hlo_ref_clamp_select);
 DECL_KERN(hlo_ref_ragged_dot);
 DECL_KERN(hlo_ref_scaled_dot);
-DECL_KERN(hlo_ref_ragged_all_to_all);
 DECL_KERN(hlo_ref_stochastic_convert);
 DECL_KERN(hlo_ref_rng_get_and_update_state);
 /* fast kernels */

@@ -215,7 +215,7 @@ const hlo_kernel_row hlo_kernels[HLO_OP_COUNT] = {
     [HLO_OP_COLLECTIVE_PERMUTE_START] = COLL(hlo_ctl_collective_permute),
     [HLO_OP_REPLICA_ID] = {REF(hlo_ctl_replica_id)},
     [HLO_OP_PARTITION_ID] = {REF(hlo_ctl_replica_id)},
-    [HLO_OP_RAGGED_ALL_TO_ALL] = ONE_DEVICE(hlo_ref_ragged_all_to_all),
+    [HLO_OP_RAGGED_ALL_TO_ALL] = COLL(hlo_ctl_ragged_all_to_all),
     /* devices and hosts */
     [HLO_OP_INFEED] = {NO("it needs a device or host connection")},
     [HLO_OP_OUTFEED] = {NO("it needs a device or host connection")},
