@@ -123,11 +123,6 @@ void vx_op_replica_groups(vctx *v, const hlo_instruction *in) {
   if (mode_of(v, in, &mode)) check_groups(v, in, mode, false);
 }
 
-void vx_op_uniform_groups(vctx *v, const hlo_instruction *in) {
-  group_mode mode;
-  if (mode_of(v, in, &mode)) check_groups(v, in, mode, true);
-}
-
 /* How many times an id may appear as a source (or a target): once, or once
  * per offset of the in-place (4-operand) form. */
 static int64_t allowed_repeats(const hlo_instruction *in) {
@@ -222,4 +217,41 @@ void vx_op_ragged_all_to_all(vctx *v, const hlo_instruction *in) {
       return;
     }
   }
+}
+
+/* The declared result array that operand 0 of an all-gather(-start) or
+ * reduce-scatter maps to, or NULL when the shape is not of that form
+ * (shape inference then reports it). */
+static const hlo_shape *first_result(const hlo_instruction *in) {
+  const hlo_shape *s = &in->shape;
+  if (in->op == HLO_OP_ALL_GATHER_START) {
+    if (s->type != HLO_TUPLE || s->ntuple != 2) return NULL;
+    s = &s->tuple[1];
+  }
+  if (in->noperands > 1) {
+    if (s->type != HLO_TUPLE || s->ntuple < 1) return NULL;
+    s = &s->tuple[0];
+  }
+  return hlo_shape_is_array(s) ? s : NULL;
+}
+
+/* all-gather, all-gather-start, reduce-scatter (XLA's
+ * CheckCommonAllGatherInvariants and HandleReduceScatter): uniform groups,
+ * then the shard count read off operand 0 and its result (the larger
+ * dimension over the smaller, rounded up) must equal the subgroup size of
+ * the mode, unless that size is 1. */
+void vx_op_shard_count(vctx *v, const hlo_instruction *in) {
+  group_mode mode;
+  if (!mode_of(v, in, &mode) || !check_groups(v, in, mode, true) || in->noperands < 1) return;
+  int nd;
+  const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+  const hlo_shape *op = &in->operands[0]->shape, *res = first_result(in);
+  if (nd != 1 || !res || !hlo_shape_is_array(op) || d[0] < 0 || d[0] >= op->rank || d[0] >= res->rank) return;
+  bool gather = in->op != HLO_OP_REDUCE_SCATTER;
+  int64_t big = gather ? res->dims[d[0]] : op->dims[d[0]], small = gather ? op->dims[d[0]] : res->dims[d[0]];
+  if (big < 0 || small <= 0) return; /* dynamic or empty: left to shape inference */
+  int64_t shard = big / small + (big % small != 0);
+  int64_t sub = subgroup_size(v, in, mode);
+  if (sub != 1 && shard != sub)
+    vx_fail(v, in, "shard_count = %lld, subgroup_size = %lld", (long long)shard, (long long)sub);
 }
