@@ -151,8 +151,8 @@ int hlo_shape_infer_all_to_all(infer_ctx *c) {
       return sx_fail(c, "all-to-all split dimension %lld is out of range for operand %s.", (long long)d[0],
                      sx_str(c, s));
     if (g > 0 && s->dims[d[0]] != HLO_DIM_UNBOUNDED && s->dims[d[0]] % g)
-      return sx_fail(c, "all-to-all split dimension %lld (size %lld) must be divisible by the split count %lld.",
-                     (long long)d[0], (long long)s->dims[d[0]], (long long)g);
+      return sx_fail(c, "AllToAll split dimension size %lld must be dividable by split_count %lld.",
+                     (long long)s->dims[d[0]], (long long)g);
   }
   return operands_or_tuple(c);
 }

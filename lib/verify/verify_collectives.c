@@ -188,17 +188,25 @@ static int64_t subgroup_size(const vctx *v, const hlo_instruction *in, group_mod
   return mode == MODE_REPLICA_AND_PARTITION ? n * v->partitions : n;
 }
 
-/* all-to-all: uniform groups; without a split dimension (the tuple form)
- * one operand per member of a subgroup. */
+/* all-to-all (XLA's HandleAllToAll): uniform groups; the split count is the
+ * subgroup size of the mode (the replica or partition count when there are
+ * no groups); a split dimension's size must be a multiple of it, and
+ * without a split dimension (the tuple form) there is one operand per
+ * member of a subgroup. */
 void vx_op_all_to_all(vctx *v, const hlo_instruction *in) {
   group_mode mode;
   if (!mode_of(v, in, &mode) || !check_groups(v, in, mode, true)) return;
   int nd;
-  hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+  const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
   int64_t split = subgroup_size(v, in, mode);
   if (nd == 0 && in->noperands != split)
     vx_fail(v, in, "all-to-all without a split dimension has %d operands; expected one per subgroup member (%lld)",
             in->noperands, (long long)split);
+  if (nd != 1 || in->noperands != 1 || split <= 0) return;
+  const hlo_shape *s = &in->operands[0]->shape;
+  if (hlo_shape_is_array(s) && d[0] >= 0 && d[0] < s->rank && s->dims[d[0]] >= 0 && s->dims[d[0]] % split)
+    vx_fail(v, in, "AllToAll split dimension size %lld must be dividable by split_count %lld.",
+            (long long)s->dims[d[0]], (long long)split);
 }
 
 /* ragged-all-to-all (XLA's HandleRaggedAllToAll): uniform groups; the

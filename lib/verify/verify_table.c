@@ -17,7 +17,7 @@ const vx_rule hlo_verify_rules[HLO_OP_COUNT] = {
     [HLO_OP_ALL_REDUCE] = {.calls = vx_calls_all_reduce, .check = vx_op_replica_groups, .keeps_layout = true, .mixed_precision_ok = true},
     [HLO_OP_ALL_REDUCE_DONE] = {.mixed_precision_ok = true},
     [HLO_OP_ALL_REDUCE_START] = {.calls = vx_calls_all_reduce, .check = vx_op_replica_groups, .mixed_precision_ok = true},
-    [HLO_OP_ALL_TO_ALL] = {.check = vx_op_all_to_all, .keeps_layout = true},
+    [HLO_OP_ALL_TO_ALL] = {.check = vx_op_all_to_all, .keeps_layout = true, .check_first = true},
     [HLO_OP_AND] = {.keeps_layout = true},
     [HLO_OP_ASIN] = {.keeps_layout = true},
     [HLO_OP_ASINH] = {.keeps_layout = true},
