@@ -29,14 +29,31 @@ static int64_t module_int(const hlo_instruction *in, hlo_attr_key k) {
   return a && a->kind == HLO_AK_INT ? a->u.i : 0;
 }
 
-/* Group size for gather/scatter-like collectives; 0 if unknown. */
+/* Shard count of a shape-less all-gather or reduce-scatter: the size of a
+ * replica group, times the partitions when channel_id without
+ * use_global_device_ids makes every group span all partitions; 0 if
+ * unknown. */
 static int64_t shard_count(const hlo_instruction *in) {
+  bool cross_partition = hlo_instr_attr(in, HLO_A_CHANNEL_ID) && !hlo_instr_bool(in, HLO_A_USE_GLOBAL_DEVICE_IDS, false);
+  int64_t p = cross_partition ? module_int(in, HLO_A_NUM_PARTITIONS) : 1;
+  if (p <= 0) p = 1;
   int64_t g = sx_group_size(in);
-  if (g > 0) return g;
+  if (g > 0) return g * p;
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_REPLICA_GROUPS);
   if (a && a->kind == HLO_AK_REPLICA_GROUPS && (a->u.groups->iota || a->u.groups->ngroups)) return 0;
   int64_t r = module_int(in, HLO_A_REPLICA_COUNT);
   return r > 0 && !hlo_instr_attr(in, HLO_A_CHANNEL_ID) ? r : 0;
+}
+
+/* XLA's shard count of a declared all-gather or reduce-scatter: operand 0's
+ * dimension against its declared result's, the larger over the smaller
+ * rounded up; 0 when that cannot be read. */
+static int64_t declared_shard_count(const hlo_shape *decl, const hlo_shape *op0, int n, int64_t dim, bool gather) {
+  const hlo_shape *ds = n == 1 ? decl : decl->type == HLO_TUPLE && decl->ntuple >= 1 ? &decl->tuple[0] : NULL;
+  if (!ds || !hlo_shape_is_array(ds) || !hlo_shape_is_array(op0) || dim >= ds->rank || dim >= op0->rank) return 0;
+  int64_t big = gather ? ds->dims[dim] : op0->dims[dim], small = gather ? op0->dims[dim] : ds->dims[dim];
+  if (big < 0 || small <= 0) return 0;
+  return big / small + (big % small != 0);
 }
 
 /* all-gather / reduce-scatter: operand i's dimension `dim` scaled. */
@@ -45,23 +62,16 @@ static int scaled_dim(infer_ctx *c, bool gather, hlo_shape *out_elems) {
   const int64_t *d = hlo_instr_ints(c->in, HLO_A_DIMENSIONS, &nd);
   const char *what = gather ? "all-gather" : "reduce-scatter";
   if (nd != 1) return sx_fail(c, "%s needs exactly one dimension in dimensions={...}; got %d.", what, nd);
-  int64_t sc = shard_count(c->in);
   const hlo_shape *decl = c->in->shape_omitted ? NULL : &c->in->shape;
   int n = c->in->noperands;
+  int64_t k = 0;
+  if (decl && d[0] >= 0) k = declared_shard_count(decl, sx_op(c, 0), n, d[0], gather);
+  if (k <= 0) k = shard_count(c->in);
   for (int i = 0; i < n; i++) {
     if (sx_need_array(c, i, what)) return HLO_ERR;
     const hlo_shape *s = sx_op(c, i);
     if (d[0] < 0 || d[0] >= s->rank)
       return sx_fail(c, "%s dimension %lld is out of range for operand %s.", what, (long long)d[0], sx_str(c, s));
-    int64_t k = sc;
-    if (k <= 0 && decl) { /* unknown group size: take it from the declared shape */
-      const hlo_shape *ds = decl->type == HLO_TUPLE ? (i < decl->ntuple ? &decl->tuple[i] : NULL) : decl;
-      if (ds && hlo_shape_is_array(ds) && ds->rank == s->rank) {
-        int64_t a = s->dims[d[0]], b = ds->dims[d[0]];
-        if (gather && a > 0 && b % a == 0) k = b / a;
-        if (!gather && b > 0 && a % b == 0) k = a / b;
-      }
-    }
     if (k <= 0) return sx_fail(c, "cannot infer the shard count of %s: no replica groups and no declared shape", what);
     if (hlo_shape_copy(c->a, &out_elems[i], s)) return HLO_ERR;
     int64_t *dd = &out_elems[i].dims[d[0]];
@@ -70,8 +80,8 @@ static int scaled_dim(infer_ctx *c, bool gather, hlo_shape *out_elems) {
       if (__builtin_mul_overflow(*dd, k, dd)) return sx_fail(c, "all-gather result dimension overflows");
     } else {
       if (*dd % k)
-        return sx_fail(c, "reduce-scatter operand dimension %lld (size %lld) is not divisible by the shard count %lld.",
-                       (long long)d[0], (long long)*dd, (long long)k);
+        return sx_fail(c, "ReduceScatter operand scatter dimension size %lld must be dividable by shard_count %lld.",
+                       (long long)*dd, (long long)k);
       *dd /= k;
     }
   }
@@ -141,8 +151,8 @@ int hlo_shape_infer_all_to_all(infer_ctx *c) {
       return sx_fail(c, "all-to-all split dimension %lld is out of range for operand %s.", (long long)d[0],
                      sx_str(c, s));
     if (g > 0 && s->dims[d[0]] != HLO_DIM_UNBOUNDED && s->dims[d[0]] % g)
-      return sx_fail(c, "all-to-all split dimension %lld (size %lld) must be divisible by the split count %lld.",
-                     (long long)d[0], (long long)s->dims[d[0]], (long long)g);
+      return sx_fail(c, "AllToAll split dimension size %lld must be dividable by split_count %lld.",
+                     (long long)s->dims[d[0]], (long long)g);
   }
   return operands_or_tuple(c);
 }

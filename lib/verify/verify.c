@@ -119,12 +119,17 @@ int hlo_verify_module(const hlo_module *m, const hlo_verify_options *opts, hlo_d
         vx_fail(&v, in, "the result shape was omitted and has not been inferred");
         continue;
       }
+      const vx_rule *r = &hlo_verify_rules[in->op];
+      if (r->check_first) {
+        int before = v.nerr;
+        r->check(&v, in);
+        if (v.nerr > before) continue; /* XLA stops before the shape check */
+      }
       check_shape(&v, in);
       if (!hlo_shape_operand_count_ok(in, NULL, NULL) || in->ncalled > HLO_INFER_MAX_OPERANDS) continue; /* reported by check_shape */
-      const vx_rule *r = &hlo_verify_rules[in->op];
       if (r->calls) r->calls(&v, in);
       hlo_verify_op(&v, in);
-      if (r->check) r->check(&v, in);
+      if (r->check && !r->check_first) r->check(&v, in);
       hlo_verify_instr(&v, in);
       hlo_verify_sharding(&v, in);
     }

@@ -123,11 +123,6 @@ void vx_op_replica_groups(vctx *v, const hlo_instruction *in) {
   if (mode_of(v, in, &mode)) check_groups(v, in, mode, false);
 }
 
-void vx_op_uniform_groups(vctx *v, const hlo_instruction *in) {
-  group_mode mode;
-  if (mode_of(v, in, &mode)) check_groups(v, in, mode, true);
-}
-
 /* How many times an id may appear as a source (or a target): once, or once
  * per offset of the in-place (4-operand) form. */
 static int64_t allowed_repeats(const hlo_instruction *in) {
@@ -193,17 +188,25 @@ static int64_t subgroup_size(const vctx *v, const hlo_instruction *in, group_mod
   return mode == MODE_REPLICA_AND_PARTITION ? n * v->partitions : n;
 }
 
-/* all-to-all: uniform groups; without a split dimension (the tuple form)
- * one operand per member of a subgroup. */
+/* all-to-all (XLA's HandleAllToAll): uniform groups; the split count is the
+ * subgroup size of the mode (the replica or partition count when there are
+ * no groups); a split dimension's size must be a multiple of it, and
+ * without a split dimension (the tuple form) there is one operand per
+ * member of a subgroup. */
 void vx_op_all_to_all(vctx *v, const hlo_instruction *in) {
   group_mode mode;
   if (!mode_of(v, in, &mode) || !check_groups(v, in, mode, true)) return;
   int nd;
-  hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+  const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
   int64_t split = subgroup_size(v, in, mode);
   if (nd == 0 && in->noperands != split)
     vx_fail(v, in, "all-to-all without a split dimension has %d operands; expected one per subgroup member (%lld)",
             in->noperands, (long long)split);
+  if (nd != 1 || in->noperands != 1 || split <= 0) return;
+  const hlo_shape *s = &in->operands[0]->shape;
+  if (hlo_shape_is_array(s) && d[0] >= 0 && d[0] < s->rank && s->dims[d[0]] >= 0 && s->dims[d[0]] % split)
+    vx_fail(v, in, "AllToAll split dimension size %lld must be dividable by split_count %lld.",
+            (long long)s->dims[d[0]], (long long)split);
 }
 
 /* ragged-all-to-all (XLA's HandleRaggedAllToAll): uniform groups; the
@@ -222,4 +225,41 @@ void vx_op_ragged_all_to_all(vctx *v, const hlo_instruction *in) {
       return;
     }
   }
+}
+
+/* The declared result array that operand 0 of an all-gather(-start) or
+ * reduce-scatter maps to, or NULL when the shape is not of that form
+ * (shape inference then reports it). */
+static const hlo_shape *first_result(const hlo_instruction *in) {
+  const hlo_shape *s = &in->shape;
+  if (in->op == HLO_OP_ALL_GATHER_START) {
+    if (s->type != HLO_TUPLE || s->ntuple != 2) return NULL;
+    s = &s->tuple[1];
+  }
+  if (in->noperands > 1) {
+    if (s->type != HLO_TUPLE || s->ntuple < 1) return NULL;
+    s = &s->tuple[0];
+  }
+  return hlo_shape_is_array(s) ? s : NULL;
+}
+
+/* all-gather, all-gather-start, reduce-scatter (XLA's
+ * CheckCommonAllGatherInvariants and HandleReduceScatter): uniform groups,
+ * then the shard count read off operand 0 and its result (the larger
+ * dimension over the smaller, rounded up) must equal the subgroup size of
+ * the mode, unless that size is 1. */
+void vx_op_shard_count(vctx *v, const hlo_instruction *in) {
+  group_mode mode;
+  if (!mode_of(v, in, &mode) || !check_groups(v, in, mode, true) || in->noperands < 1) return;
+  int nd;
+  const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+  const hlo_shape *op = &in->operands[0]->shape, *res = first_result(in);
+  if (nd != 1 || !res || !hlo_shape_is_array(op) || d[0] < 0 || d[0] >= op->rank || d[0] >= res->rank) return;
+  bool gather = in->op != HLO_OP_REDUCE_SCATTER;
+  int64_t big = gather ? res->dims[d[0]] : op->dims[d[0]], small = gather ? op->dims[d[0]] : res->dims[d[0]];
+  if (big < 0 || small <= 0) return; /* dynamic or empty: left to shape inference */
+  int64_t shard = big / small + (big % small != 0);
+  int64_t sub = subgroup_size(v, in, mode);
+  if (sub != 1 && shard != sub)
+    vx_fail(v, in, "shard_count = %lld, subgroup_size = %lld", (long long)shard, (long long)sub);
 }

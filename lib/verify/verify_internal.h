@@ -52,6 +52,7 @@ typedef struct vx_rule {
   bool strict_shape;       /* XLA's CheckShape: result equals the inferred shape */
   bool keeps_layout;       /* layout-sensitive: may not change operand layouts */
   bool mixed_precision_ok; /* operands may mix floating-point precisions */
+  bool check_first;        /* check runs before shape inference, which it may stop */
 } vx_rule;
 extern const vx_rule hlo_verify_rules[HLO_OP_COUNT];
 
@@ -62,7 +63,7 @@ vx_check vx_calls_reduce, vx_calls_all_reduce, vx_calls_scatter, vx_calls_select
 vx_check vx_op_compare, vx_op_rng, vx_op_rng_bit_generator, vx_op_composite, vx_op_bitcast, vx_op_custom_call,
     vx_op_dot_precision, vx_op_dot;
 /* verify_collectives.c: group modes, replica groups, source-target pairs. */
-vx_check vx_op_source_target_pairs, vx_op_replica_groups, vx_op_uniform_groups, vx_op_all_to_all,
+vx_check vx_op_source_target_pairs, vx_op_replica_groups, vx_op_uniform_groups, vx_op_all_to_all, vx_op_shard_count,
     vx_op_ragged_all_to_all;
 
 #endif

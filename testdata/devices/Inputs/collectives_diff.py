@@ -146,11 +146,10 @@ def build(R, P, mode, groups, iota):
              "all-reduce-tuple", (x, y), "add")
         body.append("  ars = f32[5] all-reduce-start(%s), %s, to_apply=red_f32_add" % (x, ga))
         emit("ard", "f32[5] all-reduce-done(ars)", "all-reduce", x, "add", "f32")
-        # lib/verify sizes the results of all-gather and reduce-scatter by the
-        # replica group alone in cross-replica-and-partition mode (XLA: times
-        # num_partitions), so it refuses these valid forms when there are
-        # explicit groups and several partitions: left out until it agrees
-        shaped = not (mode == CRP and groups and P > 1)
+        # all-gather and reduce-scatter in every mode, including
+        # cross-replica-and-partition with explicit groups over several
+        # partitions (each group then spans all partitions)
+        shaped = True
         for t in ("f32", "s8") if shaped else ():
             z = param(t, [3, 2])
             for d in (0, 1):

@@ -218,10 +218,10 @@ coll = [
     case(['v = f32[4] parameter(0)'], 'ROOT a = f32[6] all-gather(v), replica_groups={{0,1}}, dimensions={0}', 'Expected instruction to have shape equal to f32[8], actual shape is f32[6].'),
     case(['v = f32[4] parameter(0)'], 'ROOT a = f32[8] all-gather(v), replica_groups={{0,1}}, dimensions={1}', 'all-gather dimension 1 is out of range for operand f32[4].'),
     case(['v = f32[4] parameter(0)'], 'ROOT a = f32[8] all-gather(v), replica_groups={{0,1},{2}}, dimensions={0}', 'Replica groups expected to be of uniform size; group 0 has 2 members, group 1 has 1.'),
-    case(['v = f32[5] parameter(0)'], 'ROOT r = f32[2] reduce-scatter(v), replica_groups={{0,1}}, dimensions={0}, to_apply=add_f32', 'reduce-scatter operand dimension 0 (size 5) is not divisible by the shard count 2.', comps=ADD),
+    case(['v = f32[5] parameter(0)'], 'ROOT r = f32[2] reduce-scatter(v), replica_groups={{0,1}}, dimensions={0}, to_apply=add_f32', 'shard_count = 3, subgroup_size = 2', comps=ADD),
     case(['v = f32[4] parameter(0)'], 'ROOT r = f32[4] all-reduce(v), replica_groups={{0,1},{1,2}}, to_apply=add_f32', "Replica 1 is repeated in instruction's replica-groups", comps=ADD),
     case(['v = f32[4] parameter(0)'], 'ROOT r = f32[4] all-reduce(v), replica_groups={{0,1}}, to_apply=neg', 'Reduction function neg must take 2 parameters, but takes 1 parameter(s).', comps=['neg {', '  p = f32[] parameter(0)', '  ROOT n = f32[] negate(p)', '}', '']),
-    case(['v = f32[5] parameter(0)'], 'ROOT r = f32[5] all-to-all(v), replica_groups={{0,1}}, dimensions={0}', 'all-to-all split dimension 0 (size 5) must be divisible by the split count 2.'),
+    case(['v = f32[5] parameter(0)'], 'ROOT r = f32[5] all-to-all(v), replica_groups={{0,1}}, dimensions={0}', 'AllToAll split dimension size 5 must be dividable by split_count 2.'),
     case(['v = f32[4] parameter(0)'], 'ROOT p = f32[4] collective-permute(v), source_target_pairs={{0,1},{2,1}}', "Target 1 appears more than once in instruction's source-target pairs"),
     case(['v = f32[4] parameter(0)'], 'ROOT p = f32[2] collective-permute(v), source_target_pairs={{0,1}}', 'Expected instruction to have shape equal to f32[4], actual shape is f32[2].'),
     case(['v = f32[4] parameter(0)'], 'ROOT s = (f32[4], f32[8]) all-gather-start(v), replica_groups={{0,1}}, dimensions={0}', 'Expected instruction to have shape equal to (f32[4], f32[8]), actual shape is (f32[4], f32[8]).') if False else

@@ -756,7 +756,7 @@ ENTRY e {
 }''', ['The operand of collective-permute-done must be a tuple with at least 2 elements; got f32[4].', 'The operand of a collective-permute-done instruction needs to be collective-permute-start, found parameter']),
 ('''ENTRY e {
   v = f32[4611686018427387904] parameter(0)
-@  ROOT r = f32[8] all-gather(v), replica_groups={{0,1}}, dimensions={0}
+@  ROOT r = f32[9223372036854775807] all-gather(v), replica_groups={{0,1}}, dimensions={0}
 }''', 'all-gather result dimension overflows'),
 ('''ENTRY e {
   v = f32[4] parameter(0)
