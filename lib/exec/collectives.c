@@ -138,6 +138,7 @@ static bool fold_typed(hlo_opcode op, hlo_type t, void *dst, int64_t doff, const
  * the to_apply computation itself for any other reducer. */
 static int fold(hlo_run *r, const plan_step *s, const coll_plan *cp, hlo_type t, void *dst,
                 int64_t doff, const void *const *src, int n, int64_t soff, int64_t len) {
+  if (len <= 0) return HLO_OK; /* zero-sized: the buffers may be NULL */
   if (cp->red != HLO_OP_COUNT && fold_typed(cp->red, t, dst, doff, src, n, soff, len)) return HLO_OK;
   if (!cp->reducer) return hlo_run_errorf(r, s->in, "needs a to_apply computation");
   for (int64_t k = 0; k < len; k++) {
