@@ -21,6 +21,8 @@ typedef struct vctx {
 
 /* Record "%name: msg" at the instruction (counts the error). */
 void vx_fail(vctx *v, const hlo_instruction *in, const char *fmt, ...) HLO_PRINTF(3, 4);
+/* The value of key="..." in raw attribute text (verify_ops.c), copied to scratch; NULL if absent. */
+const char *vx_raw_value(vctx *v, const char *raw, const char *key);
 /* Record msg at a raw offset. */
 void vx_fail_at(vctx *v, size_t off, const char *fmt, ...) HLO_PRINTF(3, 4);
 const char *vx_str(vctx *v, const hlo_shape *s);

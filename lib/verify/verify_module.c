@@ -181,27 +181,6 @@ static bool has_empty_leaf(const char *s) {
   return false;
 }
 
-/* The value of key="..." inside a raw attribute text, copied to scratch. */
-static const char *raw_field(vctx *v, const char *raw, const char *key) {
-  size_t kl = strlen(key);
-  for (const char *p = raw; p && (p = strstr(p, key)); p += kl) {
-    if (p > raw && (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z'))) continue;
-    const char *q = p + kl;
-    while (*q == ' ') q++;
-    if (*q++ != '=') continue;
-    while (*q == ' ') q++;
-    if (*q++ != '"') continue;
-    const char *e = strchr(q, '"');
-    if (!e) return NULL;
-    char *r = hlo_arena_alloc(&v->scratch, (size_t)(e - q) + 1);
-    if (!r) return NULL;
-    memcpy(r, q, (size_t)(e - q));
-    r[e - q] = 0;
-    return r;
-  }
-  return NULL;
-}
-
 static void check_instruction(vctx *v, const hlo_instruction *in) {
   check_async_pairs(v, in);
   check_channel(v, in);
@@ -210,7 +189,7 @@ static void check_instruction(vctx *v, const hlo_instruction *in) {
     vx_fail(v, in, "Leaf nodes in an original value is expected to contain values.");
   if (!v->o.verify_instruction_name_unchanged) return;
   const hlo_attr *md = hlo_instr_attr(in, HLO_A_METADATA);
-  const char *was = md && md->kind == HLO_AK_RAW && md->u.s ? raw_field(v, md->u.s, "scheduling_name") : NULL;
+  const char *was = md && md->kind == HLO_AK_RAW && md->u.s ? vx_raw_value(v, md->u.s, "scheduling_name") : NULL;
   if (was && *was && in->name && strcmp(was, in->name) && !strstr(in->name, ".remat") && !strstr(in->name, ".clone"))
     vx_fail(v, in, "Expected instruction name to remain the same. Was '%s' is '%s'.", was, in->name);
 }

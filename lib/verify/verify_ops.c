@@ -109,9 +109,9 @@ void vx_op_rng_bit_generator(vctx *v, const hlo_instruction *in) {
     vx_fail(v, in, "unknown rng-bit-generator algorithm %s", alg);
 }
 
-/* The value of frontend attribute key in raw text {k="v", ...}; NULL if
- * absent, copied to scratch. */
-static const char *frontend_value(vctx *v, const char *raw, const char *key) {
+/* The value of key in raw attribute text {k="v", ...} or {k="v" ...}
+ * (frontend attributes, metadata); NULL if absent, copied to scratch. */
+const char *vx_raw_value(vctx *v, const char *raw, const char *key) {
   size_t kl = strlen(key);
   for (const char *p = raw; (p = strstr(p, key)); p += kl) {
     bool quoted_key = p > raw && p[-1] == '"';
@@ -142,17 +142,17 @@ void vx_op_composite(vctx *v, const hlo_instruction *in) {
     vx_fail(v, in, "A composite call op must have frontend attributes");
     return;
   }
-  const char *name = frontend_value(v, t, "composite.name");
+  const char *name = vx_raw_value(v, t, "composite.name");
   if (!name || !*name) {
     vx_fail(v, in, "A composite call op must have frontend attributes with key composite.name whose value is non-empty");
     return;
   }
-  const char *attrs = frontend_value(v, t, "composite.attributes");
+  const char *attrs = vx_raw_value(v, t, "composite.attributes");
   if (attrs && !*attrs) {
     vx_fail(v, in, "A composite call op must have frontend attributes with key composite.attributes whose value is default: {} or non-empty");
     return;
   }
-  const char *ver = frontend_value(v, t, "composite.version");
+  const char *ver = vx_raw_value(v, t, "composite.version");
   if (!ver) return;
   bool ok = *ver != 0;
   const char *p = ver;
