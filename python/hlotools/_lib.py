@@ -97,10 +97,16 @@ class PrintOptions(ctypes.Structure):  # hlo_print_options
                 ("shortest_floats", c_bool), ("no_layouts", c_bool)]
 
 
-class VerifyOptions(ctypes.Structure):  # hlo_verify_options
+class VerifyOptions(ctypes.Structure):  # hlo_verify_options, field for field
     _fields_ = [("layout_sensitive", c_bool), ("allow_mixed_precision", c_bool),
                 ("allow_unbounded_dynamism", c_bool), ("replica_count", c_int64),
-                ("num_partitions", c_int64)]
+                ("num_partitions", c_int64), ("verify_broadcast_dimensions_order", c_bool),
+                ("verify_reshape_is_bitcast", c_bool), ("verify_no_host_memory_space", c_bool),
+                ("verify_instruction_name_unchanged", c_bool),
+                ("verify_call_nested_computation_thread_name", c_bool),
+                ("allow_bitcast_to_have_different_size", c_bool),
+                ("no_verify_sharding_device_numbers", c_bool), ("no_verify_unique_channel_ids", c_bool),
+                ("no_verify_s4u4_usage", c_bool)]
 
 
 class ExecOptions(ctypes.Structure):  # hlo_exec_options, field for field
@@ -174,7 +180,7 @@ class ImapMap(ctypes.Structure):  # imap_map
     _fields_ = [("state", c_int), ("ndims", c_int), ("nsyms", c_int), ("nrts", c_int),
                 ("nresults", c_int), ("ncons", c_int), ("capcons", c_int),
                 ("dims", P(Interval)), ("syms", P(Interval)), ("rts", P(Interval)),
-                ("results", P(c_void_p)), ("cons", c_void_p)]
+                ("results", P(c_void_p)), ("cons", c_void_p), ("rtvars", c_void_p)]
 
 
 class ImapSet(ctypes.Structure):  # imap_set

@@ -154,13 +154,21 @@ class Module:
             self._filled = True
 
     def verify(self, layout_sensitive=False, allow_mixed_precision=False,
-               allow_unbounded_dynamism=False, replica_count=0, num_partitions=0):
+               allow_unbounded_dynamism=False, replica_count=0, num_partitions=0, **opts):
         """Check the module as XLA's HloVerifier does (options as its
-        HloVerifierOpts).  Returns the list of warnings (usually empty);
-        raises HloError with every error found."""
+        HloVerifierOpts).  Further keyword options are the other fields of
+        hlo_verify_options (verify_reshape_is_bitcast=True, ...; the flags of
+        hlo-verify with '_' for '-').  Returns the list of warnings (usually
+        empty); raises HloError with every error found."""
         self._fill()
-        o = _lib.VerifyOptions(layout_sensitive, allow_mixed_precision, allow_unbounded_dynamism,
-                               replica_count, num_partitions)
+        known = {f for f, _ in _lib.VerifyOptions._fields_}
+        unknown = sorted(set(opts) - known)
+        if unknown:
+            raise TypeError("verify() got unknown option(s): " + ", ".join(unknown))
+        o = _lib.VerifyOptions(layout_sensitive=layout_sensitive,
+                               allow_mixed_precision=allow_mixed_precision,
+                               allow_unbounded_dynamism=allow_unbounded_dynamism,
+                               replica_count=replica_count, num_partitions=num_partitions, **opts)
         d = DiagList()
         if _lib.hlo_verify_module(self._m, ctypes.byref(o), d.ref,
                                   ctypes.byref(self._source.src)) != _lib.HLO_OK:

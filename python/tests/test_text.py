@@ -196,3 +196,62 @@ def test_binds_only_the_public_api():
     assert len(bound) > 30
     missing = [f for f in sorted(bound) if not re.search(r"\b%s\s*\(" % f, headers)]
     assert missing == []
+
+
+def _header_fields(headers, name):
+    """The member names of struct `name` as a public header declares them,
+    in order (comments dropped; `a, b` and arrays and function pointers
+    handled), or None when the header has no body for it."""
+    import re
+    m = re.search(r"struct %s \{(.*?)\n\}" % name, headers, re.S)
+    if not m:
+        return None
+    body = re.sub(r"//[^\n]*", "", re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S))
+    names = []
+    for decl in (d.strip() for d in body.split(";")):
+        if not decl:
+            continue
+        fp = re.search(r"\(\s*\*\s*(\w+)\s*\)", decl)
+        if fp:
+            names.append(fp.group(1))
+            continue
+        for part in re.sub(r"\[[^\]]*\]", "", decl).split(","):
+            names.append(re.findall(r"\w+", part)[-1])
+    return names
+
+
+def test_structures_mirror_their_headers():
+    """Every ctypes Structure names the C struct it mirrors in a comment;
+    its fields are that struct's members in order (all of them, or the
+    leading ones where the comment says so).  A member added to an options
+    struct and not here would make libhlo read past the Python object."""
+    import ctypes
+    import glob
+    import inspect
+    import re
+    from hlotools import _lib
+    headers = "".join(open(h).read() for h in glob.glob(os.path.join(ROOT, "include", "hlo", "*.h")))
+    checked = 0
+    for cls in vars(_lib).values():
+        if not (isinstance(cls, type) and issubclass(cls, ctypes.Structure)) or cls is ctypes.Structure:
+            continue
+        comment = re.search(r"#\s*(leading fields of )?(\w+)", inspect.getsource(cls).splitlines()[0])
+        assert comment, "%s names no C struct" % cls.__name__
+        want = _header_fields(headers, comment.group(2))
+        assert want is not None, "%s: struct %s not in include/hlo" % (cls.__name__, comment.group(2))
+        have = [f for f, _ in cls._fields_]
+        if comment.group(1):
+            want = want[:len(have)]
+        assert have == want, cls.__name__
+        checked += 1
+    assert checked >= 20
+
+
+def test_verify_takes_every_verifier_option():
+    reshape = "HloModule r\nENTRY e {\n  p = f32[2,3]{1,0} parameter(0)\n" \
+              "  ROOT r = f32[3,2]{0,1} reshape(p)\n}\n"
+    assert hlotools.parse(reshape).verify() == []
+    with pytest.raises(hlotools.HloError):
+        hlotools.parse(reshape).verify(layout_sensitive=True, verify_reshape_is_bitcast=True)
+    with pytest.raises(TypeError):
+        hlotools.parse(reshape).verify(no_such_option=True)
