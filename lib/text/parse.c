@@ -391,6 +391,16 @@ static void sync_line(scanner *scn) {
   while (scn->pos < scn->end && scn->s[scn->pos] != '\n') scn->pos++;
 }
 
+/* XLA's parser resolves each name when it reads it, so an instruction or
+ * computation must be defined above its first use; a later definition is
+ * reported as such, with a note at it. */
+static int used_before_definition(scanner *scn, size_t at, const char *what, const hlo_instruction *def) {
+  int rc = scan_errorf(scn, at, "%s '%s' is used before its definition (a name must be defined above its first use)",
+                       what, def->name);
+  hlo_notef(scn->d, scn->src, def->off, "'%s' is defined here", def->name);
+  return rc;
+}
+
 /* Replace placeholder operands and control predecessors by the named
  * instructions of the computation. */
 static int resolve_instrs(parser *p, hlo_computation *c) {
@@ -404,6 +414,10 @@ static int resolve_instrs(parser *p, hlo_computation *c) {
       hlo_instruction *def = hlo_strmap_get(&p->instrs, ref->name);
       if (!def) {
         rc = scan_errorf(scn, ref->off, "use of undefined instruction '%s'", ref->name);
+        continue;
+      }
+      if (def->off >= in->off) {
+        rc = used_before_definition(scn, ref->off, "operand", def);
         continue;
       }
       if (!ref->shape_omitted && !def->shape_omitted && !hlo_shape_compatible(&ref->shape, &def->shape)) {
@@ -421,6 +435,10 @@ static int resolve_instrs(parser *p, hlo_computation *c) {
         if (!def) {
           rc = scan_errorf(scn, cp->u.instrs.v[k]->off, "control predecessor '%s' is not defined in '%s'",
                          cp->u.instrs.v[k]->name, c->name);
+          continue;
+        }
+        if (def->off >= in->off) {
+          rc = used_before_definition(scn, cp->u.instrs.v[k]->off, "control predecessor", def);
           continue;
         }
         cp->u.instrs.v[k] = def;
@@ -541,6 +559,13 @@ static int resolve_comps(parser *p) {
             rc = scan_errorf(scn, refs[q]->off, "computation '%s' calls itself", c->name);
             continue;
           }
+          if (def->id > ci) {
+            rc = scan_errorf(scn, refs[q]->off,
+                             "computation '%s' is used before its definition (a computation must be defined above its first use)",
+                             def->name);
+            hlo_notef(scn->d, scn->src, def->off, "'%s' is defined here", def->name);
+            continue;
+          }
           refs[q] = def;
         }
       }
@@ -633,6 +658,7 @@ static int parse_module_body(parser *p) {
     m->entry = m->comps[m->ncomps - 1];
     m->entry->is_entry = true;
   }
+  for (int i = 0; i < m->ncomps; i++) m->comps[i]->id = i; /* text order, for resolve_comps */
   if (resolve_comps(p) || check_async_callers(scn, m, &p->scratch)) return HLO_ERR;
   if (p->anon.n && scan_name_anonymous(&p->scratch, &m->arena, m->comps, m->ncomps, (hlo_instruction **)p->anon.v,
                                        p->anon.n, (hlo_computation *const *)p->async_comps.v, p->async_comps.n))

@@ -199,7 +199,9 @@ def test_ml_dtypes_mapping_when_importable():
 
 
 def test_tuple_and_token_parameters():
-    m = hlotools.parse("ENTRY e {\n p = (f32[2], (s32[], f32[3])) parameter(0)\n"
+    m = hlotools.parse("add {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n"
+                       " ROOT w = f32[] add(x, y)\n}\n"
+                       "ENTRY e {\n p = (f32[2], (s32[], f32[3])) parameter(0)\n"
                        " t = token[] parameter(1)\n"
                        " a = f32[2] get-tuple-element(p), index=0\n"
                        " q = (s32[], f32[3]) get-tuple-element(p), index=1\n"
@@ -207,9 +209,7 @@ def test_tuple_and_token_parameters():
                        " i = s32[] get-tuple-element(q), index=0\n"
                        " z = f32[] constant(0)\n"
                        " s = f32[] reduce(b, z), dimensions={0}, to_apply=add\n"
-                       " ROOT r = (f32[2], s32[], f32[]) tuple(a, i, s)\n}\n"
-                       "add {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n"
-                       " ROOT w = f32[] add(x, y)\n}\n")
+                       " ROOT r = (f32[2], s32[], f32[]) tuple(a, i, s)\n}\n")
     a = np.array([1, 2], np.float32)
     b = np.array([0.5, 1.5, 2.0], np.float32)
     r = m.run((a, (np.int32(7), b)), None)

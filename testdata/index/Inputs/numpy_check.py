@@ -281,8 +281,8 @@ CASES = [
      mod("  p = f32[4,6] parameter(0)\n  ROOT f = f32[3,2] fusion(p), kind=kLoop, calls=f"), [(4, 6)],
      lambda o: np.transpose(o[0].reshape(3, 8))[2:8:2, 1:3], [0], False),
     ("fusion reduce of broadcast",
-     "f {\n  p = f32[3] parameter(0)\n  z = f32[] parameter(1)\n  b = f32[4,3] broadcast(p), dimensions={1}\n"
-     "  ROOT r = f32[4] reduce(b, z), dimensions={1}, to_apply=mx\n}\n" + MAX +
+     MAX + "f {\n  p = f32[3] parameter(0)\n  z = f32[] parameter(1)\n  b = f32[4,3] broadcast(p), dimensions={1}\n"
+     "  ROOT r = f32[4] reduce(b, z), dimensions={1}, to_apply=mx\n}\n" +
      mod("  p = f32[3] parameter(0)\n  z = f32[] parameter(1)\n  ROOT f = f32[4] fusion(p, z), kind=kLoop, calls=f"),
      [(3,), ()], lambda o: U(reduce_axes(np.broadcast_to(o[0].reshape(1, 3), (4, 3)).copy(), [1]),
                              np.full(4, o[1][()], dtype=object)), [0, 1], False),

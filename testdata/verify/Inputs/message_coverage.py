@@ -12,6 +12,14 @@ import sys
 
 # Messages that cannot be triggered from HLO text, with the reason.
 EXCLUDED = {
+    '%%%s: cannot infer its shape: an operand depends on it (cycle)':
+        'unreachable from text: the parser refuses a name used above its definition (lib/text/parse.c, as XLA\'s parser does), so no cycle or forward use can be written; the check guards modules built through the API',
+    "calls computation '%s' recursively (the call graph has a cycle)":
+        'unreachable from text: the parser refuses a name used above its definition (lib/text/parse.c, as XLA\'s parser does), so no cycle or forward use can be written; the check guards modules built through the API',
+    'instruction is part of a cycle through %%%s (%s)':
+        'unreachable from text: the parser refuses a name used above its definition (lib/text/parse.c, as XLA\'s parser does), so no cycle or forward use can be written; the check guards modules built through the API',
+    'operand %d (%%%s) is used before it is defined':
+        'unreachable from text: the parser refuses a name used above its definition (lib/text/parse.c, as XLA\'s parser does), so no cycle or forward use can be written; the check guards modules built through the API',
     'Expected to have the same channel id, actual channel ids are: %%%s (%lld), %%%s (%lld)':
         'unreachable from text: the parser rejects a send-done/recv-done whose channel_id differs from its operand\'s (lib/text/parse_checks.c)',
     'bitcast-convert from %s to %s: widths do not divide':
