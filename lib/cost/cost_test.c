@@ -317,11 +317,20 @@ static void test_deep_nesting_refused(void) {
    * overflow (the parser already refuses a computation that calls itself) */
   hlo_buf b;
   hlo_buf_init(&b, NULL);
-  for (int i = 0; i < 299; i++) /* callers first, so nothing is analyzed ahead */
-    hlo_buf_printf(&b, "c%d {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=c%d\n}\n", i, i + 1);
+  /* callees are defined above their callers (the parser needs it) */
   hlo_buf_puts(&b, "c299 {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n");
+  for (int i = 298; i >= 0; i--)
+    hlo_buf_printf(&b, "c%d {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=c%d\n}\n", i, i + 1);
   hlo_buf_puts(&b, "ENTRY e {\n  a = f32[] parameter(0)\n  ROOT c = f32[] call(a), to_apply=c0\n}\n");
   hlo_module *m = parse(b.data);
+  /* then put the callers first, as a module built through the library may
+   * have them, so that nothing is analyzed ahead */
+  for (int i = 0; m && i < 150; i++) {
+    hlo_computation *t = m->comps[i];
+    m->comps[i] = m->comps[299 - i];
+    m->comps[299 - i] = t;
+  }
+  for (int i = 0; m && i < m->ncomps; i++) m->comps[i]->id = i;
   hlo_diags d;
   hlo_diags_init(&d, NULL);
   hlo_cost_analysis *a = m ? hlo_cost_analyze(m, NULL, &d) : NULL;

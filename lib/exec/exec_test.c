@@ -522,13 +522,13 @@ int main(void) {
   RUN("ENTRY e { a = f32[2] constant({1, 2})\n b = f32[2] negate(a)\n c = f32[2] negate(a)\n"
       " ROOT t = (f32[2], f32[2], f32[2]) tuple(a, b, c) }", 1, 2, -1, -2, -1, -2);
   /* allocation failures anywhere in planning or running fail cleanly */
-  check_alloc_failures(__LINE__, ADD_COMP "ENTRY e { a = f32[2,3] constant({{1,2,3},{4,5,6}})\n"
+  check_alloc_failures(__LINE__, ADD_COMP "lt2 { a = f32[] parameter(0)\n b = f32[] parameter(1)\n c = s32[] parameter(2)\n"
+      " d = s32[] parameter(3)\n ROOT l = pred[] compare(a, b), direction=GT }\n"
+      "ENTRY e { a = f32[2,3] constant({{1,2,3},{4,5,6}})\n"
       " z = f32[] constant(0)\n r = f32[2] reduce(a, z), dimensions={1}, to_apply=add\n"
       " b = f32[3,2] transpose(a), dimensions={1,0}\n d = f32[2,2] dot(a, b), lhs_contracting_dims={1},"
       " rhs_contracting_dims={0}\n r2 = s32[2] iota(), iota_dimension=0\n"
-      " s = (f32[2], s32[2]) sort(r, r2), dimensions={0}, to_apply=lt2\n ROOT t = (f32[2], f32[2,2], (f32[2], s32[2])) tuple(r, d, s) }\n"
-      "lt2 { a = f32[] parameter(0)\n b = f32[] parameter(1)\n c = s32[] parameter(2)\n d = s32[] parameter(3)\n"
-      " ROOT l = pred[] compare(a, b), direction=GT }");
+      " s = (f32[2], s32[2]) sort(r, r2), dimensions={0}, to_apply=lt2\n ROOT t = (f32[2], f32[2,2], (f32[2], s32[2])) tuple(r, d, s) }");
   /* unsupported ops name the instruction */
   check_fail(__LINE__, "ENTRY e { t = token[] after-all()\n ROOT i = (f32[2], token[]) infeed(t) }",
              "instruction %i: op 'infeed' is not supported by hlo-run");

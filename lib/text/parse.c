@@ -8,6 +8,7 @@
  * Names are resolved after each computation (operands, control
  * predecessors) and after the module (called computations), so forward
  * references parse; the verifier reports use-before-definition. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -122,6 +123,61 @@ static int operand_shape_mismatch(scanner *scn, size_t at, const char *name, con
 
 static int set_layouts(parser *p, hlo_shape *s);
 
+/* A compact get-tuple-element operand, `name#i#j...` (XLA's parser since
+ * 2026): each `#i` is a get-tuple-element of what precedes it, made once
+ * per computation (a second `p#0` is the same instruction) and placed just
+ * before the instruction that first uses it.  Its name is the written one
+ * with '#' as '_', passed through the name uniquer (parse_names.c). */
+static int compact_gte(parser *p, size_t at, const char *nm, size_t n, hlo_instruction **out) {
+  scanner *scn = &p->scn;
+  hlo_instruction *base = hlo_strmap_getn(&p->instrs, nm, n);
+  if (!base) return scan_errorf(scn, at, "use of undefined instruction '%.*s'", (int)n, nm);
+  char key[512];
+  if (n >= sizeof key - 24) return scan_errorf(scn, at, "operand name too long");
+  memcpy(key, nm, n);
+  key[n] = 0;
+  while (scan_accept(scn, '#')) {
+    int64_t idx;
+    if (scan_int(scn, &idx)) return HLO_ERR;
+    if (!base->shape_omitted && base->shape.type != HLO_TUPLE) {
+      char *sh = hlo_shape_str(&p->scratch, &base->shape, false);
+      return scan_errorf(scn, at, "'%s#%" PRId64 "' takes an element of a tuple, but '%s' has shape %s", key, idx,
+                         key, sh ? sh : "?");
+    }
+    if (idx < 0 || (!base->shape_omitted && idx >= base->shape.ntuple)) {
+      char *sh = base->shape_omitted ? NULL : hlo_shape_str(&p->scratch, &base->shape, false);
+      return scan_errorf(scn, at, "tuple index %" PRId64 " of '%s' is out of range%s%s", idx, key,
+                         sh ? " for shape " : "", sh ? sh : "");
+    }
+    size_t kl = strlen(key);
+    if (kl >= sizeof key - 24) return scan_errorf(scn, at, "operand name too long");
+    snprintf(key + kl, sizeof key - kl, "#%" PRId64, idx);
+    hlo_instruction *g = hlo_strmap_get(&p->instrs, key);
+    if (!g) {
+      g = hlo_arena_alloc(scn->a, sizeof *g);
+      hlo_instruction **ops = hlo_arena_alloc(scn->a, sizeof *ops);
+      hlo_attr *a = hlo_arena_alloc(scn->a, sizeof *a);
+      if (!g || !ops || !a || !(g->name = hlo_arena_strdup(scn->a, key))) return scan_errorf(scn, at, "out of memory");
+      g->op = HLO_OP_GET_TUPLE_ELEMENT;
+      g->off = g->op_off = at;
+      ops[0] = base;
+      g->operands = ops;
+      g->noperands = 1;
+      *a = (hlo_attr){.key = HLO_A_INDEX, .kind = HLO_AK_INT, .name = "index", .off = at, .u.i = idx};
+      g->attrs = a;
+      g->nattrs = 1;
+      if (base->shape_omitted) g->shape_omitted = true;
+      else if (hlo_shape_copy(scn->a, &g->shape, &base->shape.tuple[idx])) return scan_errorf(scn, at, "out of memory");
+      if (hlo_strmap_put(&p->instrs, g->name, g, NULL) || vpush_in(scn, &p->scratch, &p->cur, g) ||
+          vpush_in(scn, &p->scratch, &p->anon, g))
+        return scan_errorf(scn, at, "out of memory");
+    }
+    base = g;
+  }
+  *out = base;
+  return HLO_OK;
+}
+
 /* operands -> [operand {',' operand}] ')'  ('(' already consumed) */
 static int parse_operands(parser *p, hlo_instruction *in) {
   scanner *scn = &p->scn;
@@ -174,6 +230,14 @@ static int parse_operands(parser *p, hlo_instruction *in) {
             vpush_in(scn, &p->scratch, &p->anon, nin))
           return scan_errorf(scn, at, "out of memory");
         if (vpush_in(scn, &p->scratch, &ops, nin)) return HLO_ERR;
+        continue;
+      }
+      if (scan_peek(scn, '#')) {
+        hlo_instruction *g = NULL;
+        if (compact_gte(p, at, nm, n, &g)) return HLO_ERR;
+        if (has_shape && !g->shape_omitted && !hlo_shape_compatible(&decl, &g->shape))
+          return operand_shape_mismatch(scn, at, g->name, &decl, &g->shape);
+        if (vpush_in(scn, &p->scratch, &ops, g)) return HLO_ERR;
         continue;
       }
       /* an operand defined earlier (the usual case) resolves now; forward

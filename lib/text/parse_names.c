@@ -1,5 +1,6 @@
 /* parse_names.c - names of instructions written without one (nested
- * operands), made as XLA's parser makes them: "<opcode>.anon" passed
+ * operands: "<opcode>.anon"; compact get-tuple-elements `p#1`: "p_1"),
+ * made as XLA's parser makes them: the name passed
  * through the module's name uniquer (xla/service/name_uniquer.cc), in
  * which every named instruction was registered before, in text order. */
 #include <inttypes.h>
@@ -87,8 +88,14 @@ int scan_name_anonymous(hlo_arena *scratch, hlo_arena *ir, hlo_computation **com
     for (int i = 0; i < comps[ci]->ninstrs; i++) {
       hlo_instruction *in = comps[ci]->instrs[i];
       if (bsearch(&in, anon, (size_t)nanon, sizeof *anon, ptr_cmp)) {
-        char want[64];
-        snprintf(want, sizeof want, "%s.anon", hlo_opcode_name(in->op));
+        char want[512];
+        if (strchr(in->name, '#')) { /* a compact get-tuple-element: p#1#0 -> p_1_0 */
+          snprintf(want, sizeof want, "%s", in->name);
+          for (char *c = want; *c; c++)
+            if (*c == '#') *c = '_';
+        } else {
+          snprintf(want, sizeof want, "%s.anon", hlo_opcode_name(in->op));
+        }
         const char *nm = unique_name(&u, ir, want);
         if (!nm) return HLO_ERR;
         in->name = nm;

@@ -342,12 +342,20 @@ int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_
     print_shape_ex(b, &c->root->shape, false, false);
   }
   hlo_buf_puts(b, " {\n");
-  for (int i = 0; i < c->ninstrs; i++) {
-    const hlo_instruction *in = c->instrs[i];
-    hlo_buf_puts(b, in == c->root ? "  ROOT " : "  ");
-    hlo_print_instruction(b, in, o);
-    hlo_buf_putc(b, '\n');
+  hlo_arena scratch;
+  hlo_arena_init(&scratch, NULL);
+  const hlo_instruction **order;
+  if (hlo_text_instr_order(&scratch, c, &order)) {
+    b->failed = true;
+  } else {
+    for (int i = 0; i < c->ninstrs; i++) {
+      const hlo_instruction *in = order[i];
+      hlo_buf_puts(b, in == c->root ? "  ROOT " : "  ");
+      hlo_print_instruction(b, in, o);
+      hlo_buf_putc(b, '\n');
+    }
   }
+  hlo_arena_release(&scratch);
   hlo_buf_putc(b, '}');
   for (int i = 0; i < c->nattrs; i++) {
     const hlo_attr *a = &c->attrs[i];

@@ -33,4 +33,10 @@ void hlo_text_list_sep(hlo_buf *b, int i);
  * "( element, element )"), as LiteralBase::PrintWithLayoutOneline does. */
 void hlo_text_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options *o, bool shapes);
 
+/* XLA's printing order (print_order.c): the instructions of c, and the
+ * computations of m, as arrays in arena a of c->ninstrs / m->ncomps
+ * entries.  HLO_ERR on allocation failure. */
+int hlo_text_instr_order(hlo_arena *a, const hlo_computation *c, const hlo_instruction ***out);
+int hlo_text_comp_order(hlo_arena *a, const hlo_module *m, const hlo_computation ***out);
+
 #endif

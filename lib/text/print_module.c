@@ -197,9 +197,12 @@ int hlo_print_module(hlo_buf *b, const hlo_module *m, const hlo_print_options *o
       if (w->id >= 0 && w->id < m->ncomps && m->comps[w->id] == w) hidden[w->id] = true;
     }
   }
-  for (int i = 0; i < m->ncomps; i++) {
-    if (hidden && hidden[i]) continue;
-    hlo_print_computation(b, m->comps[i], o);
+  const hlo_computation **order = NULL;
+  if (!b->failed && hlo_text_comp_order(&scratch, m, &order)) b->failed = true;
+  for (int i = 0; order && i < m->ncomps; i++) {
+    const hlo_computation *c = order[i];
+    if (hidden && c->id >= 0 && c->id < m->ncomps && m->comps[c->id] == c && hidden[c->id]) continue;
+    hlo_print_computation(b, c, o);
     hlo_buf_puts(b, "\n\n");
   }
   hlo_arena_release(&scratch);

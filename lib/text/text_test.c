@@ -35,8 +35,9 @@ static const char *EXPECTED =
     "}\n"
     "\n"
     "ENTRY %main (p: f32[2,3]) -> f32[3,2] {\n"
-    "  %p = f32[2,3]{1,0} parameter(0)\n"
+    /* XLA's order: a post order from each instruction without users */
     "  %c = f32[2]{0} constant({1.5, -inf})\n"
+    "  %p = f32[2,3]{1,0} parameter(0)\n"
     "  %t = f32[3,2]{0,1} transpose(%p), dimensions={1,0}\n"
     "  %z = f32[] constant(0)\n"
     "  %r = f32[3]{0} reduce(%t, %z), dimensions={1}, to_apply=%add\n"

@@ -18,6 +18,19 @@ def old_layout_style(line):
     return m.group(1) + re.sub(r"/\*index=\d+\*/", "", m.group(2)).replace(", ", ",") + m.group(3)
 
 
+def computations_sorted(text):
+    """The header line, then the computations (blank-line separated blocks
+    of the body) in name order."""
+    head, _, rest = text.partition("\n")
+    blocks, cur = [], []
+    for line in rest.splitlines():
+        cur.append(line)
+        if line == "}":
+            blocks.append("\n".join(cur))
+            cur = []
+    return "\n".join([head] + sorted(blocks) + cur)
+
+
 def fmt(args, text):
     r = subprocess.run(["hlo-fmt"] + args + ["-"], input=text, capture_output=True, text=True)
     if r.returncode != 0:
@@ -43,6 +56,12 @@ def main():
         form = ["--operand-shapes"] if " %" in src else ["--short"]
         out = "\n".join(l for l in fmt(form, src).splitlines() if l.strip() != "")
         body, out = ["\n".join([old_layout_style(t.split("\n", 1)[0])] + t.split("\n", 1)[1:]) for t in (body, out)]
+        if "mobilenet_v2" in name:
+            # XLA wrote this dump before its printer took computations in
+            # depth-first post order (HloModule::MakeComputationPostOrder
+            # with dfs_postorder): each computation must print back byte for
+            # byte, in today's order.
+            body, out = computations_sorted(body), computations_sorted(out)
         if out != body:
             for i, (a, b) in enumerate(zip(body.splitlines(), out.splitlines())):
                 if a != b:
