@@ -1,0 +1,436 @@
+/* dyn.c - dynamic dimensions ('<=N') at run time.  A value keeps the
+ * bound's layout and, in hlo_val.dims, the actual size of each dimension
+ * when one is below its bound.  This file carries those sizes through the
+ * ops that propagate them (as XLA's dynamic dimension inference does), masks
+ * the padding of reduced and contracted dimensions with the reduction's init
+ * value or zero (as XLA's dynamic padder does), refuses by name every other
+ * op on such a value, and converts between the caller's dense form and the
+ * padded one at the entry and exit of a run. */
+#include <string.h>
+
+#include "exec/exec.h"
+
+static void actual_of(const hlo_val *v, int64_t *d) {
+  for (int i = 0; i < v->shape->rank; i++) d[i] = v->dims ? v->dims[i] : v->shape->dims[i];
+}
+
+int hlo_dyn_put(hlo_run *r, const hlo_instruction *in, hlo_val **res, const int64_t *dims) {
+  hlo_val *v = *res;
+  const hlo_shape *sh = v->shape;
+  if (!hlo_shape_is_array(sh)) return HLO_OK;
+  bool below = false;
+  for (int i = 0; i < sh->rank; i++) below |= dims[i] < sh->dims[i];
+  if (!below && !v->dims) return HLO_OK;
+  if (below && v->dims && memcmp(v->dims, dims, sizeof(int64_t) * (size_t)sh->rank) == 0)
+    return HLO_OK;
+  if (v->refs > 1 || v->borrowed || v->dims) { /* shared: a copy gets the sizes */
+    hlo_val *c = hlo_run_new_raw(r, sh);
+    if (!c) return hlo_run_errorf(r, in, "out of memory");
+    if (c->nbytes) memcpy(c->data, v->data, c->nbytes);
+    hlo_run_release(r, v);
+    *res = v = c;
+  }
+  if (!below) return HLO_OK;
+  v->dims = hlo_malloc(r->alloc, sizeof(int64_t) * (size_t)(sh->rank ? sh->rank : 1));
+  if (!v->dims) return hlo_run_errorf(r, in, "out of memory");
+  memcpy(v->dims, dims, sizeof(int64_t) * (size_t)sh->rank);
+  return HLO_OK;
+}
+
+/* Copy the box of sizes box[] from src (strides sst, at its origin) into
+ * dst (strides dst_st) shifted by off[]; elements of esz bytes. */
+static void copy_box(const void *src, const int64_t *sst, void *dst, const int64_t *dst_st,
+                     int rank, const int64_t *box, const int64_t *off, size_t esz) {
+  int64_t n = 1, idx[MAXR] = {0};
+  for (int i = 0; i < rank; i++) n *= box[i];
+  for (int64_t k = 0; k < n; k++) {
+    int64_t so = 0, dofs = 0;
+    for (int i = 0; i < rank; i++) {
+      so += idx[i] * sst[i];
+      dofs += (idx[i] + (off ? off[i] : 0)) * dst_st[i];
+    }
+    memcpy((char *)dst + dofs * (int64_t)esz, (const char *)src + so * (int64_t)esz, esz);
+    hlo_index_next(rank, box, idx);
+  }
+}
+
+/* A copy of v whose padding along the dimensions in mask[] holds the element
+ * *fill (zero bytes when fill is NULL); NULL when out of memory. */
+hlo_val *hlo_dyn_masked(hlo_run *r, const hlo_val *v, const bool *mask, const hlo_val *fill) {
+  const hlo_shape *sh = v->shape;
+  hlo_val *c = hlo_run_new_raw(r, sh);
+  if (!c) return NULL;
+  if (c->nbytes) memcpy(c->data, v->data, c->nbytes);
+  int64_t act[MAXR], idx[MAXR] = {0}, st[MAXR];
+  actual_of(v, act);
+  hlo_strides(sh, st);
+  size_t esz = (size_t)hlo_type_bytes(sh->type);
+  for (int64_t k = 0; k < c->nelems; k++) {
+    bool pad = false;
+    for (int i = 0; i < sh->rank && !pad; i++) pad = mask[i] && idx[i] >= act[i];
+    if (pad) {
+      char *p = (char *)c->data + k * (int64_t)esz;
+      if (fill && fill->data) memcpy(p, fill->data, esz);
+      else memset(p, 0, esz);
+    }
+    hlo_index_next(sh->rank, sh->dims, idx);
+  }
+  return c;
+}
+
+static int refuse(hlo_run *r, const plan_step *s, hlo_val **args, const char *why) {
+  for (int k = 0; k < s->nargs; k++) {
+    const hlo_val *v = args[k];
+    for (int i = 0; v->dims && i < v->shape->rank; i++)
+      if (v->dims[i] < v->shape->dims[i])
+        return hlo_run_errorf(r, s->in, "operand %d has dynamic dimension %d of actual size %lld "
+                              "below its bound %lld, which %s (docs/custom_calls.md, Dynamic "
+                              "shapes)", k, i, (long long)v->dims[i],
+                              (long long)v->shape->dims[i], why);
+  }
+  return hlo_run_errorf(r, s->in, "%s", why);
+}
+
+/* The sizes every operand of the result's rank agrees on (rank-0 operands
+ * broadcast); an error when two disagree. */
+static int elementwise_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *out) {
+  const hlo_shape *os = &s->in->shape;
+  for (int i = 0; i < os->rank; i++) out[i] = os->dims[i];
+  bool seen = false;
+  for (int k = 0; k < s->nargs; k++) {
+    const hlo_val *v = args[k];
+    if (!hlo_shape_is_array(v->shape) || v->shape->rank != os->rank) continue;
+    int64_t a[MAXR];
+    actual_of(v, a);
+    for (int i = 0; i < os->rank; i++) {
+      if (seen && a[i] != out[i])
+        return hlo_run_errorf(r, s->in, "operands disagree on the actual size of dimension %d "
+                              "(%lld and %lld)", i, (long long)out[i], (long long)a[i]);
+      out[i] = a[i];
+    }
+    seen = true;
+  }
+  return HLO_OK;
+}
+
+static int reshape_dims(hlo_run *r, const plan_step *s, const hlo_val *v, int64_t *out) {
+  const hlo_shape *is = v->shape, *os = &s->in->shape;
+  for (int o = 0; o < os->rank; o++) out[o] = os->dims[o];
+  for (int d = 0; d < is->rank; d++) {
+    if (v->dims[d] == is->dims[d]) continue;
+    int64_t before = 1, obefore = 1;
+    for (int i = 0; i < d; i++) before *= is->dims[i];
+    int o = 0;
+    for (; o < os->rank; o++) {
+      if (os->dims[o] == is->dims[d] && obefore == before) break;
+      obefore *= os->dims[o];
+    }
+    if (o == os->rank)
+      return refuse(r, s, (hlo_val **)&v, "reshape cannot keep: it does not map the dimension "
+                    "one to one onto a dimension of the result");
+    out[o] = v->dims[d];
+  }
+  return HLO_OK;
+}
+
+static int slice_dims(hlo_run *r, const plan_step *s, const hlo_val *v, int64_t *out) {
+  const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_SLICE);
+  const hlo_shape *is = v->shape, *os = &s->in->shape;
+  if (!a || a->u.slices.n != is->rank || os->rank != is->rank)
+    return hlo_run_errorf(r, s->in, "bad slice=");
+  for (int d = 0; d < is->rank; d++) {
+    out[d] = os->dims[d];
+    if (v->dims[d] == is->dims[d]) continue;
+    int64_t st = a->u.slices.v[d].stride ? a->u.slices.v[d].stride : 1;
+    if (a->u.slices.v[d].start == 0 && st == 1 && a->u.slices.v[d].limit == is->dims[d])
+      out[d] = v->dims[d]; /* the whole dimension: it stays dynamic */
+    else if (a->u.slices.v[d].limit > v->dims[d])
+      return refuse(r, s, (hlo_val **)&v, "this slice would read past (its limit exceeds the "
+                    "actual size)");
+  }
+  return HLO_OK;
+}
+
+/* Concatenation along a dimension some operand holds below its bound: the
+ * operands' actual parts, one after the other (what XLA's dynamic padder
+ * arranges), zero after them. */
+static int concat_dynamic(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out,
+                          bool *done) {
+  const hlo_shape *os = &s->in->shape;
+  int n;
+  const int64_t *cd = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
+  *done = false;
+  if (n != 1 || cd[0] < 0 || cd[0] >= os->rank) return HLO_OK; /* the kernel reports */
+  int d = (int)cd[0];
+  int64_t dims[MAXR], ost[MAXR], off[MAXR] = {0};
+  bool moved = false;
+  for (int k = 0; k < s->nargs; k++) {
+    int64_t a[MAXR];
+    actual_of(args[k], a);
+    moved |= a[d] < args[k]->shape->dims[d] && k + 1 < s->nargs;
+    for (int i = 0; i < os->rank; i++) {
+      if (i == d) continue;
+      if (k && a[i] != dims[i])
+        return hlo_run_errorf(r, s->in, "operands disagree on the actual size of dimension %d "
+                              "(%lld and %lld)", i, (long long)dims[i], (long long)a[i]);
+      dims[i] = a[i];
+    }
+  }
+  if (!moved) return HLO_OK; /* parts already in place: the kernel, then the sizes */
+  *done = true;
+  hlo_val *o = hlo_run_new(r, os);
+  if (!o) return hlo_run_errorf(r, s->in, "out of memory");
+  hlo_strides(os, ost);
+  size_t esz = (size_t)hlo_type_bytes(os->type);
+  for (int k = 0; k < s->nargs; k++) {
+    int64_t a[MAXR], st[MAXR];
+    actual_of(args[k], a);
+    hlo_strides(args[k]->shape, st);
+    copy_box(args[k]->data, st, o->data, ost, os->rank, a, off, esz);
+    off[d] += a[d];
+  }
+  dims[d] = off[d];
+  *out = o;
+  return hlo_dyn_put(r, s->in, out, dims);
+}
+
+static int concat_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *out) {
+  const hlo_shape *os = &s->in->shape;
+  int n;
+  const int64_t *cd = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
+  int d = (int)cd[0];
+  out[d] = 0;
+  for (int k = 0; k < s->nargs; k++) {
+    int64_t a[MAXR];
+    actual_of(args[k], a);
+    for (int i = 0; i < os->rank; i++) {
+      if (i == d) out[d] += k + 1 < s->nargs ? args[k]->shape->dims[d] : a[d];
+      else out[i] = a[i];
+    }
+  }
+  return HLO_OK;
+}
+
+/* The result sizes of a dot; its contracted padding is masked to zero in
+ * args (replaced by copies the caller releases, flagged in made[]). */
+static int dot_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *made, int64_t *out) {
+  hlo_dot_lists dl;
+  if (!hlo_dot_lists_of(s->in, &dl)) return hlo_run_errorf(r, s->in, "bad dot dimensions");
+  const hlo_shape *ls = args[0]->shape, *rs = args[1]->shape;
+  int64_t la[MAXR], ra[MAXR];
+  actual_of(args[0], la);
+  actual_of(args[1], ra);
+  bool lm[MAXR] = {false}, rm[MAXR] = {false}, lfree[MAXR], rfree[MAXR];
+  bool any = false;
+  for (int i = 0; i < ls->rank; i++) lfree[i] = true;
+  for (int i = 0; i < rs->rank; i++) rfree[i] = true;
+  for (int i = 0; i < dl.nc; i++) {
+    int l = (int)dl.lc[i], q = (int)dl.rc[i];
+    if (la[l] != ra[q])
+      return hlo_run_errorf(r, s->in, "contracting dimensions %d and %d have actual sizes %lld "
+                            "and %lld", l, q, (long long)la[l], (long long)ra[q]);
+    lm[l] = la[l] < ls->dims[l];
+    rm[q] = ra[q] < rs->dims[q];
+    any |= lm[l] || rm[q];
+    lfree[l] = rfree[q] = false;
+  }
+  int o = 0;
+  for (int i = 0; i < dl.nb; i++) {
+    int l = (int)dl.lb[i], q = (int)dl.rb[i];
+    if (la[l] != ra[q])
+      return hlo_run_errorf(r, s->in, "batch dimensions %d and %d have actual sizes %lld and "
+                            "%lld", l, q, (long long)la[l], (long long)ra[q]);
+    lfree[l] = rfree[q] = false;
+    out[o++] = la[l];
+  }
+  for (int i = 0; i < ls->rank; i++)
+    if (lfree[i]) out[o++] = la[i];
+  for (int i = 0; i < rs->rank; i++)
+    if (rfree[i]) out[o++] = ra[i];
+  if (!any) return HLO_OK;
+  for (int k = 0; k < 2; k++) {
+    hlo_val *m = hlo_dyn_masked(r, args[k], k ? rm : lm, NULL);
+    if (!m) return hlo_run_errorf(r, s->in, "out of memory");
+    args[k] = m;
+    made[k] = true;
+  }
+  return HLO_OK;
+}
+
+/* The kept sizes of a reduce; reduced padding is set to the init value in
+ * args (copies flagged in made[]). */
+static int reduce_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *made,
+                          int64_t *out) {
+  int n = s->nargs / 2, nd;
+  const int64_t *rd = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &nd);
+  const hlo_shape *is = args[0]->shape;
+  bool red[MAXR] = {false}, any = false;
+  for (int i = 0; i < nd; i++)
+    if (rd[i] >= 0 && rd[i] < is->rank) red[rd[i]] = true;
+  int64_t a0[MAXR];
+  actual_of(args[0], a0);
+  for (int k = 1; k < n; k++) {
+    int64_t a[MAXR];
+    actual_of(args[k], a);
+    for (int i = 0; i < is->rank; i++)
+      if (a[i] != a0[i])
+        return hlo_run_errorf(r, s->in, "operands disagree on the actual size of dimension %d "
+                              "(%lld and %lld)", i, (long long)a0[i], (long long)a[i]);
+  }
+  int o = 0;
+  for (int i = 0; i < is->rank; i++) {
+    if (!red[i]) out[o++] = a0[i];
+    else any |= a0[i] < is->dims[i];
+  }
+  if (!any) return HLO_OK;
+  for (int k = 0; k < n; k++) {
+    hlo_val *m = hlo_dyn_masked(r, args[k], red, args[n + k]);
+    if (!m) return hlo_run_errorf(r, s->in, "out of memory");
+    args[k] = m;
+    made[k] = true;
+  }
+  return HLO_OK;
+}
+
+bool hlo_dyn_native(const plan_step *s) {
+  return s->in->op == HLO_OP_GET_DIMENSION_SIZE || s->in->op == HLO_OP_SET_DIMENSION_SIZE ||
+         s->fn == hlo_ccall_pad_to_static || s->fn == hlo_ccall_slice_to_dynamic;
+}
+
+int hlo_dyn_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out) {
+  const hlo_instruction *in = s->in;
+  int64_t dims[MAXR];
+  hlo_val *a[64];
+  bool made[64] = {false};
+  if (s->nargs > 64) return refuse(r, s, args, "an op of more than 64 operands cannot carry");
+  memcpy(a, args, sizeof(hlo_val *) * (size_t)s->nargs);
+  int rc = HLO_OK;
+  if (hlo_dyn_native(s)) return hlo_run_step(r, s, args, out);
+  switch (in->op) {
+  /* values pass whole, each keeping its own sizes */
+  case HLO_OP_TUPLE: case HLO_OP_GET_TUPLE_ELEMENT: case HLO_OP_WHILE: case HLO_OP_CALL:
+  case HLO_OP_CONDITIONAL: case HLO_OP_OPTIMIZATION_BARRIER: case HLO_OP_DOMAIN:
+  case HLO_OP_ADD_DEPENDENCY: case HLO_OP_ASYNC_START: case HLO_OP_ASYNC_UPDATE:
+  case HLO_OP_ASYNC_DONE:
+    return hlo_run_step(r, s, args, out);
+  case HLO_OP_FUSION: /* instruction by instruction, each carrying the sizes */
+    return hlo_ctl_call(r, s, args, out);
+  case HLO_OP_BROADCAST: {
+    int n;
+    const int64_t *bd = hlo_instr_ints(in, HLO_A_DIMENSIONS, &n);
+    for (int i = 0; i < in->shape.rank; i++) dims[i] = in->shape.dims[i];
+    for (int k = 0; k < n && k < args[0]->shape->rank; k++)
+      if (bd[k] >= 0 && bd[k] < in->shape.rank) dims[bd[k]] = args[0]->dims[k];
+    break;
+  }
+  case HLO_OP_TRANSPOSE: {
+    int n;
+    const int64_t *perm = hlo_instr_ints(in, HLO_A_DIMENSIONS, &n);
+    for (int i = 0; i < in->shape.rank; i++)
+      dims[i] = i < n && perm[i] >= 0 && perm[i] < args[0]->shape->rank ? args[0]->dims[perm[i]]
+                                                                         : in->shape.dims[i];
+    break;
+  }
+  case HLO_OP_RESHAPE: case HLO_OP_BITCAST:
+    if (!hlo_shape_is_array(&in->shape) || in->shape.type != args[0]->shape->type)
+      return refuse(r, s, args, "a bitcast to another element type cannot carry");
+    rc = reshape_dims(r, s, args[0], dims);
+    break;
+  case HLO_OP_SLICE: rc = slice_dims(r, s, args[0], dims); break;
+  case HLO_OP_CONCATENATE: {
+    bool done;
+    rc = concat_dynamic(r, s, args, out, &done);
+    if (rc != HLO_OK || done) return rc;
+    rc = concat_dims(r, s, args, dims);
+    break;
+  }
+  case HLO_OP_DOT: rc = dot_prepare(r, s, a, made, dims); break;
+  case HLO_OP_REDUCE: rc = reduce_prepare(r, s, a, made, dims); break;
+  default:
+    if (!(hlo_opcode_flags(in->op) & HLO_F_ELEMENTWISE) && in->op != HLO_OP_REDUCE_PRECISION &&
+        in->op != HLO_OP_MAP &&
+        !(in->op == HLO_OP_BITCAST_CONVERT && in->shape.rank == args[0]->shape->rank))
+      return refuse(r, s, args, "hlo-run cannot honour in this op");
+    rc = elementwise_dims(r, s, args, dims);
+    break;
+  }
+  if (rc == HLO_OK) rc = hlo_run_step(r, s, a, out);
+  for (int k = 0; k < s->nargs; k++)
+    if (made[k]) hlo_run_release(r, a[k]);
+  if (rc != HLO_OK) return rc;
+  if ((*out)->shape->type == HLO_TUPLE) { /* variadic reduce: every result alike */
+    for (int i = 0; i < (*out)->ntuple && rc == HLO_OK; i++)
+      rc = hlo_dyn_put(r, in, &(*out)->tuple[i], dims);
+    return rc;
+  }
+  return hlo_dyn_put(r, in, out, dims);
+}
+
+/* ---- the caller's dense form ---------------------------------------------- */
+static bool has_dims(const hlo_val *v) {
+  if (v->dims) return true;
+  for (int i = 0; i < v->ntuple; i++)
+    if (has_dims(v->tuple[i])) return true;
+  return false;
+}
+
+/* Copy between dense (elements of dense->dims in row-major order) and
+ * padded (the bound's layout): into padded when to_padded, else back. */
+static void dense_copy(hlo_val *dense, hlo_val *padded, bool to_padded) {
+  const hlo_shape *sh = padded->shape;
+  int64_t dst[MAXR], pst[MAXR], acc = 1;
+  for (int i = sh->rank - 1; i >= 0; i--) {
+    dst[i] = acc;
+    acc *= dense->dims[i];
+  }
+  hlo_strides(sh, pst);
+  size_t esz = (size_t)hlo_type_bytes(sh->type);
+  if (to_padded) copy_box(dense->data, dst, padded->data, pst, sh->rank, dense->dims, NULL, esz);
+  else copy_box(padded->data, pst, dense->data, dst, sh->rank, dense->dims, NULL, esz);
+}
+
+int hlo_dyn_enter(hlo_run *r, hlo_val *arg, hlo_val **padded) {
+  if (!arg->dims) { *padded = hlo_val_ref(arg); return HLO_OK; }
+  const hlo_shape *sh = arg->shape;
+  hlo_val *v = hlo_run_new(r, sh);
+  if (!v) return hlo_errorf(r->d, NULL, 0, "out of memory");
+  if (arg->nbytes) dense_copy(arg, v, true);
+  v->dims = hlo_malloc(r->alloc, sizeof(int64_t) * (size_t)sh->rank);
+  if (!v->dims) { hlo_run_release(r, v); return hlo_errorf(r->d, NULL, 0, "out of memory"); }
+  memcpy(v->dims, arg->dims, sizeof(int64_t) * (size_t)sh->rank);
+  *padded = v;
+  return HLO_OK;
+}
+
+int hlo_dyn_leave(hlo_run *r, hlo_val **res) {
+  hlo_val *v = *res;
+  if (!has_dims(v)) return HLO_OK;
+  hlo_val *n;
+  if (v->ntuple) {
+    n = hlo_malloc(r->alloc, sizeof *n);
+    hlo_val **t = hlo_malloc(r->alloc, sizeof(hlo_val *) * (size_t)v->ntuple);
+    if (!n || !t) {
+      hlo_free(r->alloc, n);
+      hlo_free(r->alloc, t);
+      return hlo_errorf(r->d, NULL, 0, "out of memory");
+    }
+    memset(n, 0, sizeof *n);
+    n->refs = 1;
+    n->shape = v->shape;
+    n->ntuple = v->ntuple;
+    n->tuple = t;
+    for (int i = 0; i < v->ntuple; i++) t[i] = hlo_val_ref(v->tuple[i]);
+    int rc = HLO_OK;
+    for (int i = 0; i < v->ntuple; i++)
+      if (rc == HLO_OK) rc = hlo_dyn_leave(r, &t[i]);
+    if (rc != HLO_OK) { hlo_val_release(r->alloc, n); return rc; }
+  } else {
+    const hlo_shape *sh = v->shape;
+    n = hlo_val_new_dynamic(r->alloc, sh, v->dims);
+    if (!n) return hlo_errorf(r->d, NULL, 0, "out of memory");
+    if (n->nbytes) dense_copy(n, v, false);
+  }
+  hlo_val_release(r->alloc, v);
+  *res = n;
+  return HLO_OK;
+}
