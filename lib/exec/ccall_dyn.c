@@ -12,9 +12,8 @@ DECL_KERN(hlo_ccall_pad_to_static) {
   const hlo_val *v = args[0];
   hlo_val *t = hlo_run_new(r, rs);
   if (!t) return hlo_run_errorf(r, s->in, "out of memory");
-  bool mask[MAXR];
-  for (int i = 0; i < v->shape->rank; i++) mask[i] = true;
-  hlo_val *m = hlo_dyn_masked(r, v, mask, NULL); /* XLA leaves the padding unspecified: zero */
+  const int64_t *lim = v->dims ? v->dims : v->shape->dims;
+  hlo_val *m = hlo_dyn_masked(r, v, lim, NULL); /* XLA leaves the padding unspecified: zero */
   if (!m) { hlo_run_release(r, t); return hlo_run_errorf(r, s->in, "out of memory"); }
   hlo_val *a = t->tuple[0];
   memcpy(a->data, m->data, a->nbytes < m->nbytes ? a->nbytes : m->nbytes);

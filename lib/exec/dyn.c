@@ -54,20 +54,18 @@ static void copy_box(const void *src, const int64_t *sst, void *dst, const int64
   }
 }
 
-/* A copy of v whose padding along the dimensions in mask[] holds the element
- * *fill (zero bytes when fill is NULL); NULL when out of memory. */
-hlo_val *hlo_dyn_masked(hlo_run *r, const hlo_val *v, const bool *mask, const hlo_val *fill) {
+/* A copy of v whose elements at or past limit[] in some dimension hold the
+ * element of fill (zero bytes when fill is NULL); NULL when out of memory. */
+hlo_val *hlo_dyn_masked(hlo_run *r, const hlo_val *v, const int64_t *limit, const hlo_val *fill) {
   const hlo_shape *sh = v->shape;
   hlo_val *c = hlo_run_new_raw(r, sh);
   if (!c) return NULL;
   if (c->nbytes) memcpy(c->data, v->data, c->nbytes);
-  int64_t act[MAXR], idx[MAXR] = {0}, st[MAXR];
-  actual_of(v, act);
-  hlo_strides(sh, st);
+  int64_t idx[MAXR] = {0};
   size_t esz = (size_t)hlo_type_bytes(sh->type);
   for (int64_t k = 0; k < c->nelems; k++) {
     bool pad = false;
-    for (int i = 0; i < sh->rank && !pad; i++) pad = mask[i] && idx[i] >= act[i];
+    for (int i = 0; i < sh->rank && !pad; i++) pad = idx[i] >= limit[i];
     if (pad) {
       char *p = (char *)c->data + k * (int64_t)esz;
       if (fill && fill->data) memcpy(p, fill->data, esz);
@@ -91,24 +89,36 @@ static int refuse(hlo_run *r, const plan_step *s, hlo_val **args, const char *wh
   return hlo_run_errorf(r, s->in, "%s", why);
 }
 
+/* Fold the size a (of a dimension bounded by bound) into *cur, which
+ * starts at the bound: a size below the bound is the dimension's actual
+ * size (an operand at its bound is static there and does not contradict it,
+ * as in XLA's inference); false when two sizes below the bound differ. */
+static bool merge(int64_t *cur, int64_t a, int64_t bound) {
+  if (a >= bound) return true;
+  if (*cur < bound && *cur != a) return false;
+  *cur = a;
+  return true;
+}
+
+static int disagree(hlo_run *r, const plan_step *s, const char *what, int dim, int64_t a,
+                    int64_t b) {
+  return hlo_run_errorf(r, s->in, "%s %d: actual sizes %lld and %lld differ", what, dim,
+                        (long long)a, (long long)b);
+}
+
 /* The sizes every operand of the result's rank agrees on (rank-0 operands
  * broadcast); an error when two disagree. */
 static int elementwise_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *out) {
   const hlo_shape *os = &s->in->shape;
   for (int i = 0; i < os->rank; i++) out[i] = os->dims[i];
-  bool seen = false;
   for (int k = 0; k < s->nargs; k++) {
     const hlo_val *v = args[k];
     if (!hlo_shape_is_array(v->shape) || v->shape->rank != os->rank) continue;
     int64_t a[MAXR];
     actual_of(v, a);
-    for (int i = 0; i < os->rank; i++) {
-      if (seen && a[i] != out[i])
-        return hlo_run_errorf(r, s->in, "operands disagree on the actual size of dimension %d "
-                              "(%lld and %lld)", i, (long long)out[i], (long long)a[i]);
-      out[i] = a[i];
-    }
-    seen = true;
+    for (int i = 0; i < os->rank; i++)
+      if (!merge(&out[i], a[i], v->shape->dims[i]))
+        return disagree(r, s, "operands' dimension", i, out[i], a[i]);
   }
   return HLO_OK;
 }
@@ -164,17 +174,14 @@ static int concat_dynamic(hlo_run *r, const plan_step *s, hlo_val **args, hlo_va
   int d = (int)cd[0];
   int64_t dims[MAXR], ost[MAXR], off[MAXR] = {0};
   bool moved = false;
+  for (int i = 0; i < os->rank; i++) dims[i] = os->dims[i];
   for (int k = 0; k < s->nargs; k++) {
     int64_t a[MAXR];
     actual_of(args[k], a);
     moved |= a[d] < args[k]->shape->dims[d] && k + 1 < s->nargs;
-    for (int i = 0; i < os->rank; i++) {
-      if (i == d) continue;
-      if (k && a[i] != dims[i])
-        return hlo_run_errorf(r, s->in, "operands disagree on the actual size of dimension %d "
-                              "(%lld and %lld)", i, (long long)dims[i], (long long)a[i]);
-      dims[i] = a[i];
-    }
+    for (int i = 0; i < os->rank; i++)
+      if (i != d && !merge(&dims[i], a[i], os->dims[i]))
+        return disagree(r, s, "operands' dimension", i, dims[i], a[i]);
   }
   if (!moved) return HLO_OK; /* parts already in place: the kernel, then the sizes */
   *done = true;
@@ -185,6 +192,8 @@ static int concat_dynamic(hlo_run *r, const plan_step *s, hlo_val **args, hlo_va
   for (int k = 0; k < s->nargs; k++) {
     int64_t a[MAXR], st[MAXR];
     actual_of(args[k], a);
+    for (int i = 0; i < os->rank; i++)
+      if (i != d) a[i] = dims[i];
     hlo_strides(args[k]->shape, st);
     copy_box(args[k]->data, st, o->data, ost, os->rank, a, off, esz);
     off[d] += a[d];
@@ -199,13 +208,15 @@ static int concat_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *
   int n;
   const int64_t *cd = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
   int d = (int)cd[0];
+  for (int i = 0; i < os->rank; i++) out[i] = os->dims[i];
   out[d] = 0;
   for (int k = 0; k < s->nargs; k++) {
     int64_t a[MAXR];
     actual_of(args[k], a);
     for (int i = 0; i < os->rank; i++) {
       if (i == d) out[d] += k + 1 < s->nargs ? args[k]->shape->dims[d] : a[d];
-      else out[i] = a[i];
+      else if (!merge(&out[i], a[i], os->dims[i]))
+        return disagree(r, s, "operands' dimension", i, out[i], a[i]);
     }
   }
   return HLO_OK;
@@ -220,28 +231,27 @@ static int dot_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *mad
   int64_t la[MAXR], ra[MAXR];
   actual_of(args[0], la);
   actual_of(args[1], ra);
-  bool lm[MAXR] = {false}, rm[MAXR] = {false}, lfree[MAXR], rfree[MAXR];
-  bool any = false;
-  for (int i = 0; i < ls->rank; i++) lfree[i] = true;
-  for (int i = 0; i < rs->rank; i++) rfree[i] = true;
+  int64_t lm[MAXR], rm[MAXR]; /* mask limits */
+  bool lfree[MAXR], rfree[MAXR], any = false;
+  for (int i = 0; i < ls->rank; i++) lfree[i] = true, lm[i] = ls->dims[i];
+  for (int i = 0; i < rs->rank; i++) rfree[i] = true, rm[i] = rs->dims[i];
   for (int i = 0; i < dl.nc; i++) {
     int l = (int)dl.lc[i], q = (int)dl.rc[i];
-    if (la[l] != ra[q])
-      return hlo_run_errorf(r, s->in, "contracting dimensions %d and %d have actual sizes %lld "
-                            "and %lld", l, q, (long long)la[l], (long long)ra[q]);
-    lm[l] = la[l] < ls->dims[l];
-    rm[q] = ra[q] < rs->dims[q];
-    any |= lm[l] || rm[q];
+    int64_t c = ls->dims[l];
+    if (!merge(&c, la[l], ls->dims[l]) || !merge(&c, ra[q], ls->dims[l]))
+      return disagree(r, s, "contracting dimension", l, la[l], ra[q]);
+    lm[l] = rm[q] = c; /* both masked past the contracted size */
+    any |= c < ls->dims[l];
     lfree[l] = rfree[q] = false;
   }
   int o = 0;
   for (int i = 0; i < dl.nb; i++) {
     int l = (int)dl.lb[i], q = (int)dl.rb[i];
-    if (la[l] != ra[q])
-      return hlo_run_errorf(r, s->in, "batch dimensions %d and %d have actual sizes %lld and "
-                            "%lld", l, q, (long long)la[l], (long long)ra[q]);
+    int64_t b = ls->dims[l];
+    if (!merge(&b, la[l], ls->dims[l]) || !merge(&b, ra[q], ls->dims[l]))
+      return disagree(r, s, "batch dimension", l, la[l], ra[q]);
     lfree[l] = rfree[q] = false;
-    out[o++] = la[l];
+    out[o++] = b;
   }
   for (int i = 0; i < ls->rank; i++)
     if (lfree[i]) out[o++] = la[i];
@@ -265,26 +275,27 @@ static int reduce_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *
   const int64_t *rd = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &nd);
   const hlo_shape *is = args[0]->shape;
   bool red[MAXR] = {false}, any = false;
+  int64_t lim[MAXR];
   for (int i = 0; i < nd; i++)
     if (rd[i] >= 0 && rd[i] < is->rank) red[rd[i]] = true;
   int64_t a0[MAXR];
-  actual_of(args[0], a0);
-  for (int k = 1; k < n; k++) {
+  for (int i = 0; i < is->rank; i++) a0[i] = is->dims[i];
+  for (int k = 0; k < n; k++) {
     int64_t a[MAXR];
     actual_of(args[k], a);
     for (int i = 0; i < is->rank; i++)
-      if (a[i] != a0[i])
-        return hlo_run_errorf(r, s->in, "operands disagree on the actual size of dimension %d "
-                              "(%lld and %lld)", i, (long long)a0[i], (long long)a[i]);
+      if (!merge(&a0[i], a[i], is->dims[i]))
+        return disagree(r, s, "operands' dimension", i, a0[i], a[i]);
   }
   int o = 0;
   for (int i = 0; i < is->rank; i++) {
+    lim[i] = red[i] ? a0[i] : is->dims[i];
     if (!red[i]) out[o++] = a0[i];
     else any |= a0[i] < is->dims[i];
   }
   if (!any) return HLO_OK;
   for (int k = 0; k < n; k++) {
-    hlo_val *m = hlo_dyn_masked(r, args[k], red, args[n + k]);
+    hlo_val *m = hlo_dyn_masked(r, args[k], lim, args[n + k]);
     if (!m) return hlo_run_errorf(r, s->in, "out of memory");
     args[k] = m;
     made[k] = true;
