@@ -3,7 +3,8 @@
  * when one is below its bound.  This file carries those sizes through the
  * ops that propagate them (as XLA's dynamic dimension inference does), masks
  * the padding of reduced and contracted dimensions with the reduction's init
- * value or zero (as XLA's dynamic padder does), refuses by name every other
+ * value or zero (as XLA's dynamic padder does; pad's with the padding
+ * value), refuses by name every other
  * op on such a value, and converts between the caller's dense form and the
  * padded one at the entry and exit of a run. */
 #include <string.h>
@@ -110,6 +111,7 @@ static int disagree(hlo_run *r, const plan_step *s, const char *what, int dim, i
  * broadcast); an error when two disagree. */
 static int elementwise_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *out) {
   const hlo_shape *os = &s->in->shape;
+  if (os->type == HLO_TUPLE && os->ntuple) os = &os->tuple[0]; /* variadic sort */
   for (int i = 0; i < os->rank; i++) out[i] = os->dims[i];
   for (int k = 0; k < s->nargs; k++) {
     const hlo_val *v = args[k];
@@ -303,6 +305,44 @@ static int reduce_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *
   return HLO_OK;
 }
 
+/* pad: the operand's padding set to the padding value first, so that the
+ * result's first lo + n + (n-1)*interior + hi elements along a dynamic
+ * dimension of actual size n are what padding the actual-size operand
+ * gives; that count is the result's actual size. */
+static int pad_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *made, int64_t *out) {
+  const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_PADDING);
+  const hlo_shape *is = args[0]->shape, *os = &s->in->shape;
+  if (!a || a->u.padding.n != is->rank || os->rank != is->rank)
+    return hlo_run_errorf(r, s->in, "bad padding=");
+  int64_t act[MAXR];
+  actual_of(args[0], act);
+  for (int d = 0; d < is->rank; d++) {
+    const hlo_pad_dim *p = &a->u.padding.dims[d];
+    int64_t n = act[d];
+    out[d] = p->lo + n + (n > 0 ? (n - 1) * p->interior : 0) + p->hi;
+    if (n == is->dims[d] || out[d] > os->dims[d]) out[d] = os->dims[d];
+    if (out[d] < 0) out[d] = 0;
+  }
+  hlo_val *m = hlo_dyn_masked(r, args[0], act, args[1]);
+  if (!m) return hlo_run_errorf(r, s->in, "out of memory");
+  args[0] = m;
+  made[0] = true;
+  return HLO_OK;
+}
+
+/* Ops that move elements only along the dimensions in dims= (reverse, sort):
+ * the sizes stay where no such dimension is below its bound. */
+static int along_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *out) {
+  int n;
+  const int64_t *dd = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
+  for (int k = 0; k < s->nargs; k++)
+    for (int i = 0; i < n; i++)
+      if (args[k]->dims && dd[i] >= 0 && dd[i] < args[k]->shape->rank &&
+          args[k]->dims[dd[i]] < args[k]->shape->dims[dd[i]])
+        return refuse(r, s, args, "this op cannot honour along the dimensions it orders");
+  return elementwise_dims(r, s, args, out);
+}
+
 bool hlo_dyn_native(const plan_step *s) {
   return s->in->op == HLO_OP_GET_DIMENSION_SIZE || s->in->op == HLO_OP_SET_DIMENSION_SIZE ||
          s->fn == hlo_ccall_pad_to_static || s->fn == hlo_ccall_slice_to_dynamic;
@@ -357,6 +397,8 @@ int hlo_dyn_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out) 
   }
   case HLO_OP_DOT: rc = dot_prepare(r, s, a, made, dims); break;
   case HLO_OP_REDUCE: rc = reduce_prepare(r, s, a, made, dims); break;
+  case HLO_OP_PAD: rc = pad_prepare(r, s, a, made, dims); break;
+  case HLO_OP_REVERSE: case HLO_OP_SORT: rc = along_dims(r, s, args, dims); break;
   default:
     if (!(hlo_opcode_flags(in->op) & HLO_F_ELEMENTWISE) && in->op != HLO_OP_REDUCE_PRECISION &&
         in->op != HLO_OP_MAP &&
