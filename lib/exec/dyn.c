@@ -125,22 +125,45 @@ static int elementwise_dims(hlo_run *r, const plan_step *s, hlo_val **args, int6
   return HLO_OK;
 }
 
+/* reshape: a dynamic dimension d keeps a prefix of the row-major order when
+ * the dimensions before it hold as many elements in the result as in the
+ * operand and it maps onto one result dimension o, whole (one to one),
+ * merged with static minor dimensions (o gets n times their product) or
+ * split into o and static minor dimensions (o gets n over their product,
+ * which must divide it).  Anything else is refused. */
 static int reshape_dims(hlo_run *r, const plan_step *s, const hlo_val *v, int64_t *out) {
   const hlo_shape *is = v->shape, *os = &s->in->shape;
+  hlo_val **vp = (hlo_val **)&v;
   for (int o = 0; o < os->rank; o++) out[o] = os->dims[o];
   for (int d = 0; d < is->rank; d++) {
     if (v->dims[d] == is->dims[d]) continue;
-    int64_t before = 1, obefore = 1;
+    int64_t before = 1, ob = 1;
     for (int i = 0; i < d; i++) before *= is->dims[i];
     int o = 0;
-    for (; o < os->rank; o++) {
-      if (os->dims[o] == is->dims[d] && obefore == before) break;
-      obefore *= os->dims[o];
+    while (o < os->rank && ob < before) ob *= os->dims[o++];
+    while (o < os->rank && os->dims[o] == 1 && is->dims[d] != 1) o++;
+    if (ob != before || o == os->rank)
+      return refuse(r, s, vp, "reshape cannot keep: the dimensions before it change");
+    int e = d, f = o;
+    int64_t ip = is->dims[d], op = os->dims[o];
+    while (ip != op) {
+      if (ip < op ? ++e >= is->rank : ++f >= os->rank)
+        return refuse(r, s, vp, "reshape cannot keep: no group of result dimensions holds it");
+      if (ip < op) ip *= is->dims[e];
+      else op *= os->dims[f];
     }
-    if (o == os->rank)
-      return refuse(r, s, (hlo_val **)&v, "reshape cannot keep: it does not map the dimension "
-                    "one to one onto a dimension of the result");
-    out[o] = v->dims[d];
+    if (e > d && f > o)
+      return refuse(r, s, vp, "reshape cannot keep: it both merges and splits the dimension");
+    int64_t min_in = 1, min_out = 1;
+    for (int i = d + 1; i <= e; i++) {
+      if (v->dims[i] != is->dims[i])
+        return refuse(r, s, vp, "reshape cannot keep: it merges it with a dynamic minor dimension");
+      min_in *= is->dims[i];
+    }
+    for (int i = o + 1; i <= f; i++) min_out *= os->dims[i];
+    if (min_out == 0 || (v->dims[d] * min_in) % min_out != 0)
+      return refuse(r, s, vp, "reshape cannot keep: the split does not divide its actual size");
+    out[o] = v->dims[d] * min_in / min_out;
   }
   return HLO_OK;
 }
