@@ -366,6 +366,44 @@ static int along_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *o
   return elementwise_dims(r, s, args, out);
 }
 
+/* convolution without groups: a dynamic batch dimension of the input and a
+ * dynamic output-feature dimension of the kernel carry to the result's; a
+ * dynamic input-feature dimension is contracted, its padding masked to zero
+ * in both operands; a dynamic spatial dimension is refused. */
+static int conv_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *made, int64_t *out) {
+  const hlo_attr *dl = hlo_instr_attr(s->in, HLO_A_DIM_LABELS);
+  const hlo_conv_dnums *dn = dl ? dl->u.conv : NULL;
+  const hlo_shape *is = args[0]->shape, *ks = args[1]->shape, *os = &s->in->shape;
+  if (!dn || hlo_instr_int(s->in, HLO_A_FEATURE_GROUP_COUNT, 1) != 1 ||
+      hlo_instr_int(s->in, HLO_A_BATCH_GROUP_COUNT, 1) != 1)
+    return refuse(r, s, args, "a convolution with groups or without dim_labels cannot honour");
+  int64_t ia[MAXR], ka[MAXR], im[MAXR], km[MAXR];
+  actual_of(args[0], ia);
+  actual_of(args[1], ka);
+  for (int i = 0; i < dn->nspatial; i++)
+    if (ia[dn->in_spatial[i]] < is->dims[dn->in_spatial[i]] ||
+        ka[dn->kernel_spatial[i]] < ks->dims[dn->kernel_spatial[i]])
+      return refuse(r, s, args, "a convolution cannot honour in a spatial dimension");
+  for (int i = 0; i < os->rank; i++) out[i] = os->dims[i];
+  out[dn->out_batch] = ia[dn->in_batch];
+  out[dn->out_feature] = ka[dn->kernel_out];
+  int64_t c = is->dims[dn->in_feature];
+  if (!merge(&c, ia[dn->in_feature], is->dims[dn->in_feature]) ||
+      !merge(&c, ka[dn->kernel_in], is->dims[dn->in_feature]))
+    return disagree(r, s, "input feature dimension", (int)dn->in_feature, ia[dn->in_feature],
+                    ka[dn->kernel_in]);
+  if (c == is->dims[dn->in_feature]) return HLO_OK;
+  for (int i = 0; i < is->rank; i++) im[i] = i == dn->in_feature ? c : is->dims[i];
+  for (int i = 0; i < ks->rank; i++) km[i] = i == dn->kernel_in ? c : ks->dims[i];
+  for (int k = 0; k < 2; k++) {
+    hlo_val *m = hlo_dyn_masked(r, args[k], k ? km : im, NULL);
+    if (!m) return hlo_run_errorf(r, s->in, "out of memory");
+    args[k] = m;
+    made[k] = true;
+  }
+  return HLO_OK;
+}
+
 bool hlo_dyn_native(const plan_step *s) {
   return s->in->op == HLO_OP_GET_DIMENSION_SIZE || s->in->op == HLO_OP_SET_DIMENSION_SIZE ||
          s->fn == hlo_ccall_pad_to_static || s->fn == hlo_ccall_slice_to_dynamic;
@@ -421,6 +459,7 @@ int hlo_dyn_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out) 
   case HLO_OP_DOT: rc = dot_prepare(r, s, a, made, dims); break;
   case HLO_OP_REDUCE: rc = reduce_prepare(r, s, a, made, dims); break;
   case HLO_OP_PAD: rc = pad_prepare(r, s, a, made, dims); break;
+  case HLO_OP_CONVOLUTION: rc = conv_prepare(r, s, a, made, dims); break;
   case HLO_OP_REVERSE: case HLO_OP_SORT: rc = along_dims(r, s, args, dims); break;
   default:
     if (!(hlo_opcode_flags(in->op) & HLO_F_ELEMENTWISE) && in->op != HLO_OP_REDUCE_PRECISION &&
