@@ -77,6 +77,17 @@ hlo_val *hlo_dyn_masked(hlo_run *r, const hlo_val *v, const int64_t *limit, cons
   return c;
 }
 
+/* args[k] replaced by its copy masked past limit[] with fill (made[k] set:
+ * the caller releases it). */
+static int mask_arg(hlo_run *r, const plan_step *s, hlo_val **args, bool *made, int k,
+                    const int64_t *limit, const hlo_val *fill) {
+  hlo_val *m = hlo_dyn_masked(r, args[k], limit, fill);
+  if (!m) return hlo_run_errorf(r, s->in, "out of memory");
+  args[k] = m;
+  made[k] = true;
+  return HLO_OK;
+}
+
 static int refuse(hlo_run *r, const plan_step *s, hlo_val **args, const char *why) {
   for (int k = 0; k < s->nargs; k++) {
     const hlo_val *v = args[k];
@@ -283,13 +294,8 @@ static int dot_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *mad
   for (int i = 0; i < rs->rank; i++)
     if (rfree[i]) out[o++] = ra[i];
   if (!any) return HLO_OK;
-  for (int k = 0; k < 2; k++) {
-    hlo_val *m = hlo_dyn_masked(r, args[k], k ? rm : lm, NULL);
-    if (!m) return hlo_run_errorf(r, s->in, "out of memory");
-    args[k] = m;
-    made[k] = true;
-  }
-  return HLO_OK;
+  if (mask_arg(r, s, args, made, 0, lm, NULL)) return HLO_ERR;
+  return mask_arg(r, s, args, made, 1, rm, NULL);
 }
 
 /* The kept sizes of a reduce; reduced padding is set to the init value in
@@ -319,12 +325,8 @@ static int reduce_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *
     else any |= a0[i] < is->dims[i];
   }
   if (!any) return HLO_OK;
-  for (int k = 0; k < n; k++) {
-    hlo_val *m = hlo_dyn_masked(r, args[k], lim, args[n + k]);
-    if (!m) return hlo_run_errorf(r, s->in, "out of memory");
-    args[k] = m;
-    made[k] = true;
-  }
+  for (int k = 0; k < n; k++)
+    if (mask_arg(r, s, args, made, k, lim, args[n + k])) return HLO_ERR;
   return HLO_OK;
 }
 
@@ -346,11 +348,7 @@ static int pad_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *mad
     if (n == is->dims[d] || out[d] > os->dims[d]) out[d] = os->dims[d];
     if (out[d] < 0) out[d] = 0;
   }
-  hlo_val *m = hlo_dyn_masked(r, args[0], act, args[1]);
-  if (!m) return hlo_run_errorf(r, s->in, "out of memory");
-  args[0] = m;
-  made[0] = true;
-  return HLO_OK;
+  return mask_arg(r, s, args, made, 0, act, args[1]);
 }
 
 /* Ops that move elements only along the dimensions in dims= (reverse, sort):
@@ -395,13 +393,8 @@ static int conv_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *ma
   if (c == is->dims[dn->in_feature]) return HLO_OK;
   for (int i = 0; i < is->rank; i++) im[i] = i == dn->in_feature ? c : is->dims[i];
   for (int i = 0; i < ks->rank; i++) km[i] = i == dn->kernel_in ? c : ks->dims[i];
-  for (int k = 0; k < 2; k++) {
-    hlo_val *m = hlo_dyn_masked(r, args[k], k ? km : im, NULL);
-    if (!m) return hlo_run_errorf(r, s->in, "out of memory");
-    args[k] = m;
-    made[k] = true;
-  }
-  return HLO_OK;
+  if (mask_arg(r, s, args, made, 0, im, NULL)) return HLO_ERR;
+  return mask_arg(r, s, args, made, 1, km, NULL);
 }
 
 bool hlo_dyn_native(const plan_step *s) {
