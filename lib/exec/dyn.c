@@ -397,6 +397,15 @@ static int conv_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *ma
   return mask_arg(r, s, args, made, 1, km, NULL);
 }
 
+/* The layout is the default (row-major) one, or absent. */
+static bool descending(const hlo_shape *sh) {
+  const hlo_layout *l = sh->layout;
+  if (!l || l->n == 0) return true;
+  for (int i = 0; i < l->n; i++)
+    if (l->minor_to_major[i] != l->n - 1 - i) return false;
+  return true;
+}
+
 bool hlo_dyn_native(const plan_step *s) {
   return s->in->op == HLO_OP_GET_DIMENSION_SIZE || s->in->op == HLO_OP_SET_DIMENSION_SIZE ||
          s->fn == hlo_ccall_pad_to_static || s->fn == hlo_ccall_slice_to_dynamic;
@@ -437,8 +446,9 @@ int hlo_dyn_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out) 
     break;
   }
   case HLO_OP_RESHAPE: case HLO_OP_BITCAST:
-    if (!hlo_shape_is_array(&in->shape) || in->shape.type != args[0]->shape->type)
-      return refuse(r, s, args, "a bitcast to another element type cannot carry");
+    if (!hlo_shape_is_array(&in->shape) || in->shape.type != args[0]->shape->type ||
+        (in->op == HLO_OP_BITCAST && (!descending(&in->shape) || !descending(args[0]->shape))))
+      return refuse(r, s, args, "a bitcast that is not a row-major reshape cannot carry");
     rc = reshape_dims(r, s, args[0], dims);
     break;
   case HLO_OP_SLICE: rc = slice_dims(r, s, args[0], dims); break;
@@ -534,7 +544,7 @@ int hlo_dyn_leave(hlo_run *r, hlo_val **res) {
     if (rc != HLO_OK) { hlo_val_release(r->alloc, n); return rc; }
   } else {
     const hlo_shape *sh = v->shape;
-    n = hlo_val_new_dynamic(r->alloc, sh, v->dims);
+    n = hlo_val_new_sized(r->alloc, sh, v->dims);
     if (!n) return hlo_errorf(r->d, NULL, 0, "out of memory");
     if (n->nbytes) dense_copy(n, v, false);
   }

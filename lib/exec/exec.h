@@ -202,6 +202,9 @@ hlo_val *hlo_dyn_masked(hlo_run *r, const hlo_val *v, const int64_t *limit, cons
 /* The caller's dense form to the padded one (a new reference in *padded),
  * and a result back to the dense form (replacing *res). */
 int hlo_dyn_enter(hlo_run *r, hlo_val *arg, hlo_val **padded);
+/* hlo_val_new_dynamic without its checks (dims within the bounds, any
+ * dimension: the run carries sizes the result's shape may not mark). */
+hlo_val *hlo_val_new_sized(const hlo_allocator *alloc, const hlo_shape *shape, const int64_t *dims);
 int hlo_dyn_leave(hlo_run *r, hlo_val **res);
 
 /* Run a compiled computation on borrowed args; *out gets a new reference. */

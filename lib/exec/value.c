@@ -67,14 +67,19 @@ hlo_val *hlo_val_new(const hlo_allocator *alloc, const hlo_shape *shape) {
 hlo_val *hlo_val_new_dynamic(const hlo_allocator *alloc, const hlo_shape *shape,
                              const int64_t *dims) {
   if (!shape || !hlo_shape_is_array(shape) || shape->rank > MAXR) return NULL;
+  for (int i = 0; i < shape->rank; i++)
+    if (dims[i] < 0 || dims[i] > shape->dims[i] ||
+        (dims[i] < shape->dims[i] && (!shape->dynamic || !shape->dynamic[i])))
+      return NULL;
+  return hlo_val_new_sized(alloc, shape, dims);
+}
+
+hlo_val *hlo_val_new_sized(const hlo_allocator *alloc, const hlo_shape *shape,
+                           const int64_t *dims) {
   bool below = false;
   int64_t n = 1;
   for (int i = 0; i < shape->rank; i++) {
-    if (dims[i] < 0 || dims[i] > shape->dims[i]) return NULL;
-    if (dims[i] < shape->dims[i]) {
-      if (!shape->dynamic || !shape->dynamic[i]) return NULL;
-      below = true;
-    }
+    below |= dims[i] < shape->dims[i];
     n *= dims[i]; /* no overflow: at most the bound's product */
   }
   hlo_val *v = hlo_val_new(alloc, shape);
