@@ -397,6 +397,32 @@ static int conv_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *ma
   return mask_arg(r, s, args, made, 1, km, NULL);
 }
 
+/* reduce-window: a dynamic dimension whose window is one element (size,
+ * stride and dilations 1, no padding) keeps its size (a batch under
+ * pooling); any other window over it is refused. */
+static int window_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *out) {
+  const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_WINDOW);
+  int n = s->nargs / 2;
+  const hlo_shape *os = &s->in->shape;
+  if (os->type == HLO_TUPLE && os->ntuple) os = &os->tuple[0];
+  for (int i = 0; i < os->rank; i++) out[i] = os->dims[i];
+  for (int k = 0; k < n; k++) {
+    const hlo_val *v = args[k];
+    if (!a || a->u.window.n != v->shape->rank || v->shape->rank != os->rank)
+      return hlo_run_errorf(r, s->in, "bad window=");
+    for (int d = 0; v->dims && d < v->shape->rank; d++) {
+      const hlo_window_dim *w = &a->u.window.dims[d];
+      if (v->dims[d] == v->shape->dims[d]) continue;
+      if (w->size != 1 || w->stride != 1 || w->pad_lo || w->pad_hi || w->lhs_dilate > 1 ||
+          w->rhs_dilate > 1)
+        return refuse(r, s, args, "a window wider than one element cannot honour");
+      if (!merge(&out[d], v->dims[d], os->dims[d]))
+        return disagree(r, s, "operands' dimension", d, out[d], v->dims[d]);
+    }
+  }
+  return HLO_OK;
+}
+
 /* The layout is the default (row-major) one, or absent. */
 static bool descending(const hlo_shape *sh) {
   const hlo_layout *l = sh->layout;
@@ -463,6 +489,7 @@ int hlo_dyn_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out) 
   case HLO_OP_REDUCE: rc = reduce_prepare(r, s, a, made, dims); break;
   case HLO_OP_PAD: rc = pad_prepare(r, s, a, made, dims); break;
   case HLO_OP_CONVOLUTION: rc = conv_prepare(r, s, a, made, dims); break;
+  case HLO_OP_REDUCE_WINDOW: rc = window_dims(r, s, args, dims); break;
   case HLO_OP_REVERSE: case HLO_OP_SORT: rc = along_dims(r, s, args, dims); break;
   default:
     if (!(hlo_opcode_flags(in->op) & HLO_F_ELEMENTWISE) && in->op != HLO_OP_REDUCE_PRECISION &&
