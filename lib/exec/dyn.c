@@ -423,6 +423,33 @@ static int window_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *
   return HLO_OK;
 }
 
+/* dynamic-slice: a dynamic dimension taken whole keeps its size; a window
+ * inside the actual size (the start clamped as the kernel clamps it) gives
+ * a static one; a window reaching past it is refused.  dynamic-update-slice
+ * keeps the operand's sizes (writing into padding changes nothing) and
+ * refuses a dynamic update. */
+static int dslice_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *out) {
+  const hlo_shape *is = args[0]->shape, *os = &s->in->shape;
+  bool update = s->in->op == HLO_OP_DYNAMIC_UPDATE_SLICE;
+  if (os->rank != is->rank) return hlo_run_errorf(r, s->in, "rank differs from the operand's");
+  if (update) {
+    if (args[1]->dims) return refuse(r, s, args, "a dynamic update cannot honour");
+    actual_of(args[0], out);
+    return HLO_OK;
+  }
+  int64_t start[MAXR];
+  if (hlo_ref_read_starts(r, s, args, 1, is, os->dims, start)) return HLO_ERR;
+  for (int d = 0; d < is->rank; d++) {
+    out[d] = os->dims[d];
+    if (!args[0]->dims || args[0]->dims[d] == is->dims[d]) continue;
+    if (os->dims[d] == is->dims[d]) out[d] = args[0]->dims[d];
+    else if (start[d] + os->dims[d] > args[0]->dims[d])
+      return refuse(r, s, args, "this dynamic-slice would read past (its window exceeds the "
+                    "actual size)");
+  }
+  return HLO_OK;
+}
+
 /* The layout is the default (row-major) one, or absent. */
 static bool descending(const hlo_shape *sh) {
   const hlo_layout *l = sh->layout;
@@ -490,6 +517,9 @@ int hlo_dyn_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out) 
   case HLO_OP_PAD: rc = pad_prepare(r, s, a, made, dims); break;
   case HLO_OP_CONVOLUTION: rc = conv_prepare(r, s, a, made, dims); break;
   case HLO_OP_REDUCE_WINDOW: rc = window_dims(r, s, args, dims); break;
+  case HLO_OP_DYNAMIC_SLICE: case HLO_OP_DYNAMIC_UPDATE_SLICE:
+    rc = dslice_dims(r, s, args, dims);
+    break;
   case HLO_OP_REVERSE: case HLO_OP_SORT: rc = along_dims(r, s, args, dims); break;
   default:
     if (!(hlo_opcode_flags(in->op) & HLO_F_ELEMENTWISE) && in->op != HLO_OP_REDUCE_PRECISION &&
