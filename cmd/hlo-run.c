@@ -285,17 +285,36 @@ static hlo_val *val_from_array(const hlo_shape *ps, const hlo_array *arr, int i,
                hlo_npy_dtype_name(arr->type), i, hlo_type_name(ps->type));
     return NULL;
   }
-  bool same = arr->rank == ps->rank;
-  for (int d = 0; same && d < ps->rank; d++) same = arr->dims[d] == ps->dims[d];
+  /* a dynamic dimension ('<=N') takes any size up to its bound: the
+   * array's size is its actual size */
+  bool same = arr->rank == ps->rank, below = false;
+  for (int d = 0; same && d < ps->rank; d++) {
+    bool dyn = ps->dynamic && ps->dynamic[d] && arr->dims[d] < ps->dims[d];
+    same = arr->dims[d] == ps->dims[d] || dyn;
+    below |= dyn;
+  }
   if (!same) {
     char got[256];
     int n = snprintf(got, sizeof got, "(");
     for (int d = 0; d < arr->rank && n < 200; d++)
       n += snprintf(got + n, sizeof got - (size_t)n, "%s%lld", d ? ", " : "", (long long)arr->dims[d]);
     snprintf(got + n, sizeof got - (size_t)n, "%s)", arr->rank == 1 ? "," : "");
+    for (int d = 0; arr->rank == ps->rank && d < ps->rank; d++)
+      if (ps->dynamic && ps->dynamic[d] && arr->dims[d] > ps->dims[d]) {
+        cli_errorf(&TOOL, "input %d (%s): shape %s: dimension %d has size %lld, above the bound "
+                   "%lld of parameter %d of shape %s", i, what, got, d, (long long)arr->dims[d],
+                   (long long)ps->dims[d], i, st);
+        return NULL;
+      }
     cli_errorf(&TOOL, "input %d (%s): shape %s does not match parameter %d of shape %s", i, what,
                got, i, st);
     return NULL;
+  }
+  if (below) {
+    hlo_val *v = hlo_val_new_dynamic(&RUN_ALLOC, ps, arr->dims);
+    if (!v) cli_errorf(&TOOL, "out of memory");
+    else if (v->nbytes) memcpy(v->data, arr->data, v->nbytes);
+    return v;
   }
   if (borrow) { /* a mapped file: never written, reused or freed */
     hlo_val *v = hlo_val_borrow(&RUN_ALLOC, ps, arr->data);
@@ -372,7 +391,7 @@ static void val_to_array(const hlo_val *v, hlo_array *arr) {
   }
   arr->type = v->shape->type;
   arr->rank = v->shape->rank;
-  arr->dims = v->shape->dims;
+  arr->dims = v->dims ? v->dims : v->shape->dims; /* a dynamic dimension: its actual size */
   arr->nelems = v->nelems;
   arr->data = v->data;
 }

@@ -22,7 +22,7 @@ BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
 LIT = "/usr/lib/llvm-14/build/utils/lit/lit.py"
 LEVELS = ("baseline", "avx2", "avx512")
 FAST_UNIT_DIRS = ("exec",)        # build/test/<dir>/: unit programs of the fast path
-FAST_LIT_DIRS = ("run", "fuse")   # testdata/<dir>/: lit tests that run modules
+FAST_LIT_DIRS = ("run", "fuse", "dynamic")   # testdata/<dir>/: lit tests that run modules
 
 
 def isa_levels():

@@ -30,6 +30,12 @@ struct hlo_val {
   size_t cap;              /* bytes allocated for data (buffer reuse) */
   bool borrowed;           /* data belongs to the caller (hlo_val_borrow):
                               never written, reused or freed */
+  int64_t *dims;           /* arrays: actual size of each dimension when a
+                              dynamic one ('<=N') is below its bound, else
+                              NULL (the shape's sizes).  Such a value given
+                              to or returned by hlo_exec_run holds the
+                              actual sizes' elements densely (nelems, nbytes
+                              count them); see hlo_val_new_dynamic */
 };
 
 /* Instruction-set levels of the dispatched fast kernels, lowest first.
@@ -183,6 +189,13 @@ HLO_API const hlo_shape *hlo_exec_param_shape(const hlo_exec *e, int i);
 /* A new value of the given shape (all leaves zero-filled), refs = 1.
  * NULL on allocation failure or size overflow. */
 HLO_API hlo_val *hlo_val_new(const hlo_allocator *alloc, const hlo_shape *shape);
+/* An array of shape whose dimensions have the actual sizes dims[0..rank):
+ * each at most its bound, and below it only where the shape marks the
+ * dimension dynamic ('<=N').  Zero-filled, holding the actual sizes'
+ * elements densely (row-major); dims is NULL in the value when every size
+ * equals its bound.  NULL on a bad size, allocation failure or overflow. */
+HLO_API hlo_val *hlo_val_new_dynamic(const hlo_allocator *alloc, const hlo_shape *shape,
+                                     const int64_t *dims);
 /* A value over caller-owned storage (zero-copy input): an array of the
  * given shape whose `data` holds its elements in the layout described at the
  * top of this file.  The library never writes, reuses or frees data; the

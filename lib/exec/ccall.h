@@ -50,6 +50,7 @@ int hlo_ccall_prep_spmd(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_called(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_topk(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_act(hlo_exec *e, plan_step *s, const char *t);
+int hlo_ccall_prep_dyn(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_user(hlo_exec *e, plan_step *s, const hlo_ccall_user *u);
 
 /* Plan-time check of a dot: one with sparsity= gets the kernel that expands

@@ -42,6 +42,8 @@ static const ccall_row ROWS[] = {
     {{"annotate_device_placement", "its operand (memory-space annotation)", XLA_MEM}, hlo_ccall_prep_marker},
     {{"LayoutConstraint", "its operand (a layout requirement)", "XLA's layout assignment (layout_assignment.cc)"}, hlo_ccall_prep_marker},
     {{"SetBound", "its operand (an upper bound on dynamic dimensions)", "TensorFlow's XLA bridge (tf2xla; XLA's dynamic padder removes it)"}, hlo_ccall_prep_marker},
+    {{"PadToStatic", "(the operand padded to its bounds, zero past the actual sizes; one s32 actual size per dimension)", "XLA's dynamic padder (xla/service/dynamic_padder.cc)"}, hlo_ccall_prep_dyn},
+    {{"SliceToDynamic", "operand 0 with the actual size of each dynamic dimension set from the s32 operands that follow", "XLA's dynamic padder (xla/service/dynamic_padder.cc)"}, hlo_ccall_prep_dyn},
     {{"TopK", "values and indices of the k largest elements of the last dimension, descending", "XLA (xla/service/topk_rewriter.cc)"}, hlo_ccall_prep_topk},
     /* AWS Neuron */
     {{"AwsNeuronTransferWithStaticRing", "its operand (a same-shape transfer)", NEURON}, hlo_ccall_prep_marker},

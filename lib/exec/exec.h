@@ -183,6 +183,30 @@ hlo_val *hlo_run_steal(hlo_run *r, hlo_val *from, const hlo_shape *s);
 /* Runtime error naming instruction in. */
 int hlo_run_errorf(hlo_run *r, const hlo_instruction *in, const char *fmt, ...) HLO_PRINTF(3, 4);
 
+/* Run step s's kernel (through the check or profile wrapper when on). */
+int hlo_run_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out);
+
+/* Dynamic dimensions at run time (dyn.c).  A value whose dims is set keeps
+ * the bound's layout inside a run; hlo_dyn_step runs a step one of whose
+ * operands has them: carries the actual sizes to the result, masks the
+ * padding a reduce or dot would read, refuses other ops naming the
+ * instruction.  hlo_dyn_native: the step sets the sizes itself. */
+int hlo_dyn_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out);
+bool hlo_dyn_native(const plan_step *s);
+/* Give *res the actual sizes dims (a copy when it is shared; NULL dims in
+ * the value when every size is the bound). */
+int hlo_dyn_put(hlo_run *r, const hlo_instruction *in, hlo_val **res, const int64_t *dims);
+/* A copy of v with every element at or past limit[] in some dimension set
+ * to fill's element (zero when fill is NULL); NULL when out of memory. */
+hlo_val *hlo_dyn_masked(hlo_run *r, const hlo_val *v, const int64_t *limit, const hlo_val *fill);
+/* The caller's dense form to the padded one (a new reference in *padded),
+ * and a result back to the dense form (replacing *res). */
+int hlo_dyn_enter(hlo_run *r, hlo_val *arg, hlo_val **padded);
+/* hlo_val_new_dynamic without its checks (dims within the bounds, any
+ * dimension: the run carries sizes the result's shape may not mark). */
+hlo_val *hlo_val_new_sized(const hlo_allocator *alloc, const hlo_shape *shape, const int64_t *dims);
+int hlo_dyn_leave(hlo_run *r, hlo_val **res);
+
 /* Run a compiled computation on borrowed args; *out gets a new reference. */
 int hlo_run_comp(hlo_run *r, const plan_comp *pc, hlo_val **args, int nargs, hlo_val **out);
 /* Run a computation whose parameters and results are scalars (or a tuple of
@@ -277,6 +301,8 @@ DECL_KERN(hlo_ctl_collective_identity);
 DECL_KERN(hlo_ctl_collective_permute);
 DECL_KERN(hlo_ctl_ragged_all_to_all);
 DECL_KERN(hlo_ctl_async_done);
+DECL_KERN(hlo_ccall_pad_to_static);    /* custom calls PadToStatic, SliceToDynamic */
+DECL_KERN(hlo_ccall_slice_to_dynamic);
 /* reference kernels */
 DECL_KERN(hlo_ref_elementwise);
 DECL_KERN(hlo_ref_compare_k);

@@ -247,6 +247,54 @@ static void check_mixed_precision(void) {
   }
 }
 
+/* hlo_val_new_dynamic: sizes checked against the bounds and the dynamic
+ * flags; a run takes and gives the actual sizes' elements densely: x is
+ * [[1,2,3],[4,5,6]] of bound [<=4,3]; the column sums over the dynamic
+ * dimension are [5,7,9] and the negation keeps the actual size 2. */
+static void check_dynamic(void) {
+  const char *text = "add { a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+                     " ROOT c = f32[] add(a, b) }\n"
+                     "ENTRY e {\n x = f32[<=4,3] parameter(0)\n n = f32[<=4,3] negate(x)\n"
+                     " z = f32[] constant(0)\n s = f32[3] reduce(x, z), dimensions={0}, to_apply=add\n"
+                     " ROOT t = (f32[<=4,3], f32[3]) tuple(n, s) }\n";
+  hlo_src src = {"dyn.hlo", text, strlen(text)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_module *m = hlo_parse_module(&src, 0, src.len, NULL, &d, NULL);
+  CHECK(m != NULL);
+  if (!m) return;
+  const hlo_shape *ps = &m->entry->params[0]->shape;
+  CHECK(hlo_val_new_dynamic(NULL, ps, (int64_t[]){5, 3}) == NULL); /* above the bound */
+  CHECK(hlo_val_new_dynamic(NULL, ps, (int64_t[]){2, 2}) == NULL); /* static dimension */
+  hlo_val *full = hlo_val_new_dynamic(NULL, ps, (int64_t[]){4, 3});
+  CHECK(full && !full->dims && full->nelems == 12);
+  hlo_val_release(NULL, full);
+  for (int ref = 0; ref < 2; ref++) {
+    hlo_exec_options o = {0};
+    o.reference = ref;
+    hlo_exec *e = hlo_exec_new(m, &o, NULL, &d);
+    CHECK(e != NULL);
+    if (!e) break;
+    hlo_val *x = hlo_val_new_dynamic(NULL, ps, (int64_t[]){2, 3});
+    CHECK(x && x->dims && x->nelems == 6 && x->nbytes == 24);
+    if (!x) { hlo_exec_free(e); break; }
+    for (int i = 0; i < 6; i++) ((float *)x->data)[i] = (float)(i + 1);
+    hlo_val *res = NULL;
+    CHECK_INT(hlo_exec_run(e, &x, 1, &res), HLO_OK);
+    if (res && res->ntuple == 2) {
+      const hlo_val *n = res->tuple[0], *sum = res->tuple[1];
+      CHECK(n->dims && n->dims[0] == 2 && n->dims[1] == 3 && n->nelems == 6);
+      CHECK(((float *)n->data)[5] == -6.0f && ((float *)n->data)[3] == -4.0f);
+      CHECK(!sum->dims && hlo_val_get_f64(sum, 0) == 5.0 && hlo_val_get_f64(sum, 2) == 9.0);
+    }
+    hlo_val_release(NULL, res);
+    hlo_val_release(NULL, x);
+    hlo_exec_free(e);
+  }
+  hlo_module_free(m);
+  hlo_diags_release(&d);
+}
+
 int main(void) {
   /* integer numerics decisions (DECISIONS.md) */
   RUN("ENTRY e { a = s32[4] constant({7, -7, -2147483648, 5})\n"
@@ -537,5 +585,6 @@ int main(void) {
              "custom-call target \"foo\" is not known to hlo-run");
   check_borrow();
   check_mixed_precision();
+  check_dynamic();
   TEST_MAIN_END("exec");
 }

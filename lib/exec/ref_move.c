@@ -28,7 +28,25 @@ DECL_KERN(hlo_ref_reshape) {
 }
 
 DECL_KERN(hlo_ref_copy) { return hlo_ref_reshape(r, s, args, out); }
-DECL_KERN(hlo_ref_set_dimension_size) { return hlo_ref_reshape(r, s, args, out); }
+/* The operand's data with the size of dimension D set to operand 1 (at
+ * most the bound); the other sizes stay the operand's (dyn.c). */
+DECL_KERN(hlo_ref_set_dimension_size) {
+  int n;
+  const int64_t *d = hlo_instr_ints(s->in, HLO_A_DIMENSIONS, &n);
+  const hlo_shape *is = args[0]->shape;
+  if (n != 1 || d[0] < 0 || d[0] >= is->rank || s->nargs != 2 || args[1]->nelems != 1 ||
+      !hlo_type_is_array(args[1]->shape->type))
+    return hlo_run_errorf(r, s->in, "needs dimensions={D} within the operand rank and a scalar size");
+  int64_t size = hlo_sc_load(args[1]->shape->type, args[1]->data, 0).i;
+  if (size < 0 || size > is->dims[d[0]])
+    return hlo_run_errorf(r, s->in, "size %lld is outside [0, %lld], the bound of dimension %lld",
+                          (long long)size, (long long)is->dims[d[0]], (long long)d[0]);
+  int64_t dims[MAXR];
+  for (int i = 0; i < is->rank; i++) dims[i] = args[0]->dims ? args[0]->dims[i] : is->dims[i];
+  dims[d[0]] = size;
+  if (hlo_ref_reshape(r, s, args, out)) return HLO_ERR;
+  return hlo_dyn_put(r, s->in, out, dims);
+}
 DECL_KERN(hlo_ref_dynamic_reshape) { return hlo_ref_reshape(r, s, args, out); }
 
 DECL_KERN(hlo_ref_transpose) {

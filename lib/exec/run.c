@@ -19,6 +19,12 @@ static void note_position(hlo_run *r, const hlo_instruction *in) {
   hlo_notef(r->d, src, in->off, "while running instruction %%%s (%s)", in->name, hlo_opcode_name(in->op));
 }
 
+int hlo_run_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out) {
+  if (s->ref_fn) return hlo_check_call(r, s, args, out);
+  if (s->prof) return hlo_prof_call(r, s, args, out);
+  return s->fn(r, s, args, out);
+}
+
 int hlo_run_comp(hlo_run *r, const plan_comp *pc, hlo_val **args, int nargs, hlo_val **out) {
   const hlo_computation *c = pc->comp;
   if (nargs != pc->nparams)
@@ -64,13 +70,9 @@ int hlo_run_comp(hlo_run *r, const plan_comp *pc, hlo_val **args, int nargs, hlo
     }
     for (int i = 0; i < s->nargs; i++) a[i] = slots[s->args[i]];
     hlo_val *res = NULL;
-    if (s->ref_fn) {
-      rc = hlo_check_call(r, s, a, &res);
-    } else if (s->prof) {
-      rc = hlo_prof_call(r, s, a, &res);
-    } else {
-      rc = s->fn(r, s, a, &res);
-    }
+    bool dyn = false;
+    for (int i = 0; i < s->nargs; i++) dyn |= a[i]->dims != NULL;
+    rc = dyn ? hlo_dyn_step(r, s, a, &res) : hlo_run_step(r, s, a, &res);
     if (rc == HLO_OK && !res) rc = hlo_run_errorf(r, s->in, "kernel produced no value");
     if (rc != HLO_OK) note_position(r, s->in);
     slots[s->slot] = res;
@@ -315,7 +317,7 @@ DECL_KERN(hlo_ctl_get_dimension_size) {
     return hlo_run_errorf(r, s->in, "needs dimensions={D} within the operand rank");
   hlo_val *v = hlo_run_new(r, &s->in->shape);
   if (!v) return hlo_run_errorf(r, s->in, "out of memory");
-  hlo_sc x = {0, 0, os->dims[d[0]]};
+  hlo_sc x = {0, 0, args[0]->dims ? args[0]->dims[d[0]] : os->dims[d[0]]};
   if (v->nelems == 1) hlo_sc_store(s->in->shape.type, v->data, 0, x);
   *out = v;
   return HLO_OK;
@@ -394,7 +396,19 @@ int hlo_exec_run(hlo_exec *e, hlo_val **args, int nargs, hlo_val **result) {
   r.e = e;
   r.alloc = e->alloc;
   r.d = e->diags;
-  int rc = hlo_run_comp(&r, e->entry, args, nargs, result);
+  hlo_val *small[16], **in = nargs > 16 ? hlo_malloc(r.alloc, sizeof *in * (size_t)nargs) : small;
+  if (!in) return hlo_errorf(e->diags, NULL, 0, "out of memory");
+  int rc = HLO_OK, made = 0;
+  for (; made < nargs && rc == HLO_OK; made++) rc = hlo_dyn_enter(&r, args[made], &in[made]);
+  if (rc != HLO_OK) made--;
+  if (rc == HLO_OK) rc = hlo_run_comp(&r, e->entry, in, nargs, result);
+  if (rc == HLO_OK && hlo_dyn_leave(&r, result) != HLO_OK) {
+    hlo_run_release(&r, *result);
+    *result = NULL;
+    rc = HLO_ERR;
+  }
+  for (int i = 0; i < made; i++) hlo_run_release(&r, in[i]);
+  if (in != small) hlo_free(r.alloc, in);
   for (int i = 0; i < r.npool; i++) hlo_free(r.alloc, r.pool[i]);
   return rc;
 }

@@ -64,6 +64,34 @@ hlo_val *hlo_val_new(const hlo_allocator *alloc, const hlo_shape *shape) {
   return val_new(alloc, NULL, shape, true);
 }
 
+hlo_val *hlo_val_new_dynamic(const hlo_allocator *alloc, const hlo_shape *shape,
+                             const int64_t *dims) {
+  if (!shape || !hlo_shape_is_array(shape) || shape->rank > MAXR) return NULL;
+  for (int i = 0; i < shape->rank; i++)
+    if (dims[i] < 0 || dims[i] > shape->dims[i] ||
+        (dims[i] < shape->dims[i] && (!shape->dynamic || !shape->dynamic[i])))
+      return NULL;
+  return hlo_val_new_sized(alloc, shape, dims);
+}
+
+hlo_val *hlo_val_new_sized(const hlo_allocator *alloc, const hlo_shape *shape,
+                           const int64_t *dims) {
+  bool below = false;
+  int64_t n = 1;
+  for (int i = 0; i < shape->rank; i++) {
+    below |= dims[i] < shape->dims[i];
+    n *= dims[i]; /* no overflow: at most the bound's product */
+  }
+  hlo_val *v = hlo_val_new(alloc, shape);
+  if (!v || !below) return v;
+  v->dims = hlo_malloc(alloc, sizeof(int64_t) * (size_t)shape->rank);
+  if (!v->dims) { hlo_val_release(alloc, v); return NULL; }
+  memcpy(v->dims, dims, sizeof(int64_t) * (size_t)shape->rank);
+  v->nelems = n;
+  v->nbytes = (size_t)n * (size_t)hlo_type_bytes(shape->type);
+  return v;
+}
+
 hlo_val *hlo_val_borrow(const hlo_allocator *alloc, const hlo_shape *shape, void *data) {
   int64_t n, bytes;
   if (!shape || !hlo_shape_is_array(shape) || !hlo_shape_elements(shape, &n) ||
@@ -91,6 +119,7 @@ static void val_release(const hlo_allocator *alloc, hlo_run *r, hlo_val *v) {
   for (int i = 0; i < v->ntuple; i++)
     if (v->tuple) val_release(alloc, r, v->tuple[i]);
   hlo_free(alloc, v->tuple);
+  hlo_free(alloc, v->dims);
   if (v->data && !v->borrowed) {
     if (r && r->npool < POOL_MAX && r->pool_bytes + v->cap <= POOL_BYTES_MAX) {
       r->pool[r->npool] = v->data;

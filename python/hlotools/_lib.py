@@ -147,7 +147,7 @@ class Val(ctypes.Structure):  # hlo_val
 
 Val._fields_ = [("refs", c_int), ("shape", P(Shape)), ("nelems", c_int64), ("nbytes", c_size_t),
                 ("data", c_void_p), ("ntuple", c_int), ("tuple", P(P(Val))), ("cap", c_size_t),
-                ("borrowed", c_bool)]
+                ("borrowed", c_bool), ("dims", P(c_int64))]
 
 
 class ModuleHead(ctypes.Structure):  # leading fields of hlo_module

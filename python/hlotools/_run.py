@@ -200,6 +200,8 @@ class Executable:
                     _dtypes.dtype(name))
             self._leaf_info[key] = info
         dims, raw, dt = info
+        if c.dims:  # a dynamic dimension below its bound: the actual sizes
+            dims = tuple(c.dims[i] for i in range(len(dims)))
         if raw is None:  # token / opaque
             _lib.hlo_val_release(None, leaf)
             return None

@@ -1,0 +1,26 @@
+"""A convolution with a dynamic batch dimension (2 of bound 3) and a dynamic
+input-feature dimension (1 of bound 2, in both operands) against numpy's
+direct sum; prints the shape and whether the values agree."""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+here = os.path.dirname(os.path.abspath(__file__))
+x = np.arange(8, dtype=np.float32).reshape(2, 4, 1) - 3      # b0f: batch 2, width 4, features 1
+k = np.array([[[1, 2]], [[3, -1]]], dtype=np.float32)        # 0io: window 2, in 1, out 2
+want = np.zeros((2, 3, 2))
+for b in range(2):
+    for o in range(3):
+        for w in range(2):
+            want[b, o, :] += x[b, o + w, 0] * k[w, 0, :]
+with tempfile.TemporaryDirectory(prefix="dyn_conv") as tmp:
+    np.save(os.path.join(tmp, "x.npy"), x)
+    np.save(os.path.join(tmp, "k.npy"), k)
+    out = os.path.join(tmp, "o.npy")
+    subprocess.run(["hlo-run", os.path.join(here, "conv.hlo"), os.path.join(tmp, "x.npy"),
+                    os.path.join(tmp, "k.npy"), "-o", out] + sys.argv[1:], check=True)
+    got = np.load(out)
+    print("conv", got.shape, "same" if got.shape == want.shape and np.allclose(got, want) else "differs")
