@@ -14,4 +14,13 @@ int check_comp_attrs(scanner *scn, const hlo_computation *c);
 /* The module header takes XLA's module attributes only. */
 int check_module_attrs(scanner *scn, const hlo_module *m);
 
+/* Enumerated attribute values (attr_words.c): each word of in's
+ * attributes is one XLA's parser takes (an error at the attribute
+ * otherwise), rewritten to the spelling XLA prints. */
+int check_attr_words(scanner *scn, hlo_instruction *in);
+/* The attribute holds the value XLA leaves out when printing
+ * (padding_type=PADDING_INVALID, schedule=SCHEDULE_NONE, algorithm=unset,
+ * convolution_kind=unset, every operand precision default). */
+bool attr_word_is_default(const hlo_instruction *in, const hlo_attr *a);
+
 #endif

@@ -294,7 +294,7 @@ static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested, bo
   /* a nested instruction takes no attributes: a ',' after it is the next operand */
   if (!nested && parse_attrs(p, &in->attrs, &in->nattrs, false)) return HLO_ERR;
   size_t end = scn->pos;
-  if (!check_attrs || !check_instr_attrs(scn, in, attrs_at)) return HLO_OK;
+  if (!check_attrs || (!check_instr_attrs(scn, in, attrs_at) && !check_attr_words(scn, in))) return HLO_OK;
   /* the attribute list may have run onto the next line's blanks: go back
    * to its line so that error recovery skips only this instruction */
   while (end > attrs_at && (scn->s[end - 1] == ' ' || scn->s[end - 1] == '\t' || scn->s[end - 1] == '\n' ||
@@ -379,7 +379,8 @@ static int async_sugar(parser *p, hlo_instruction *in, hlo_opcode wrapped) {
   hlo_computation *c;
   if (scan_async_sugar_wrap(&p->scn, in, wrapped, name, &c)) return HLO_ERR;
   /* the attributes left on the async op are its own, the rest the wrapped op's */
-  if (check_instr_attrs(&p->scn, in, in->op_off) || (c && check_instr_attrs(&p->scn, c->root, in->op_off)))
+  if (check_instr_attrs(&p->scn, in, in->op_off) || (c && check_instr_attrs(&p->scn, c->root, in->op_off)) ||
+      check_attr_words(&p->scn, in) || (c && check_attr_words(&p->scn, c->root)))
     return HLO_ERR;
   if (!c) return HLO_OK;
   if (hlo_strmap_put(&p->comps, c->name, c, NULL) || vpush_in(&p->scn, &p->scratch, &p->async_comps, c))

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hlo/hlo_fp.h"
+#include "text/attr_rules.h"
 #include "text/print_internal.h"
 
 static const hlo_print_options DEFAULTS = {0};
@@ -305,12 +306,12 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
     for (int i = 0; wrapped && i < wrapped->nattrs; i++)
       if (!hlo_text_generic_attr(wrapped->attrs[i].key)) print_attr(b, &wrapped->attrs[i], o);
   }
-  hlo_attr_key implied, after;
+  hlo_attr_key implied = HLO_A_UNKNOWN, after = HLO_A_UNKNOWN;
   const char *implied_value = implied_attr(in, &implied, &after);
   if (implied_value && after == HLO_A_UNKNOWN) hlo_buf_printf(b, ", %s=%s", hlo_attr_name(implied), implied_value);
   for (int i = 0; i < in->nattrs; i++) {
     const hlo_attr *a = &in->attrs[i];
-    if (skip_attr(a, o) || omitted_when_false(a) ||
+    if (skip_attr(a, o) || omitted_when_false(a) || attr_word_is_default(in, a) ||
         (hlo_opcode_flags(in->op) & HLO_F_ASYNC && async_own_attr(in, a, wrapped != NULL)))
       continue;
     print_attr(b, a, o);

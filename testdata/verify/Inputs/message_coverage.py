@@ -12,6 +12,16 @@ import sys
 
 # Messages that cannot be triggered from HLO text, with the reason.
 EXCLUDED = {
+    'Unknown fft_type %s.':
+        'unreachable from text: the parser takes only the words XLA\'s parser takes for this attribute (lib/text/attr_words.c); the check guards modules built through the API',
+    'compare needs direction=EQ, NE, GE, GT, LE or LT; got %s':
+        'unreachable from text: the parser takes only the words XLA\'s parser takes for this attribute (lib/text/attr_words.c); the check guards modules built through the API',
+    'fusion kind must be kLoop, kInput, kOutput or kCustom; got %s':
+        'unreachable from text: the parser takes only the words XLA\'s parser takes for this attribute (lib/text/attr_words.c); the check guards modules built through the API',
+    'rng needs distribution=rng_uniform or rng_normal; got %s':
+        'unreachable from text: the parser takes only the words XLA\'s parser takes for this attribute (lib/text/attr_words.c); the check guards modules built through the API',
+    'unknown rng-bit-generator algorithm %s':
+        'unreachable from text: the parser takes only the words XLA\'s parser takes for this attribute (lib/text/attr_words.c); the check guards modules built through the API',
     '%%%s: cannot infer its shape: an operand depends on it (cycle)':
         'unreachable from text: the parser refuses a name used above its definition (lib/text/parse.c, as XLA\'s parser does), so no cycle or forward use can be written; the check guards modules built through the API',
     "calls computation '%s' recursively (the call graph has a cycle)":
