@@ -213,6 +213,9 @@ typedef struct hlo_kernel_row {
 extern const hlo_kernel_row hlo_kernels[HLO_OP_COUNT];
 /* Plan-time step of every collective: its participants (collectives.c). */
 int hlo_prep_collective(hlo_exec *e, plan_step *s);
+/* Plan-time step of send, recv and their done forms: the peer device, or
+ * the refusal of host transfers (p2p.c). */
+int hlo_prep_p2p(hlo_exec *e, plan_step *s);
 /* Offer step s to the fast candidates of its op; true if one took it. */
 bool hlo_plan_fast(hlo_exec *e, plan_step *s);
 
@@ -277,6 +280,10 @@ DECL_KERN(hlo_ctl_collective_identity);
 DECL_KERN(hlo_ctl_collective_permute);
 DECL_KERN(hlo_ctl_ragged_all_to_all);
 DECL_KERN(hlo_ctl_async_done);
+DECL_KERN(hlo_ctl_send);           /* send and recv between devices (p2p.c) */
+DECL_KERN(hlo_ctl_send_done);
+DECL_KERN(hlo_ctl_recv);
+DECL_KERN(hlo_ctl_recv_done);
 /* reference kernels */
 DECL_KERN(hlo_ref_elementwise);
 DECL_KERN(hlo_ref_compare_k);
