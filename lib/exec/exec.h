@@ -127,6 +127,8 @@ struct hlo_exec {
   hlo_isa isa_level;        /* effective ISA level of the fast kernels */
   const struct hlo_fv_isa *isa; /* its vector chunk kernels (fast.h) */
   hlo_exec **subs;          /* plans of user custom-call modules (ccall_user.c) */
+  hlo_comm *own_comm;       /* one device sending to itself without a device
+                               group: its own 1x1 communicator (p2p.c) */
   int nsubs, capsubs;
 };
 

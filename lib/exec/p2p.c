@@ -64,9 +64,13 @@ int hlo_prep_p2p(hlo_exec *e, plan_step *s) {
     int id = (int)pv[k][send ? 1 : 0];
     peer = by_partition ? self / P * P + id : id * P + self % P;
   }
-  if (peer >= 0 && !e->opts.comm)
-    return HLO_PLAN_ERR(e, in, "instruction %%%s: a transfer of a device to itself runs only in a device "
-                        "group (give --replicas or --partitions)", in->name);
+  if (peer >= 0 && !e->opts.comm) { /* one device, sending to itself */
+    hlo_comm_options o = {1, 1, NULL, 0};
+    e->own_comm = hlo_comm_new(&o, e->alloc, e->diags);
+    if (!e->own_comm) return HLO_ERR;
+    e->opts.comm = e->own_comm;
+    e->opts.device = 0;
+  }
   pp->src = send ? self : peer;
   pp->dst = send ? peer : self;
   s->p = pp;

@@ -365,6 +365,7 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
 void hlo_exec_free(hlo_exec *e) {
   if (!e) return;
   hlo_fast_pool_free(e->pool);
+  hlo_comm_free(e->own_comm);
   for (int i = 0; i < e->nsubs; i++) hlo_exec_free(e->subs[i]);
   hlo_free(e->alloc, e->subs);
   for (int i = 0; i < e->nconsts; i++) hlo_val_release(e->alloc, e->consts[i]);
