@@ -3,7 +3,8 @@
  * the ids of replica_groups mean, an absent or empty group list means every
  * replica (or partition), and the iota form [G,S]<=[dims]T(perm) lists the
  * ids of an iota over dims, transposed by perm, in G rows of S.  Also the
- * device counts a module needs (hlo_module_device_counts). */
+ * source-target pairs of send and recv (hlo_p2p_pairs) and the device
+ * counts a module needs (hlo_module_device_counts). */
 #include <stdio.h>
 #include <string.h>
 
