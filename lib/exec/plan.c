@@ -85,7 +85,8 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
     if (c && c->id >= 0 && c->id < e->m->ncomps && e->plans[c->id] && e->plans[c->id]->mixed)
       fast = false;
   }
-  if (e->opts.check_fast && fast) {
+  /* send and recv run once: a second run would be a second transfer */
+  if (e->opts.check_fast && fast && !(hlo_opcode_flags(s->in->op) & HLO_F_P2P)) {
     if (choose_kernel(e, s, false)) return HLO_ERR;
     /* a kernel the row's prep chose (custom calls, sparse dots) is the same
      * on both paths; the private steps it runs are checked themselves */
