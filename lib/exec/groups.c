@@ -200,7 +200,7 @@ int hlo_group_participants(const hlo_instruction *in, int R, int P, int self, hl
 
 int hlo_p2p_pairs(const hlo_instruction *in, hlo_arena *A, int *n, int64_t (**v)[2], char *why,
                   size_t cap) {
-  *n = 0;
+  *n = -1;
   *v = NULL;
   const hlo_attr *fa = hlo_instr_attr(in, HLO_A_FRONTEND_ATTRIBUTES);
   const char *p = fa && fa->kind == HLO_AK_RAW && fa->u.s ? strstr(fa->u.s, P2P_KEY) : NULL;

@@ -47,6 +47,9 @@ int hlo_prep_p2p(hlo_exec *e, plan_step *s) {
   int64_t(*pv)[2];
   if (hlo_p2p_pairs(pin, &e->arena, &np, &pv, why, sizeof why))
     return HLO_PLAN_ERR(e, in, "instruction %%%s: %s", in->name, why);
+  if (np < 0)
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: no frontend attribute _xla_send_recv_source_target_pairs "
+                        "names the devices this %s connects", in->name, hlo_opcode_name(pin->op));
   int R = hlo_comm_replicas(e->opts.comm), P = hlo_comm_partitions(e->opts.comm);
   int self = e->opts.comm ? e->opts.device : 0;
   bool by_partition = hlo_instr_attr(pin, HLO_A_CHANNEL_ID) != NULL;
