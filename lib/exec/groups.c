@@ -259,6 +259,8 @@ static void need_of(const hlo_instruction *in, hlo_arena *A, needs *nd, char *wh
       for (int k = 0; k < 2; k++)
         if (a->u.pairs.v[i][k] > top) top = a->u.pairs.v[i][k];
   } else if (hlo_opcode_flags(in->op) & HLO_F_P2P) {
+    /* send/recv: partition ids with a positive channel_id, else replica ids */
+    mode = hlo_instr_int(in, HLO_A_CHANNEL_ID, 0) > 0 ? HLO_GM_CROSS_PARTITION : HLO_GM_CROSS_REPLICA;
     int np;
     int64_t(*pv)[2];
     if (hlo_p2p_pairs(in, A, &np, &pv, why, cap)) { *rc = HLO_ERR; return; }

@@ -1,7 +1,8 @@
 /* p2p.c - the kernels of send, recv, send-done and recv-done between
  * devices: the peer of each comes at plan time from the frontend attribute
- * _xla_send_recv_source_target_pairs (partition ids when the op has a
- * channel_id, else replica ids; the done forms take the pairs of the send or
+ * _xla_send_recv_source_target_pairs (partition ids when the op's
+ * channel_id is positive, else replica ids, as XLA's GPU runtime reads them:
+ * a cross-replica collective-permute decomposes with channel_id=0; the done forms take the pairs of the send or
  * recv of their channel); at run time the ends meet through the
  * communicator (comm_p2p.c).  The u32 context element of a send's or recv's
  * result carries the ordinal of the transfer to its done, also across loop
@@ -52,7 +53,7 @@ int hlo_prep_p2p(hlo_exec *e, plan_step *s) {
                         "names the devices this %s connects", in->name, hlo_opcode_name(pin->op));
   int R = hlo_comm_replicas(e->opts.comm), P = hlo_comm_partitions(e->opts.comm);
   int self = e->opts.comm ? e->opts.device : 0;
-  bool by_partition = hlo_instr_attr(pin, HLO_A_CHANNEL_ID) != NULL;
+  bool by_partition = hlo_instr_int(pin, HLO_A_CHANNEL_ID, 0) > 0;
   int lim = by_partition ? P : R, me = by_partition ? self % P : self / P;
   int peer = -1;
   for (int k = 0; k < np; k++) {
