@@ -63,6 +63,7 @@ static void rdv_free(hlo_comm *c, hlo_rdv *v) {
 }
 
 void hlo_comm_reset(hlo_comm *c) {
+  hlo_p2p_reset(c);
   while (c->meetings) {
     hlo_rdv *v = c->meetings;
     c->meetings = v->next;
@@ -122,7 +123,7 @@ static bool all_arrived(const hlo_rdv *v) { return v->arrived == v->nlocal; }
 static bool all_left(const hlo_rdv *v) { return v->left == v->nlocal; }
 static bool exchanged(const hlo_rdv *v) { return v->exchange != 0; }
 
-static void deadline_in(double s, struct timespec *t) {
+void hlo_comm_deadline(double s, struct timespec *t) {
   clock_gettime(CLOCK_MONOTONIC, t);
   long long ns = (long long)(s * 1e9) + t->tv_nsec;
   t->tv_sec += (time_t)(ns / 1000000000);
@@ -206,7 +207,7 @@ int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, 
   v->arrived++;
   if (v->arrived == v->nlocal) pthread_cond_broadcast(&c->cv);
   struct timespec dl;
-  deadline_in(c->timeout, &dl);
+  hlo_comm_deadline(c->timeout, &dl);
   int w = wait_until(c, &dl, all_arrived, v);
   if (w == 1) return aborted(r, in, c);
   if (w == 2) return timed_out(r, in, c, v, part[pos]);
@@ -251,7 +252,7 @@ int hlo_rdv_leave(hlo_run *r, const hlo_instruction *in, hlo_rdv *v) {
   v->left++;
   if (v->left == v->nlocal) pthread_cond_broadcast(&c->cv);
   struct timespec dl;
-  deadline_in(c->timeout, &dl);
+  hlo_comm_deadline(c->timeout, &dl);
   int w = wait_until(c, &dl, all_left, v);
   if (w) return aborted(r, in, c); /* left behind; hlo_comm_reset frees it */
   if (++v->gone == v->nlocal) {

@@ -46,4 +46,19 @@ int hlo_rdv_allreduce(hlo_run *r, const hlo_instruction *in, hlo_rdv *rv, int po
  * others' results), then drop the meeting.  rv may be NULL. */
 int hlo_rdv_leave(hlo_run *r, const hlo_instruction *in, hlo_rdv *rv);
 
+/* ---- send and recv between two devices (comm_p2p.c) ------------------------
+ * The n-th send of device src on channel ch meets the n-th recv of device
+ * dst on that channel: a send hands over a copy of its data (its ordinal in
+ * *seq); send-done waits until dst has reached the matching recv; recv
+ * returns the ordinal the recv-done waits for; recv-done receives the data
+ * into out.  Waits end after the communicator's timeout with an error
+ * naming in, or when another device failed.  Errors through r. */
+int hlo_p2p_send(hlo_run *r, const hlo_instruction *in, int64_t ch, int src, int dst, const hlo_val *v,
+                 int64_t *seq);
+int hlo_p2p_send_done(hlo_run *r, const hlo_instruction *in, int64_t ch, int src, int dst, int64_t seq);
+int hlo_p2p_recv(hlo_run *r, const hlo_instruction *in, int64_t ch, int src, int dst, size_t nbytes,
+                 int64_t *seq);
+int hlo_p2p_recv_done(hlo_run *r, const hlo_instruction *in, int64_t ch, int src, int dst, int64_t seq,
+                      hlo_val *out);
+
 #endif

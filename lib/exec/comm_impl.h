@@ -4,10 +4,12 @@
 #define HLO_EXEC_COMM_IMPL_H
 
 #include <pthread.h>
+#include <time.h>
 
 #include "hlo/hlo_exec.h"
 
 typedef struct hlo_rdv hlo_rdv;
+typedef struct hlo_p2p_link hlo_p2p_link;
 struct hlo_comm {
   const hlo_allocator *alloc;
   int replicas, partitions;
@@ -21,6 +23,8 @@ struct hlo_comm {
   /* MPI (comm_mpi.c): this process runs devices rank*per_rank .. +per_rank-1 */
   bool mpi, mpi_owned;    /* over MPI; MPI initialised by hlo_comm_new_mpi */
   int rank, nranks, per_rank;
+  hlo_p2p_link *links;    /* send/recv state per (channel, source, target) */
+  void *p2p_mpi;          /* over MPI: the MPI_Comm of send and recv */
 };
 
 /* The meeting of one collective (comm.c); over MPI it also holds the
@@ -56,6 +60,23 @@ bool hlo_mpi_any_failed(hlo_comm *c, bool failed);
 int hlo_mpi_gather(hlo_comm *c, hlo_val **results, const hlo_allocator *alloc, hlo_diags *d);
 /* Finalise MPI if hlo_comm_new_mpi initialised it. */
 void hlo_comm_mpi_end(hlo_comm *c);
+/* The absolute time s seconds from now (CLOCK_MONOTONIC, as the
+ * communicator's condition variable waits). */
+void hlo_comm_deadline(double s, struct timespec *t);
+/* Forget every send and recv of the last run (comm_p2p.c). */
+void hlo_p2p_reset(hlo_comm *c);
+/* Over MPI (comm_mpi.c): start a send of nbytes at data (copied) from
+ * device src to device dst of another process, or a receive of nbytes from
+ * src into a buffer, on channel ch; *req the request.  HLO_ERR with the
+ * reason in why. */
+int hlo_mpi_p2p_start(hlo_comm *c, bool send, int64_t ch, int src, int dst, const void *data,
+                      size_t nbytes, void **req, char *why, size_t cap);
+/* Over MPI: complete req within the communicator's timeout (*late set when
+ * it passed), copying a received message into out; req is freed.  HLO_ERR
+ * with the reason in why. */
+int hlo_mpi_p2p_finish(hlo_comm *c, void *req, void *out, bool *late, char *why, size_t cap);
+/* Over MPI: cancel and free a request a failed run left. */
+void hlo_mpi_p2p_drop(hlo_comm *c, void *req);
 /* Drop meetings left by a failed run and clear the failure (no device may
  * be running). */
 void hlo_comm_reset(hlo_comm *c);

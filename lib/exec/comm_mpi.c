@@ -50,6 +50,16 @@ hlo_comm *hlo_comm_new_mpi(const hlo_comm_options *o, int devices_per_rank, cons
     if (owned) MPI_Finalize();
     return NULL;
   }
+  MPI_Comm *pc = hlo_malloc(alloc, sizeof *pc);
+  if (!pc || MPI_Comm_dup(MPI_COMM_WORLD, pc) != MPI_SUCCESS) {
+    hlo_free(alloc, pc);
+    hlo_errorf(d, NULL, 0, "cannot make the MPI communicator of send and recv");
+    hlo_comm_free(c);
+    if (owned) MPI_Finalize();
+    return NULL;
+  }
+  MPI_Comm_set_errhandler(*pc, MPI_ERRORS_RETURN);
+  c->p2p_mpi = pc;
   c->mpi = true;
   c->mpi_owned = owned;
   c->rank = rank;
@@ -59,6 +69,11 @@ hlo_comm *hlo_comm_new_mpi(const hlo_comm_options *o, int devices_per_rank, cons
 }
 
 void hlo_comm_mpi_end(hlo_comm *c) {
+  if (c->p2p_mpi) {
+    MPI_Comm_free((MPI_Comm *)c->p2p_mpi);
+    hlo_free(c->alloc, c->p2p_mpi);
+    c->p2p_mpi = NULL;
+  }
   if (c->mpi && c->mpi_owned) MPI_Finalize();
 }
 
@@ -228,6 +243,98 @@ done:
   return rc;
 }
 
+/* ---- send and recv: a synchronous send (complete once the receiver has
+ * posted its receive, as send-done waits for the recv in threads) and a
+ * receive, on a communicator of their own, tagged by channel and the two
+ * devices' places in their processes so that MPI's message order matches
+ * the n-th send with the n-th recv. */
+typedef struct p2p_req {
+  MPI_Request rq;
+  size_t nbytes;
+  char data[];
+} p2p_req;
+
+int hlo_mpi_p2p_start(hlo_comm *c, bool send, int64_t ch, int src, int dst, const void *data,
+                      size_t nbytes, void **req, char *why, size_t cap) {
+  int K = c->per_rank, *ub = NULL, flag = 0;
+  MPI_Comm pc = *(MPI_Comm *)c->p2p_mpi;
+  MPI_Comm_get_attr(pc, MPI_TAG_UB, &ub, &flag);
+  long long tag = (ch * K + src % K) * K + dst % K, lim = flag && ub ? *ub : 32767;
+  if (ch < 0 || tag > lim) {
+    snprintf(why, cap, "channel %lld is beyond the tags of this MPI (at most %lld)", (long long)ch, lim);
+    return HLO_ERR;
+  }
+  if (nbytes > 0x7fffffff) {
+    snprintf(why, cap, "a message of more than 2 GB between MPI processes");
+    return HLO_ERR;
+  }
+  p2p_req *q = hlo_malloc(c->alloc, sizeof *q + nbytes + 1);
+  if (!q) {
+    snprintf(why, cap, "out of memory");
+    return HLO_ERR;
+  }
+  q->nbytes = nbytes;
+  if (send && nbytes) memcpy(q->data, data, nbytes);
+  int e = send ? MPI_Issend(q->data, (int)nbytes, MPI_BYTE, dst / K, (int)tag, pc, &q->rq)
+               : MPI_Irecv(q->data, (int)nbytes, MPI_BYTE, src / K, (int)tag, pc, &q->rq);
+  if (e != MPI_SUCCESS) {
+    hlo_free(c->alloc, q);
+    snprintf(why, cap, "MPI could not start the %s", send ? "send" : "receive");
+    return HLO_ERR;
+  }
+  *req = q;
+  return HLO_OK;
+}
+
+int hlo_mpi_p2p_finish(hlo_comm *c, void *req, void *out, bool *late, char *why, size_t cap) {
+  p2p_req *q = req;
+  MPI_Status st;
+  struct timespec t0, now, nap = {0, 20000};
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  *late = false;
+  int done = 0, rc = HLO_OK;
+  while (!done) {
+    int e = MPI_Test(&q->rq, &done, &st);
+    if (e != MPI_SUCCESS) {
+      int len = 0;
+      char msg[MPI_MAX_ERROR_STRING];
+      MPI_Error_string(e, msg, &len);
+      snprintf(why, cap, "the message did not arrive whole: %s (do send and recv shapes agree?)", msg);
+      hlo_free(c->alloc, q);
+      return HLO_ERR;
+    }
+    if (done) break;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9 > c->timeout) {
+      *late = true;
+      hlo_mpi_p2p_drop(c, q);
+      return HLO_ERR;
+    }
+    nanosleep(&nap, NULL);
+  }
+  if (out) {
+    int got = 0;
+    MPI_Get_count(&st, MPI_BYTE, &got);
+    if ((size_t)got != q->nbytes) {
+      snprintf(why, cap, "%d bytes arrived, but the recv takes %zu", got, q->nbytes);
+      rc = HLO_ERR;
+    } else if (q->nbytes) {
+      memcpy(out, q->data, q->nbytes);
+    }
+  }
+  hlo_free(c->alloc, q);
+  return rc;
+}
+
+void hlo_mpi_p2p_drop(hlo_comm *c, void *req) {
+  p2p_req *q = req;
+  if (q->rq != MPI_REQUEST_NULL) {
+    MPI_Cancel(&q->rq);
+    MPI_Request_free(&q->rq);
+  }
+  hlo_free(c->alloc, q);
+}
+
 bool hlo_mpi_any_failed(hlo_comm *c, bool failed) {
   int mine = failed, any = 0;
   MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
@@ -289,6 +396,19 @@ int hlo_mpi_exchange(hlo_comm *c, hlo_rdv *v, int nvals) {
   return HLO_ERR;
 }
 bool hlo_mpi_any_failed(hlo_comm *c, bool failed) { (void)c; return failed; }
+int hlo_mpi_p2p_start(hlo_comm *c, bool send, int64_t ch, int src, int dst, const void *data,
+                      size_t nbytes, void **req, char *why, size_t cap) {
+  (void)c, (void)send, (void)ch, (void)src, (void)dst, (void)data, (void)nbytes, (void)req;
+  snprintf(why, cap, "MPI support was not built");
+  return HLO_ERR;
+}
+int hlo_mpi_p2p_finish(hlo_comm *c, void *req, void *out, bool *late, char *why, size_t cap) {
+  (void)c, (void)req, (void)out;
+  *late = false;
+  snprintf(why, cap, "MPI support was not built");
+  return HLO_ERR;
+}
+void hlo_mpi_p2p_drop(hlo_comm *c, void *req) { (void)c, (void)req; }
 int hlo_rdv_allreduce(hlo_run *r, const hlo_instruction *in, hlo_rdv *v, int pos, const hlo_val *inv,
                       hlo_val *out, hlo_rdv_fold fold, void *ctx) {
   (void)v, (void)pos, (void)inv, (void)out, (void)fold, (void)ctx;

@@ -127,6 +127,8 @@ struct hlo_exec {
   hlo_isa isa_level;        /* effective ISA level of the fast kernels */
   const struct hlo_fv_isa *isa; /* its vector chunk kernels (fast.h) */
   hlo_exec **subs;          /* plans of user custom-call modules (ccall_user.c) */
+  hlo_comm *own_comm;       /* one device sending to itself without a device
+                               group: its own 1x1 communicator (p2p.c) */
   int nsubs, capsubs;
 };
 
@@ -237,6 +239,9 @@ typedef struct hlo_kernel_row {
 extern const hlo_kernel_row hlo_kernels[HLO_OP_COUNT];
 /* Plan-time step of every collective: its participants (collectives.c). */
 int hlo_prep_collective(hlo_exec *e, plan_step *s);
+/* Plan-time step of send, recv and their done forms: the peer device, or
+ * the refusal of host transfers (p2p.c). */
+int hlo_prep_p2p(hlo_exec *e, plan_step *s);
 /* Offer step s to the fast candidates of its op; true if one took it. */
 bool hlo_plan_fast(hlo_exec *e, plan_step *s);
 
@@ -303,6 +308,10 @@ DECL_KERN(hlo_ctl_ragged_all_to_all);
 DECL_KERN(hlo_ctl_async_done);
 DECL_KERN(hlo_ccall_pad_to_static);    /* custom calls PadToStatic, SliceToDynamic */
 DECL_KERN(hlo_ccall_slice_to_dynamic);
+DECL_KERN(hlo_ctl_send);           /* send and recv between devices (p2p.c) */
+DECL_KERN(hlo_ctl_send_done);
+DECL_KERN(hlo_ctl_recv);
+DECL_KERN(hlo_ctl_recv_done);
 /* reference kernels */
 DECL_KERN(hlo_ref_elementwise);
 DECL_KERN(hlo_ref_compare_k);

@@ -3,7 +3,8 @@
  * the ids of replica_groups mean, an absent or empty group list means every
  * replica (or partition), and the iota form [G,S]<=[dims]T(perm) lists the
  * ids of an iota over dims, transposed by perm, in G rows of S.  Also the
- * device counts a module needs (hlo_module_device_counts). */
+ * source-target pairs of send and recv (hlo_p2p_pairs) and the device
+ * counts a module needs (hlo_module_device_counts). */
 #include <stdio.h>
 #include <string.h>
 
@@ -194,6 +195,54 @@ int hlo_group_participants(const hlo_instruction *in, int R, int P, int self, hl
   return HLO_OK;
 }
 
+/* ---- send and recv ------------------------------------------------------- */
+#define P2P_KEY "_xla_send_recv_source_target_pairs"
+
+int hlo_p2p_pairs(const hlo_instruction *in, hlo_arena *A, int *n, int64_t (**v)[2], char *why,
+                  size_t cap) {
+  *n = -1;
+  *v = NULL;
+  const hlo_attr *fa = hlo_instr_attr(in, HLO_A_FRONTEND_ATTRIBUTES);
+  const char *p = fa && fa->kind == HLO_AK_RAW && fa->u.s ? strstr(fa->u.s, P2P_KEY) : NULL;
+  if (!p) return HLO_OK;
+  p += strlen(P2P_KEY);
+  while (*p == ' ' || *p == '"') p++; /* a quoted key's closing quote */
+  if (*p++ != '=') goto bad;
+  while (*p == ' ') p++;
+  if (*p++ != '"') goto bad;
+  /* {{s,t},{s,t},...}: count the integers first, then read them */
+  const char *end = strchr(p, '"');
+  if (!end) goto bad;
+  int cnt = 0;
+  for (const char *q = p; q < end; q++)
+    if (*q >= '0' && *q <= '9' && (q == p || q[-1] < '0' || q[-1] > '9')) cnt++;
+  if (cnt % 2) goto bad;
+  int64_t (*pv)[2] = cnt ? hlo_arena_array(A, (size_t)cnt / 2, sizeof *pv) : NULL;
+  if (cnt && !pv) { snprintf(why, cap, "out of memory"); return HLO_ERR; }
+  int k = 0, depth = 0;
+  for (const char *q = p; q < end; q++) {
+    if (*q == '{') depth++;
+    else if (*q == '}') depth--;
+    else if (*q >= '0' && *q <= '9') {
+      if (depth != 2) goto bad;
+      int64_t x = 0;
+      for (; q < end && *q >= '0' && *q <= '9'; q++)
+        if ((x = x * 10 + (*q - '0')) > 1 << 20) goto bad;
+      q--;
+      pv[k / 2][k % 2] = x;
+      k++;
+    } else if (*q != ',' && *q != ' ') goto bad;
+    if (depth < 0 || depth > 2) goto bad;
+  }
+  if (depth) goto bad;
+  *n = cnt / 2;
+  *v = pv;
+  return HLO_OK;
+bad:
+  snprintf(why, cap, "frontend attribute " P2P_KEY " is not of the form \"{{source,target},...}\"");
+  return HLO_ERR;
+}
+
 /* ---- device counts of a module -------------------------------------------- */
 typedef struct needs {
   int64_t replicas, partitions, flat; /* smallest counts the ids need */
@@ -209,6 +258,15 @@ static void need_of(const hlo_instruction *in, hlo_arena *A, needs *nd, char *wh
     for (int i = 0; a && i < a->u.pairs.n; i++)
       for (int k = 0; k < 2; k++)
         if (a->u.pairs.v[i][k] > top) top = a->u.pairs.v[i][k];
+  } else if (hlo_opcode_flags(in->op) & HLO_F_P2P) {
+    /* send/recv: partition ids with a positive channel_id, else replica ids */
+    mode = hlo_instr_int(in, HLO_A_CHANNEL_ID, 0) > 0 ? HLO_GM_CROSS_PARTITION : HLO_GM_CROSS_REPLICA;
+    int np;
+    int64_t(*pv)[2];
+    if (hlo_p2p_pairs(in, A, &np, &pv, why, cap)) { *rc = HLO_ERR; return; }
+    for (int i = 0; i < np; i++)
+      for (int k = 0; k < 2; k++)
+        if (pv[i][k] > top) top = pv[i][k];
   } else {
     int ng, *sizes;
     int64_t **ids;
@@ -236,7 +294,9 @@ int hlo_module_device_counts(const hlo_module *m, int *replicas, int *partitions
   for (int c = 0; c < m->ncomps && rc == HLO_OK; c++)
     for (int i = 0; i < m->comps[c]->ninstrs && rc == HLO_OK; i++) {
       const hlo_instruction *in = m->comps[c]->instrs[i];
-      if (hlo_opcode_flags(in->op) & HLO_F_COLLECTIVE) {
+      bool p2p = (in->op == HLO_OP_SEND || in->op == HLO_OP_RECV) &&
+                 !hlo_instr_bool(in, HLO_A_IS_HOST_TRANSFER, false);
+      if ((hlo_opcode_flags(in->op) & HLO_F_COLLECTIVE) || p2p) {
         need_of(in, &A, &nd, why, sizeof why, &rc);
         if (rc) hlo_errorf(d, NULL, 0, "instruction %%%s: %s", in->name, why);
       }

@@ -31,4 +31,11 @@ int hlo_groups_expand(const hlo_instruction *in, hlo_arena *A, int *ngroups, int
 int hlo_group_participants(const hlo_instruction *in, int R, int P, int self, hlo_arena *A,
                            int *part, int *n, int *pos, char *why, size_t cap);
 
+/* The source-target pairs of a send or recv: its frontend attribute
+ * _xla_send_recv_source_target_pairs="{{s,t},...}" as *n pairs at *v
+ * (storage from A; *n = -1 without the attribute).  HLO_ERR with the reason in why when the
+ * attribute is malformed. */
+int hlo_p2p_pairs(const hlo_instruction *in, hlo_arena *A, int *n, int64_t (**v)[2], char *why,
+                  size_t cap);
+
 #endif

@@ -1,7 +1,7 @@
 /* groups_test.c - unit tests of the participants of collectives (XLA's
  * four group modes, explicit and iota groups), the device counts a module
- * needs, the communicator's checks, and a device group run through the
- * library API.  Expected values worked out by hand from the rules in
+ * needs, the communicator's checks, a device group run through the
+ * library API, and send/recv pairs between the devices of a group.  Expected values worked out by hand from the rules in
  * docs/devices.md. */
 #include "exec/groups.h"
 #include "hlo/hlo_exec.h"
@@ -140,6 +140,59 @@ int main(void) {
         CHECK_INT(*(const uint32_t *)res[k]->tuple[1]->data, k);
         hlo_val_release(NULL, res[k]);
       }
+      hlo_val_release(NULL, a0);
+      hlo_val_release(NULL, a1);
+    }
+    hlo_devices_free(g);
+    hlo_comm_free(c);
+    hlo_module_free(m);
+  }
+  /* send/recv pairs from the frontend attribute, and a 2-partition device
+   * group whose send 0 -> 1 runs twice: the second run matches its own
+   * send and recv again (the counts of the first run are forgotten) */
+  m = parse("HloModule sr, num_partitions=2\nENTRY e {\n  p = s32[2] parameter(0)\n"
+            "  tok = token[] after-all()\n"
+            "  r = (s32[2], u32[], token[]) recv(tok), channel_id=5, "
+            "frontend_attributes={_xla_send_recv_source_target_pairs=\"{{0,1}}\"}\n"
+            "  s = (s32[2], u32[], token[]) send(p, tok), channel_id=5, "
+            "frontend_attributes={_xla_send_recv_source_target_pairs=\"{{0,1}}\"}\n"
+            "  rd = (s32[2], token[]) recv-done(r), channel_id=5\n"
+            "  sd = token[] send-done(s), channel_id=5\n"
+            "  ROOT g = s32[2] get-tuple-element(rd), index=0\n}\n", &d);
+  CHECK(m != NULL);
+  if (m) {
+    hlo_arena A;
+    hlo_arena_init(&A, NULL);
+    int np = -1;
+    int64_t(*pv)[2] = NULL;
+    char why[256] = "";
+    CHECK_INT(hlo_p2p_pairs(hlo_computation_find(m->entry, "s"), &A, &np, &pv, why, sizeof why), HLO_OK);
+    CHECK_INT(np, 1);
+    if (np == 1) CHECK(pv[0][0] == 0 && pv[0][1] == 1);
+    CHECK_INT(hlo_p2p_pairs(hlo_computation_find(m->entry, "rd"), &A, &np, &pv, why, sizeof why), HLO_OK);
+    CHECK_INT(np, -1); /* no attribute */
+    hlo_arena_release(&A);
+    R = 0, P = 0, inferred = true;
+    CHECK_INT(hlo_module_device_counts(m, &R, &P, &inferred, &d), HLO_OK);
+    CHECK(R == 1 && P == 2 && !inferred);
+    hlo_comm_options co = {1, 2, NULL, 5};
+    hlo_comm *c = hlo_comm_new(&co, NULL, &d);
+    hlo_devices *g = c ? hlo_devices_new(m, NULL, c, NULL, &d) : NULL;
+    CHECK(g != NULL);
+    for (int run = 0; g && run < 2; run++) {
+      const hlo_shape *ps = hlo_exec_param_shape(hlo_devices_exec(g, 0), 0);
+      hlo_val *a0 = hlo_val_new(NULL, ps), *a1 = hlo_val_new(NULL, ps);
+      int32_t x0[2] = {7 + run, -3}, x1[2] = {100, 200};
+      memcpy(a0->data, x0, sizeof x0);
+      memcpy(a1->data, x1, sizeof x1);
+      hlo_val *args0[1] = {a0}, *args1[1] = {a1}, **args[2] = {args0, args1}, *res[2] = {NULL, NULL};
+      CHECK_INT(hlo_devices_run(g, args, 1, res), HLO_OK);
+      if (res[0] && res[1]) {
+        const int32_t *r0 = res[0]->data, *r1 = res[1]->data;
+        CHECK(r0[0] == 0 && r0[1] == 0);         /* no pair targets partition 0 */
+        CHECK(r1[0] == 7 + run && r1[1] == -3);  /* partition 0's input */
+      }
+      for (int k = 0; k < 2; k++) hlo_val_release(NULL, res[k]);
       hlo_val_release(NULL, a0);
       hlo_val_release(NULL, a1);
     }

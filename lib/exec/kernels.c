@@ -219,10 +219,10 @@ const hlo_kernel_row hlo_kernels[HLO_OP_COUNT] = {
     /* devices and hosts */
     [HLO_OP_INFEED] = {NO("it needs a device or host connection")},
     [HLO_OP_OUTFEED] = {NO("it needs a device or host connection")},
-    [HLO_OP_SEND] = {NO("it needs a device or host connection")},
-    [HLO_OP_SEND_DONE] = {NO("it needs a device or host connection")},
-    [HLO_OP_RECV] = {NO("it needs a device or host connection")},
-    [HLO_OP_RECV_DONE] = {NO("it needs a device or host connection")},
+    [HLO_OP_SEND] = {REF(hlo_ctl_send), PREP(hlo_prep_p2p)},
+    [HLO_OP_SEND_DONE] = {REF(hlo_ctl_send_done), PREP(hlo_prep_p2p)},
+    [HLO_OP_RECV] = {REF(hlo_ctl_recv), PREP(hlo_prep_p2p)},
+    [HLO_OP_RECV_DONE] = {REF(hlo_ctl_recv_done), PREP(hlo_prep_p2p)},
     [HLO_OP_SHUFFLE] = {NO("the interpreter has no kernel for it")},
     [HLO_OP_CUSTOM_CALL] = {PREP(prep_custom_call)},
 };

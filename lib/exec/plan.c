@@ -1,5 +1,6 @@
 /* plan.c - compiles a module into an execution plan: per computation the
- * reachable instructions in dependency order, operand slots, the last use of
+ * reachable instructions in dependency order (every instruction, in text
+ * order, where sends and recvs between devices are), operand slots, the last use of
  * every value (so its buffer returns to the pool at once), and one kernel
  * per instruction chosen here, once, from the kernel table (kernels.c). */
 #include <string.h>
@@ -84,7 +85,8 @@ int hlo_plan_kernel(hlo_exec *e, plan_step *s) {
     if (c && c->id >= 0 && c->id < e->m->ncomps && e->plans[c->id] && e->plans[c->id]->mixed)
       fast = false;
   }
-  if (e->opts.check_fast && fast) {
+  /* send and recv run once: a second run would be a second transfer */
+  if (e->opts.check_fast && fast && !(hlo_opcode_flags(s->in->op) & HLO_F_P2P)) {
     if (choose_kernel(e, s, false)) return HLO_ERR;
     /* a kernel the row's prep chose (custom calls, sparse dots) is the same
      * on both paths; the private steps it runs are checked themselves */
@@ -138,6 +140,15 @@ static int visit(hlo_exec *e, const hlo_computation *c, const hlo_instruction *r
   return HLO_OK;
 }
 
+/* Whether c holds a send or recv between devices. */
+static bool has_p2p(const hlo_computation *c) {
+  for (int i = 0; i < c->ninstrs; i++)
+    if ((hlo_opcode_flags(c->instrs[i]->op) & HLO_F_P2P) &&
+        !hlo_instr_bool(c->instrs[i], HLO_A_IS_HOST_TRANSFER, false))
+      return true;
+  return false;
+}
+
 plan_comp *hlo_plan_comp(hlo_exec *e, const hlo_computation *c) {
   if (!c || c->id < 0 || c->id >= e->m->ncomps) {
     hlo_errorf(e->diags, NULL, 0, "called computation is not part of the module");
@@ -163,6 +174,13 @@ plan_comp *hlo_plan_comp(hlo_exec *e, const hlo_computation *c) {
   for (int i = 0; i < c->nparams; i++)
     pc->param_slot[i] = c->params[i] ? c->params[i]->id : -1;
   int n = 0;
+  /* send and recv are kept even where the root does not need them (a
+   * send-done's token is seldom used), and run in the order the text lists
+   * them, XLA's schedule, so that the devices' transfers meet in the order
+   * the module was written for */
+  bool all = has_p2p(c);
+  for (int i = 0; i < c->ninstrs && all; i++)
+    if (visit(e, c, c->instrs[i], mark, order, &n)) return NULL;
   if (visit(e, c, c->root, mark, order, &n)) return NULL;
   int nconv = 0; /* convert steps for mixed float precision */
   for (int k = 0; k < n; k++) {
@@ -348,6 +366,7 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
 void hlo_exec_free(hlo_exec *e) {
   if (!e) return;
   hlo_fast_pool_free(e->pool);
+  hlo_comm_free(e->own_comm);
   for (int i = 0; i < e->nsubs; i++) hlo_exec_free(e->subs[i]);
   hlo_free(e->alloc, e->subs);
   for (int i = 0; i < e->nconsts; i++) hlo_val_release(e->alloc, e->consts[i]);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "exec/comm_impl.h"
 #include "exec/exec.h"
 
 /* An error without a position (about a computation a kernel called, or the
@@ -391,6 +392,7 @@ int hlo_exec_run(hlo_exec *e, hlo_val **args, int nargs, hlo_val **result) {
       return hlo_errorf(e->diags, NULL, 0, "input %d does not match the shape of parameter %d",
                         i, i);
   }
+  if (e->own_comm) hlo_comm_reset(e->own_comm); /* the sends and recvs of the last run */
   hlo_run r;
   memset(&r, 0, sizeof r);
   r.e = e;

@@ -6,7 +6,7 @@ unsorted groups, iota with a transpose), one module holds all-reduce
 (several reducers and element types, tuple and async forms, a reducer that
 is not a single op), all-gather, reduce-scatter, all-to-all (array and tuple
 forms), collective-permute (and its async form), collective-broadcast,
-replica-id and partition-id.  Inputs are per device (an .npz of d<K>.<param>
+send/recv pairs (cross-partition and, with channel_id=0, cross-replica), replica-id and partition-id.  Inputs are per device (an .npz of d<K>.<param>
 members), results come back as d<K>.arr_<N>, and every element must have the
 same bits as the model's.  Prints "collectives_diff: N runs, M checks, F
 failed" and the failures."""
@@ -195,6 +195,22 @@ def build(R, P, mode, groups, iota):
         body.append("  cps = (f32[2,3], f32[2,3], u32[], u32[]) collective-permute-start(%s), %s%s" % (
             v, pt, chan(mode == CP)))
         emit("cpd", "f32[2,3] collective-permute-done(cps)", "permute", v, pairs)
+    if mode in (CR, CP):
+        # send/recv pairs (partition ids with a positive channel_id, replica
+        # ids with channel_id=0): the shift backwards, one pair left out, so
+        # one device of each ring receives zeros
+        dom = R if mode == CR else P
+        pairs = [((i + 1) % dom, i) for i in range(dom)][: max(dom - 1, 1)] if dom > 1 else [(0, 0)]
+        fa = 'frontend_attributes={_xla_send_recv_source_target_pairs="{%s}"}' % ",".join(
+            "{%d,%d}" % pq for pq in pairs)
+        v = param("s32", [3, 2])
+        c = chan(True) if mode == CP else ", channel_id=0"
+        body.append("  tok = token[] after-all()")
+        body.append("  rcv = (s32[3,2], u32[], token[]) recv(tok)%s, %s" % (c, fa))
+        body.append("  snd = (s32[3,2], u32[], token[]) send(%s, tok)%s, %s" % (v, c, fa))
+        body.append("  rcvd = (s32[3,2], token[]) recv-done(rcv)%s" % c)
+        body.append("  sndd = token[] send-done(snd)%s" % c)
+        emit("sr", "s32[3,2] get-tuple-element(rcvd), index=0", "permute", v, pairs)
     emit("rid", "u32[] replica-id()", "replica-id")
     emit("pid", "u32[] partition-id()", "partition-id")
     root = "  ROOT out = (%s) tuple(%s)" % (
