@@ -54,6 +54,26 @@ bool vx_layout_equal(const hlo_shape *a, const hlo_shape *b) {
   return true;
 }
 
+/* The subshape of s at index idx (NULL if the index is invalid). */
+const hlo_shape *vx_subshape(const hlo_shape *s, const int64_t *idx, int n) {
+  for (int i = 0; i < n; i++) {
+    if (s->type != HLO_TUPLE || idx[i] < 0 || idx[i] >= s->ntuple) return NULL;
+    s = &s->tuple[idx[i]];
+  }
+  return s;
+}
+
+const char *vx_index_str(vctx *v, const int64_t *idx, int n) {
+  hlo_buf b;
+  hlo_buf_init(&b, v->d->alloc);
+  hlo_buf_printf(&b, "{");
+  for (int i = 0; i < n; i++) hlo_buf_printf(&b, "%s%lld", i ? "," : "", (long long)idx[i]);
+  hlo_buf_printf(&b, "}");
+  const char *r = b.data && !b.failed ? hlo_arena_strdup(&v->scratch, b.data) : NULL;
+  hlo_buf_release(&b);
+  return r ? r : "?";
+}
+
 bool vx_same(const vctx *v, const hlo_shape *a, const hlo_shape *b) {
   if (!hlo_shape_xla_compatible(a, b, false)) return false;
   return !v->o.layout_sensitive || vx_layout_equal(a, b);

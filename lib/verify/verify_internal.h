@@ -29,6 +29,10 @@ const char *vx_str(vctx *v, const hlo_shape *s);
 const char *vx_str_layout(vctx *v, const hlo_shape *s);
 /* Compatible (XLA), and with layouts when layout_sensitive. */
 bool vx_same(const vctx *v, const hlo_shape *a, const hlo_shape *b);
+/* The subshape of s at shape index idx[0..n) (NULL if the index is not
+ * valid), and the index as XLA writes it ("{1,0}", in v's scratch). */
+const hlo_shape *vx_subshape(const hlo_shape *s, const int64_t *idx, int n);
+const char *vx_index_str(vctx *v, const int64_t *idx, int n);
 /* Minor-to-major equality of two array layouts (missing = default). */
 bool vx_layout_equal(const hlo_shape *a, const hlo_shape *b);
 bool vx_has_unbounded(const hlo_shape *s);
@@ -43,6 +47,8 @@ void hlo_verify_sharding(vctx *v, const hlo_instruction *in);
 void hlo_verify_module_passes(vctx *v);
 /* verify_instr.c: threads, sharding consistency and option-driven checks. */
 void hlo_verify_instr(vctx *v, const hlo_instruction *in);
+/* output_to_operand_aliasing of fusion, custom-call, async-start (verify_alias.c) */
+void hlo_verify_aliasing(vctx *v, const hlo_instruction *in);
 /* A computation's execution_thread ("main" when not written). */
 const char *vx_thread(const hlo_computation *c);
 

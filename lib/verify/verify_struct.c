@@ -163,26 +163,6 @@ static void check_call_graph(vctx *v) {
   }
 }
 
-/* The subshape of s at index idx (NULL if the index is invalid). */
-static const hlo_shape *subshape(const hlo_shape *s, const int64_t *idx, int n) {
-  for (int i = 0; i < n; i++) {
-    if (s->type != HLO_TUPLE || idx[i] < 0 || idx[i] >= s->ntuple) return NULL;
-    s = &s->tuple[idx[i]];
-  }
-  return s;
-}
-
-static const char *index_str(vctx *v, const int64_t *idx, int n) {
-  hlo_buf b;
-  hlo_buf_init(&b, v->d->alloc);
-  hlo_buf_printf(&b, "{");
-  for (int i = 0; i < n; i++) hlo_buf_printf(&b, "%s%lld", i ? "," : "", (long long)idx[i]);
-  hlo_buf_printf(&b, "}");
-  const char *r = b.data && !b.failed ? hlo_arena_strdup(&v->scratch, b.data) : NULL;
-  hlo_buf_release(&b);
-  return r ? r : "?";
-}
-
 /* XLA's VerifyEntryComputationLayout: a must-alias output and its parameter
  * have identical shapes in the entry layout, layout and memory space
  * included, whatever the layout sensitivity. */
@@ -192,13 +172,13 @@ static void check_must_alias(vctx *v, const hlo_program_shape *ps) {
   for (int i = 0; i < a->u.aliasing.n; i++) {
     const hlo_alias_entry *en = &a->u.aliasing.v[i];
     if (!en->kind || strcmp(en->kind, "must-alias") || en->operand < 0 || en->operand >= ps->nparams) continue;
-    const hlo_shape *r = subshape(&ps->result, en->output_index, en->noutput);
-    const hlo_shape *p = subshape(&ps->params[en->operand], en->operand_index, en->noperand_index);
+    const hlo_shape *r = vx_subshape(&ps->result, en->output_index, en->noutput);
+    const hlo_shape *p = vx_subshape(&ps->params[en->operand], en->operand_index, en->noperand_index);
     if (r && p && !hlo_shape_equal(r, p))
       vx_fail_at(v, a->off,
                  "Shape and memory space of the result at index %s (%s) must be the same as the shape and memory spaceof aliased parameter %lld at index %s (%s)",
-                 index_str(v, en->output_index, en->noutput), vx_str_layout(v, r), (long long)en->operand,
-                 index_str(v, en->operand_index, en->noperand_index), vx_str_layout(v, p));
+                 vx_index_str(v, en->output_index, en->noutput), vx_str_layout(v, r), (long long)en->operand,
+                 vx_index_str(v, en->operand_index, en->noperand_index), vx_str_layout(v, p));
   }
 }
 
