@@ -79,6 +79,7 @@ struct hlo_shape {
   hlo_layout *layout;/* NULL: none (tuples, token) */
   int ntuple;
   hlo_shape *tuple;  /* elements, when type == HLO_TUPLE */
+  bool buffer;       /* XLA's buffer shape b(T[...]): this array held as a buffer */
 };
 
 HLO_API bool hlo_shape_is_tuple(const hlo_shape *s);

@@ -175,12 +175,19 @@ plan_comp *hlo_plan_comp(hlo_exec *e, const hlo_computation *c) {
     pc->param_slot[i] = c->params[i] ? c->params[i]->id : -1;
   int n = 0;
   /* send and recv are kept even where the root does not need them (a
-   * send-done's token is seldom used), and run in the order the text lists
-   * them, XLA's schedule, so that the devices' transfers meet in the order
-   * the module was written for */
+   * send-done's token is seldom used).  Every recv, then every send, is
+   * started first (each after what it depends on), then the rest runs in
+   * the order of the text: a transfer is started before any device waits
+   * on one, so no order of the text (a tool may print it in post order)
+   * makes the devices wait on each other in a ring, and the n-th send on a
+   * channel still meets the n-th recv */
   bool all = has_p2p(c);
-  for (int i = 0; i < c->ninstrs && all; i++)
-    if (visit(e, c, c->instrs[i], mark, order, &n)) return NULL;
+  for (int pass = 0; pass < 3 && all; pass++)
+    for (int i = 0; i < c->ninstrs; i++) {
+      hlo_opcode op = c->instrs[i]->op;
+      if ((pass == 0 && op != HLO_OP_RECV) || (pass == 1 && op != HLO_OP_SEND)) continue;
+      if (visit(e, c, c->instrs[i], mark, order, &n)) return NULL;
+    }
   if (visit(e, c, c->root, mark, order, &n)) return NULL;
   int nconv = 0; /* convert steps for mixed float precision */
   for (int k = 0; k < n; k++) {

@@ -38,7 +38,7 @@ bool hlo_shape_compatible(const hlo_shape *a, const hlo_shape *b) {
       if (!hlo_shape_compatible(&a->tuple[i], &b->tuple[i])) return false;
     return true;
   }
-  if (a->rank != b->rank) return false;
+  if (a->rank != b->rank || a->buffer != b->buffer) return false;
   for (int i = 0; i < a->rank; i++)
     if (a->dims[i] != b->dims[i] || dyn(a, i) != dyn(b, i)) return false;
   return true;

@@ -17,7 +17,7 @@ bool hlo_shape_xla_compatible(const hlo_shape *a, const hlo_shape *b, bool ignor
   if (a->type != b->type && !(ignore_fp && hlo_type_is_float(a->type) && hlo_type_is_float(b->type)))
     return false;
   if (!hlo_type_is_array(a->type)) return true;
-  if (a->rank != b->rank) return false;
+  if (a->rank != b->rank || a->buffer != b->buffer) return false;
   for (int i = 0; i < a->rank; i++) {
     if (a->dims[i] == HLO_DIM_UNBOUNDED || b->dims[i] == HLO_DIM_UNBOUNDED) continue;
     if (a->dims[i] != b->dims[i]) return false;

@@ -8,10 +8,19 @@
 
 enum { MAX_RANK = 256 };
 
+/* "b(" (spaces allowed before the parenthesis) opens a buffer shape. */
+static bool at_buffer_shape(const scanner *scn) {
+  size_t p = scn->pos;
+  if (p + 1 >= scn->end || scn->s[p] != 'b') return false;
+  p++;
+  while (p < scn->end && (scn->s[p] == ' ' || scn->s[p] == '\t')) p++;
+  return p < scn->end && scn->s[p] == '(';
+}
+
 bool scan_at_shape(scanner *scn) {
   scan_skip(scn);
   if (scn->pos >= scn->end) return false;
-  if (scn->s[scn->pos] == '(') return true;
+  if (scn->s[scn->pos] == '(' || at_buffer_shape(scn)) return true;
   size_t p = scn->pos;
   while (p < scn->end && ((scn->s[p] >= 'a' && scn->s[p] <= 'z') || (scn->s[p] >= '0' && scn->s[p] <= '9')))
     p++;
@@ -291,6 +300,17 @@ static int parse_tuple(scanner *scn, hlo_shape *out) {
 int scan_shape(scanner *scn, hlo_shape *out) {
   scan_skip(scn);
   if (scn->pos < scn->end && scn->s[scn->pos] == '(') return parse_tuple(scn, out);
+  if (at_buffer_shape(scn)) { /* XLA's buffer shape: b(array shape) */
+    size_t at = scn->pos;
+    scn->pos++;
+    scan_skip(scn);
+    scn->pos++; /* '(' */
+    if (scan_shape(scn, out)) return HLO_ERR;
+    if (out->type == HLO_TUPLE || out->buffer || !hlo_type_is_array(out->type))
+      return scan_errorf(scn, at, "a buffer shape b(...) holds an array shape");
+    out->buffer = true;
+    return scan_expect(scn, ')', "to close the buffer shape");
+  }
   size_t st = scn->pos, p = st;
   hlo_type t;
   if (scn->seen_at == st + 1) { /* scan_at_shape just read this type */

@@ -39,6 +39,14 @@ static void print_shape_ex(hlo_buf *b, const hlo_shape *s, bool with_layout, boo
     hlo_buf_putc(b, ')');
     return;
   }
+  if (s->buffer) { /* b(T[...]{layout}) */
+    hlo_shape inner = *s;
+    inner.buffer = false;
+    hlo_buf_puts(b, "b(");
+    print_shape_ex(b, &inner, with_layout, message);
+    hlo_buf_putc(b, ')');
+    return;
+  }
   hlo_buf_puts(b, hlo_type_name(s->type));
   hlo_buf_putc(b, '[');
   for (int i = 0; i < s->rank; i++) {

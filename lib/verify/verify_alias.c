@@ -27,7 +27,7 @@ static hlo_shape async_shape(vctx *v, const hlo_instruction *start, const hlo_co
 }
 
 static void check_pair(vctx *v, const hlo_instruction *in, const hlo_alias_entry *en, const hlo_shape *out,
-                       const hlo_shape *operand_shape, bool layouts) {
+                       const hlo_shape *operand_shape, bool layouts, bool ignore_buffer) {
   const hlo_shape *os = vx_subshape(operand_shape, en->operand_index, en->noperand_index);
   if (!os) {
     vx_fail(v, in, "output_to_operand_aliasing: shape index %s is not valid in operand %lld of shape %s",
@@ -41,7 +41,9 @@ static void check_pair(vctx *v, const hlo_instruction *in, const hlo_alias_entry
             vx_index_str(v, en->output_index, en->noutput), vx_str(v, out));
     return;
   }
-  bool same = hlo_shape_compatible(os, rs) && (!layouts || vx_layout_equal(os, rs));
+  hlo_shape a = *os, b = *rs;
+  if (ignore_buffer) a.buffer = b.buffer = false;
+  bool same = hlo_shape_compatible(&a, &b) && (!layouts || vx_layout_equal(os, rs));
   if (!same)
     vx_fail(v, in,
             "output_to_operand_aliasing pairs output %s (%s) with operand %lld at %s (%s): the shapes differ",
@@ -66,7 +68,8 @@ void hlo_verify_aliasing(vctx *v, const hlo_instruction *in) {
     if (!w || !w->root) return;
     out = async_shape(v, in, w);
   }
-  /* Pin and Unpin alias an array with the buffer that holds it */
+  /* Pin and Unpin alias an array with the buffer that holds it; an
+   * async-start's pairs compare shapes without the buffer marks too */
   bool pin = false;
   if (in->op == HLO_OP_CUSTOM_CALL) {
     const hlo_attr *t = hlo_instr_attr(in, HLO_A_CUSTOM_CALL_TARGET);
@@ -87,6 +90,6 @@ void hlo_verify_aliasing(vctx *v, const hlo_instruction *in) {
     const hlo_shape *operand_shape = w ? (w->params[en->operand] ? &w->params[en->operand]->shape : NULL)
                                        : &in->operands[en->operand]->shape;
     if (!operand_shape) continue;
-    check_pair(v, in, en, &out, operand_shape, v->o.layout_sensitive && !pin);
+    check_pair(v, in, en, &out, operand_shape, v->o.layout_sensitive, pin || w);
   }
 }

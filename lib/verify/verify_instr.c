@@ -209,4 +209,5 @@ void hlo_verify_instr(vctx *v, const hlo_instruction *in) {
   check_sharding_consistency(v, in);
   check_options(v, in);
   hlo_verify_aliasing(v, in);
+  hlo_verify_buffers(v, in);
 }

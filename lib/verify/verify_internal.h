@@ -49,6 +49,8 @@ void hlo_verify_module_passes(vctx *v);
 void hlo_verify_instr(vctx *v, const hlo_instruction *in);
 /* output_to_operand_aliasing of fusion, custom-call, async-start (verify_alias.c) */
 void hlo_verify_aliasing(vctx *v, const hlo_instruction *in);
+/* where buffer shapes b(...) may appear (verify_buffers.c) */
+void hlo_verify_buffers(vctx *v, const hlo_instruction *in);
 /* A computation's execution_thread ("main" when not written). */
 const char *vx_thread(const hlo_computation *c);
 

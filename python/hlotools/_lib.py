@@ -138,7 +138,7 @@ class Shape(ctypes.Structure):  # hlo_shape
 
 
 Shape._fields_ = [("type", c_int), ("rank", c_int), ("dims", P(c_int64)), ("dynamic", P(c_bool)),
-                  ("layout", c_void_p), ("ntuple", c_int), ("tuple", P(Shape))]
+                  ("layout", c_void_p), ("ntuple", c_int), ("tuple", P(Shape)), ("buffer", c_bool)]
 
 
 class Val(ctypes.Structure):  # hlo_val
