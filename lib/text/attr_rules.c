@@ -58,7 +58,7 @@ static const op_attr_rule RULES[HLO_OP_COUNT] = {
     [HLO_OP_DOMAIN] = {REQ(HLO_A_DOMAIN)},
     [HLO_OP_REDUCE_PRECISION] = {REQ(HLO_A_EXPONENT_BITS, HLO_A_MANTISSA_BITS)},
     [HLO_OP_COMPARE] = {REQ(HLO_A_DIRECTION), OPT(HLO_A_TYPE)},
-    [HLO_OP_TOPK] = {REQ(HLO_A_K), OPT(HLO_A_LARGEST)},
+    [HLO_OP_TOPK] = {REQ(HLO_A_K), OPT(HLO_A_LARGEST, HLO_A_IS_STABLE)},
     /* reductions and called computations */
     [HLO_OP_REDUCE] = {REQ(HLO_A_TO_APPLY, HLO_A_DIMENSIONS)},
     [HLO_OP_REDUCE_WINDOW] = {REQ(HLO_A_TO_APPLY), OPT(HLO_A_WINDOW)},
@@ -114,7 +114,7 @@ static const op_attr_rule RULES[HLO_OP_COUNT] = {
     [HLO_OP_REDUCE_SCATTER] = {REQ(HLO_A_TO_APPLY, HLO_A_DIMENSIONS), OPT(COLLECTIVE_GROUPS, GATHER_OPT, HLO_A_MODE)},
     [HLO_OP_ALL_TO_ALL] = {OPT(COLLECTIVE_GROUPS, HLO_A_DIMENSIONS, HLO_A_CONSTRAIN_LAYOUT)},
     [HLO_OP_RAGGED_ALL_TO_ALL] = {OPT(COLLECTIVE_GROUPS, HLO_A_DIMENSIONS)},
-    [HLO_OP_COLLECTIVE_BROADCAST] = {OPT(COLLECTIVE_GROUPS)},
+    [HLO_OP_COLLECTIVE_BROADCAST] = {OPT(COLLECTIVE_GROUPS, HLO_A_HAS_DYNAMIC_ROOT)},
     [HLO_OP_COLLECTIVE_PERMUTE] = {REQ(HLO_A_SOURCE_TARGET_PAIRS), OPT(HLO_A_CHANNEL_ID, HLO_A_SLICE_SIZES)},
     [HLO_OP_COLLECTIVE_PERMUTE_START] = {REQ(HLO_A_SOURCE_TARGET_PAIRS), OPT(HLO_A_CHANNEL_ID, HLO_A_SLICE_SIZES)},
     [HLO_OP_COPY_START] = {OPT(HLO_A_CROSS_PROGRAM_PREFETCH_INDEX)},
@@ -219,7 +219,7 @@ static const char *const MODULE_ATTRS[] = {
     "is_scheduled", "replica_count", "num_partitions", "input_output_alias", "buffer_donor",
     "alias_passthrough_params", "entry_computation_layout", "frontend_attributes",
     "allow_spmd_sharding_propagation_to_parameters", "allow_spmd_sharding_propagation_to_output",
-    "origin_recovery_table"};
+    "origin_recovery_table", "debug_attributes"};
 
 int check_module_attrs(scanner *scn, const hlo_module *m) {
   for (int i = 0; i < m->nattrs; i++) {

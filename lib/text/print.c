@@ -229,9 +229,10 @@ static void print_attr(hlo_buf *b, const hlo_attr *a, const hlo_print_options *o
   hlo_print_attr_value(b, a, o);
 }
 
-/* Boolean attributes XLA prints only when true. */
-static bool omitted_when_false(const hlo_attr *a) {
-  if (a->kind != HLO_AK_BOOL || a->u.b) return false;
+/* Boolean attributes XLA prints only when true (topk prints is_stable
+ * always). */
+static bool omitted_when_false(const hlo_instruction *in, const hlo_attr *a) {
+  if (a->kind != HLO_AK_BOOL || a->u.b || in->op == HLO_OP_TOPK) return false;
   switch (a->key) {
   case HLO_A_IS_HOST_TRANSFER: case HLO_A_CONSTRAIN_LAYOUT: case HLO_A_USE_GLOBAL_DEVICE_IDS:
   case HLO_A_IS_STABLE: case HLO_A_CUSTOM_CALL_HAS_SIDE_EFFECT: case HLO_A_INDICES_ARE_SORTED:
@@ -242,25 +243,49 @@ static bool omitted_when_false(const hlo_attr *a) {
   }
 }
 
-/* An attribute XLA always prints but the text may leave out, with the
+/* Attributes XLA always prints but the text may leave out, each with the
  * value it then has and the attribute it follows (HLO_A_UNKNOWN: first):
- * a broadcast's dimensions (of a scalar), a collective's replica groups
- * (HloCollectiveInstruction prints them after channel_id). */
-static const char *implied_attr(const hlo_instruction *in, hlo_attr_key *key, hlo_attr_key *after) {
+ * a broadcast's dimensions (of a scalar); a collective's replica groups
+ * (after channel_id); topk's largest and is_stable (both true unless
+ * written); collective-broadcast's has_dynamic_root (false). */
+typedef struct implied_attr {
+  hlo_attr_key key, after;
+  const char *value;
+} implied_attr;
+
+static int implied_attrs(const hlo_instruction *in, implied_attr *out) {
+  int n = 0;
   switch (in->op) {
   case HLO_OP_BROADCAST:
-    *key = HLO_A_DIMENSIONS;
-    *after = HLO_A_UNKNOWN;
+    out[n++] = (implied_attr){HLO_A_DIMENSIONS, HLO_A_UNKNOWN, "{}"};
     break;
   case HLO_OP_ALL_REDUCE: case HLO_OP_ALL_REDUCE_START: case HLO_OP_ALL_GATHER: case HLO_OP_ALL_GATHER_START:
   case HLO_OP_ALL_TO_ALL: case HLO_OP_REDUCE_SCATTER: case HLO_OP_COLLECTIVE_BROADCAST: case HLO_OP_RAGGED_ALL_TO_ALL:
-    *key = HLO_A_REPLICA_GROUPS;
-    *after = hlo_instr_attr(in, HLO_A_CHANNEL_ID) ? HLO_A_CHANNEL_ID : HLO_A_UNKNOWN;
+    out[n++] = (implied_attr){HLO_A_REPLICA_GROUPS,
+                              hlo_instr_attr(in, HLO_A_CHANNEL_ID) ? HLO_A_CHANNEL_ID : HLO_A_UNKNOWN, "{}"};
+    if (in->op == HLO_OP_COLLECTIVE_BROADCAST) out[n++] = (implied_attr){HLO_A_HAS_DYNAMIC_ROOT, HLO_A_REPLICA_GROUPS, "false"};
+    break;
+  case HLO_OP_TOPK:
+    out[n++] = (implied_attr){HLO_A_LARGEST, HLO_A_K, "true"};
+    out[n++] = (implied_attr){HLO_A_IS_STABLE, HLO_A_LARGEST, "true"};
     break;
   default:
-    return NULL;
+    break;
   }
-  return hlo_instr_attr(in, *key) ? NULL : "{}";
+  int k = 0; /* keep those the instruction does not have */
+  for (int i = 0; i < n; i++)
+    if (!hlo_instr_attr(in, out[i].key)) out[k++] = out[i];
+  return k;
+}
+
+/* The implied attributes that follow `after`, each followed by those that
+ * follow it in turn. */
+static void print_implied(hlo_buf *b, const implied_attr *im, int n, hlo_attr_key after) {
+  for (int i = 0; i < n; i++)
+    if (im[i].after == after) {
+      hlo_buf_printf(b, ", %s=%s", hlo_attr_name(im[i].key), im[i].value);
+      print_implied(b, im, n, im[i].key);
+    }
 }
 
 /* Attributes of async ops that XLA prints in its own way (or not at all):
@@ -314,16 +339,16 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
     for (int i = 0; wrapped && i < wrapped->nattrs; i++)
       if (!hlo_text_generic_attr(wrapped->attrs[i].key)) print_attr(b, &wrapped->attrs[i], o);
   }
-  hlo_attr_key implied = HLO_A_UNKNOWN, after = HLO_A_UNKNOWN;
-  const char *implied_value = implied_attr(in, &implied, &after);
-  if (implied_value && after == HLO_A_UNKNOWN) hlo_buf_printf(b, ", %s=%s", hlo_attr_name(implied), implied_value);
+  implied_attr im[4];
+  int nim = implied_attrs(in, im);
+  print_implied(b, im, nim, HLO_A_UNKNOWN);
   for (int i = 0; i < in->nattrs; i++) {
     const hlo_attr *a = &in->attrs[i];
-    if (skip_attr(a, o) || omitted_when_false(a) || attr_word_is_default(in, a) ||
+    if (skip_attr(a, o) || omitted_when_false(in, a) || attr_word_is_default(in, a) ||
         (hlo_opcode_flags(in->op) & HLO_F_ASYNC && async_own_attr(in, a, wrapped != NULL)))
       continue;
     print_attr(b, a, o);
-    if (implied_value && a->key == after) hlo_buf_printf(b, ", %s=%s", hlo_attr_name(implied), implied_value);
+    print_implied(b, im, nim, a->key);
   }
   return b->failed ? HLO_ERR : HLO_OK;
 }

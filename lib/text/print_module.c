@@ -54,7 +54,7 @@ bool hlo_text_generic_attr(hlo_attr_key k) {
 static const char *const HEADER_ORDER[] = {
     "is_scheduled", "input_output_alias", "buffer_donor", "alias_passthrough_params", "entry_computation_layout",
     "allow_spmd_sharding_propagation_to_parameters", "allow_spmd_sharding_propagation_to_output",
-    "replica_count", "num_partitions", "frontend_attributes"};
+    "replica_count", "num_partitions", "frontend_attributes", "origin_recovery_table", "debug_attributes"};
 enum { NORDER = sizeof HEADER_ORDER / sizeof HEADER_ORDER[0], ECL_SLOT = 4 };
 
 static int order_slot(const char *name) {
@@ -132,8 +132,11 @@ static void header_attr(hlo_buf *b, const hlo_attr *a, const hlo_print_options *
       return;
     }
   }
-  hlo_buf_printf(b, ", %s=", name);
+  /* the recovery table ends its line; debug attributes start one */
+  bool table = strcmp(name, "origin_recovery_table") == 0, debug = strcmp(name, "debug_attributes") == 0;
+  hlo_buf_printf(b, debug ? ",\n%s=" : ", %s=", name);
   hlo_print_attr_value(b, a, o);
+  if (table) hlo_buf_putc(b, '\n');
 }
 
 /* entry_computation_layout made from the entry computation, as XLA's
