@@ -38,6 +38,7 @@ typedef struct cv {
   int ncomps;
   int ci, ii;        /* where errors are (-1: none) */
   const pb_node *here; /* the message they are in */
+  const pb_node *top;  /* the instruction field being read (a nested error names it too) */
 } cv;
 
 static bool is(const pb_node *n, const char *name) { return strcmp(n->name, name) == 0; }
@@ -49,6 +50,7 @@ static int fail(cv *C, const pb_node *n, const char *fmt, ...) {
   size_t l = strlen(path);
   if (C->ci >= 0) l += (size_t)snprintf(path + l, sizeof path - l, ".computations[%d]", C->ci);
   if (C->ii >= 0 && l < sizeof path) l += (size_t)snprintf(path + l, sizeof path - l, ".instructions[%d]", C->ii);
+  if (C->top && n != C->top && l < sizeof path) l += (size_t)snprintf(path + l, sizeof path - l, ".%s", C->top->name);
   if (n && l < sizeof path) snprintf(path + l, sizeof path - l, ".%s", n->name);
   va_list ap;
   va_start(ap, fmt);
@@ -115,7 +117,7 @@ static int only(cv *C, const pb_node *m, const char *const *names) {
   for (const pb_node *f = m->child; f; f = f->next) {
     bool ok = false;
     for (const char *const *k = names; *k && !ok; k++) ok = is(f, *k);
-    if (!ok) return fail(C, m, "unsupported field '%s'", f->name);
+    if (!ok) return fail(C, f, "unsupported field");
   }
   return HLO_OK;
 }
@@ -443,7 +445,9 @@ static int instruction(cv *C, const pins *I, bool root) {
       if (is(f, "opcode")) return fail(C, f, "unknown opcode \"%s\"", opname);
   }
   hlo_buf_printf(b, "  %s%%%s = ", root ? "ROOT " : "", I->name);
+  C->top = shp;
   if (shape(C, shp, b, 0)) return HLO_ERR;
+  C->top = NULL;
   hlo_buf_printf(b, " %s(", opname);
   if (op == HLO_OP_PARAMETER) {
     if (param < 0) return fail(C, NULL, "parameter %s has no parameter_number", I->name);
@@ -469,6 +473,7 @@ static int instruction(cv *C, const pins *I, bool root) {
     bool ign = false;
     for (const char *const *g = IGNORED; *g; g++) ign |= is(f, *g);
     if (ign) continue;
+    C->top = f;
     if (is(f, "control_predecessor_ids")) {
       has_preds = true;
     } else if (is(f, "tuple_index")) {
@@ -617,6 +622,7 @@ static int instruction(cv *C, const pins *I, bool root) {
       return fail(C, f, "unsupported field");
     }
   }
+  C->top = NULL;
   if (has_preds) {
     hlo_buf_puts(b, ", control-predecessors={");
     if (names(C, n, "control_predecessor_ids", b)) return HLO_ERR;
@@ -757,7 +763,7 @@ static int collect(cv *C, const pb_node *m) {
 
 int hlo_pb_snapshot_module_text(hlo_arena *a, const hlo_src *src, const hlo_pb_snapshot *snap, hlo_buf *out,
                                 hlo_diags *d) {
-  cv C = {a, src, d, out, NULL, 0, NULL, 0, -1, -1, NULL};
+  cv C = {a, src, d, out, NULL, 0, NULL, 0, -1, -1, NULL, NULL};
   const pb_node *m = snap->module_proto;
   if (!m) return hlo_errorf(d, src, 0, "the snapshot holds no module (hlo { hlo_module { ... } })");
   const char *mname = "module", *ename = NULL;
