@@ -27,14 +27,16 @@ static int convert(const char *ins, const char *more, hlo_buf *out, hlo_diags *d
   return hlo_pb_snapshot_module_text(&A, src, &snap, out, d);
 }
 
-/* The converted text holds the line want, and parses. */
-static void line_case(const char *ins, const char *more, const char *want) {
+/* want_error false: the converted text holds the line want, and parses;
+ * true: the conversion fails with an error message holding want. */
+static void check(const char *ins, const char *more, const char *want, bool want_error) {
   hlo_diags d;
   hlo_diags_init(&d, NULL);
   hlo_buf b;
   hlo_buf_init(&b, NULL);
   int rc = convert(ins, more, &b, &d);
-  bool ok = rc == HLO_OK && b.data && strstr(b.data, want);
+  bool ok = want_error ? rc == HLO_ERR && d.n >= 1 && strstr(d.v[0].msg, want)
+                       : rc == HLO_OK && b.data && strstr(b.data, want);
   if (!ok) printf("want [%s] in:\n%s\n(rc %d %s)\n", want, b.data ? b.data : "", rc, d.n ? d.v[0].msg : "");
   CHECK(ok);
   if (rc == HLO_OK) {
@@ -51,18 +53,8 @@ static void line_case(const char *ins, const char *more, const char *want) {
   hlo_diags_release(&d);
 }
 
-static void error_case(const char *ins, const char *more, const char *msg) {
-  hlo_diags d;
-  hlo_diags_init(&d, NULL);
-  hlo_buf b;
-  hlo_buf_init(&b, NULL);
-  int rc = convert(ins, more, &b, &d);
-  bool ok = rc == HLO_ERR && d.n >= 1 && strstr(d.v[0].msg, msg);
-  if (!ok) printf("want error [%s], got rc %d: %s\n", msg, rc, d.n ? d.v[0].msg : "");
-  CHECK(ok);
-  hlo_buf_release(&b);
-  hlo_diags_release(&d);
-}
+static void line_case(const char *ins, const char *more, const char *want) { check(ins, more, want, false); }
+static void error_case(const char *ins, const char *more, const char *msg) { check(ins, more, msg, true); }
 
 #define F32(dims) "shape { element_type: F32 " dims " }"
 #define P(id, num, shp) "instructions { name: \"p" #num "\" opcode: \"parameter\" id: " #id " parameter_number: " #num " " shp " }"
