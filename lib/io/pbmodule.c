@@ -376,6 +376,25 @@ static int names(cv *C, const pb_node *n, const char *field, hlo_buf *b) {
   return HLO_OK;
 }
 
+/* Whether the first operand of n (a conditional's branch index, emitted
+ * and so checked before n) is a pred:
+ * then its two computations are the true and the false branch. */
+static bool index_is_pred(cv *C, const pb_node *n) {
+  const pb_node *f = n->child;
+  while (f && !is(f, "operand_ids")) f = f->next;
+  int64_t id;
+  int o = 0;
+  if (!f || f->is_msg || pb_read_int(C->src, C->d, f, INT64_MIN, INT64_MAX, &id) || ins_index(C, f, id, &o))
+    return false;
+  for (const pb_node *s = C->ins[o].n->child; s; s = s->next)
+    if (is(s, "shape") && s->is_msg)
+      for (const pb_node *t = s->child; t; t = t->next) {
+        hlo_type ty;
+        if (is(t, "element_type") && pb_read_prim_type(C->src, C->d, t, &ty) == HLO_OK) return ty == HLO_PRED;
+      }
+  return false;
+}
+
 /* The called computations of instruction n as attributes of its opcode. */
 static int callees(cv *C, const pb_node *n, hlo_opcode op, hlo_buf *b) {
   int c[64], nc = 0;
@@ -398,6 +417,10 @@ static int callees(cv *C, const pb_node *n, hlo_opcode op, hlo_buf *b) {
   if (two[0]) {
     if (nc != 2) return fail(C, first, "%s takes 2 called computations, not %d", hlo_opcode_name(op), nc);
     hlo_buf_printf(b, ", %s=%%%s, %s=%%%s", two[1], C->comps[c[1]].name, two[0], C->comps[c[0]].name);
+    return HLO_OK;
+  }
+  if (op == HLO_OP_CONDITIONAL && nc == 2 && index_is_pred(C, n)) {
+    hlo_buf_printf(b, ", true_computation=%%%s, false_computation=%%%s", C->comps[c[0]].name, C->comps[c[1]].name);
     return HLO_OK;
   }
   const char *many = op == HLO_OP_CONDITIONAL ? "branch_computations"

@@ -122,6 +122,24 @@ static void test_attributes(void) {
             "shape { element_type: TUPLE tuple_shapes { element_type: F32 dimensions: 2 } tuple_shapes { element_type: F32 dimensions: 2 } } }"
             "instructions { name: \"g\" opcode: \"get-tuple-element\" id: 3 operand_ids: 2 " F32("dimensions: 2") " }",
             "", "  ROOT %g = f32[2] get-tuple-element(%t), index=0\n");
+  /* conditional: a pred index takes true/false, an s32 index a list */
+  const char *branches =
+      "computations { name: \"b0\" id: 7 " P(71, 0, F32("")) " instructions { name: \"n0\" opcode: \"negate\" id: 72 operand_ids: 71 " F32("") " } root_id: 72 }"
+      "computations { name: \"b1\" id: 8 " P(81, 0, F32("")) " }";
+  line_case("instructions { name: \"q\" opcode: \"parameter\" id: 1 parameter_number: 0 shape { element_type: PRED } }"
+            P(2, 1, F32(""))
+            "instructions { name: \"c\" opcode: \"conditional\" id: 3 operand_ids: [1, 2, 2] called_computation_ids: [7, 8] " F32("") " }",
+            branches, "  ROOT %c = f32[] conditional(%q, %p1, %p1), true_computation=%b0, false_computation=%b1\n");
+  line_case("instructions { name: \"q\" opcode: \"parameter\" id: 1 parameter_number: 0 shape { element_type: S32 } }"
+            P(2, 1, F32(""))
+            "instructions { name: \"c\" opcode: \"conditional\" id: 3 operand_ids: [1, 2, 2] called_computation_ids: [7, 8] " F32("") " }",
+            branches, "  ROOT %c = f32[] conditional(%q, %p1, %p1), branch_computations={%b0, %b1}\n");
+  /* while: the proto lists body then condition */
+  line_case(P(1, 0, "shape { element_type: PRED }")
+            "instructions { name: \"w\" opcode: \"while\" id: 2 operand_ids: 1 called_computation_ids: [7, 8] shape { element_type: PRED } }",
+            "computations { name: \"body\" id: 7 " P(71, 0, "shape { element_type: PRED }") " }"
+            "computations { name: \"cond\" id: 8 " P(81, 0, "shape { element_type: PRED }") " }",
+            "  ROOT %w = pred[] while(%p0), condition=%cond, body=%body\n");
 }
 
 static void test_errors(void) {
