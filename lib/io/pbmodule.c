@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hlo/hlo_fp.h"
@@ -532,7 +533,26 @@ static int instruction(cv *C, const pins *I, bool root) {
         hlo_buf_printf(b, "%s[%lld:%lld:%lld]", s++ ? ", " : "", (long long)x[0], (long long)x[1], (long long)x[2]);
       }
       hlo_buf_putc(b, '}');
-    } else if (is(f, "exponent_bits") || is(f, "mantissa_bits") || is(f, "k")) {
+    } else if (is(f, "epsilon")) {
+      if (get_enum(C, f, e, sizeof e)) return HLO_ERR;
+      char *end;
+      (void)strtod(e, &end);
+      if (end == e || *end) return fail(C, f, "'%s' is not a number", e);
+      hlo_buf_printf(b, ", epsilon=%s", e);
+    } else if (is(f, "fft_type")) {
+      if (get_enum(C, f, e, sizeof e)) return HLO_ERR;
+      hlo_buf_printf(b, ", fft_type=%s", e);
+    } else if (is(f, "operand_shapes_with_layout")) {
+      if (!first_of(n, f)) continue;
+      hlo_buf_puts(b, ", operand_layout_constraints={");
+      int s = 0;
+      for (const pb_node *g = f; g; g = g->next) {
+        if (!is(g, "operand_shapes_with_layout")) continue;
+        if (s++) hlo_buf_puts(b, ", ");
+        if (shape(C, g, b, 0)) return HLO_ERR;
+      }
+      hlo_buf_putc(b, '}');
+    } else if (is(f, "exponent_bits") || is(f, "mantissa_bits") || is(f, "k") || is(f, "feature_index")) {
       if (get_int(C, f, &v)) return HLO_ERR;
       hlo_buf_printf(b, ", %s=%lld", f->name, (long long)v);
     } else if (is(f, "channel_id")) {

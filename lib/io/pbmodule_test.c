@@ -122,6 +122,15 @@ static void test_attributes(void) {
             "shape { element_type: TUPLE tuple_shapes { element_type: F32 dimensions: 2 } tuple_shapes { element_type: F32 dimensions: 2 } } }"
             "instructions { name: \"g\" opcode: \"get-tuple-element\" id: 3 operand_ids: 2 " F32("dimensions: 2") " }",
             "", "  ROOT %g = f32[2] get-tuple-element(%t), index=0\n");
+  line_case(P(1, 0, F32("dimensions: [2, 3]")) P(2, 1, F32("dimensions: 3")) P(3, 2, F32("dimensions: 3"))
+            "instructions { name: \"bn\" opcode: \"batch-norm-inference\" id: 4 operand_ids: [1, 2, 3, 2, 3] "
+            F32("dimensions: [2, 3]") " epsilon: 0.001 feature_index: 1 }",
+            "", "  ROOT %bn = f32[2,3] batch-norm-inference(%p0, %p1, %p2, %p1, %p2), epsilon=0.001, feature_index=1\n");
+  line_case(P(1, 0, F32("dimensions: [2, 3]"))
+            "instructions { name: \"cc\" opcode: \"custom-call\" id: 2 operand_ids: 1 " F32("dimensions: [2, 3]")
+            " custom_call_target: \"t\" operand_shapes_with_layout { element_type: F32 dimensions: [2, 3]"
+            " layout { minor_to_major: [0, 1] } } }",
+            "", "  ROOT %cc = f32[2,3] custom-call(%p0), custom_call_target=\"t\", operand_layout_constraints={f32[2,3]{0,1}}\n");
   /* conditional: a pred index takes true/false, an s32 index a list */
   const char *branches =
       "computations { name: \"b0\" id: 7 " P(71, 0, F32("")) " instructions { name: \"n0\" opcode: \"negate\" id: 72 operand_ids: 71 " F32("") " } root_id: 72 }"
