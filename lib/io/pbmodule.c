@@ -28,6 +28,11 @@ typedef struct pcomp { /* one HloComputationProto */
   int first, count;  /* its instructions: ins[first .. first+count) */
 } pcomp;
 
+typedef struct id_ref {
+  int64_t id;
+  int k;
+} id_ref;
+
 typedef struct cv {
   hlo_arena *a;
   const hlo_src *src;
@@ -35,6 +40,7 @@ typedef struct cv {
   hlo_buf *out;
   pins *ins;
   int nins;
+  id_ref *byid;      /* the instructions by id */
   pcomp *comps;
   int ncomps;
   int ci, ii;        /* where errors are (-1: none) */
@@ -284,75 +290,83 @@ static int window(cv *C, const pb_node *w, hlo_buf *b) {
   return HLO_OK;
 }
 
-/* ConvolutionDimensionNumbers as dim_labels=b01f_01io->b01f. */
+/* ConvolutionDimensionNumbers as dim_labels=b01f_01io->b01f.  A scalar
+ * field left out is 0, as proto3 text leaves zeros out. */
 static int conv_dims(cv *C, const pb_node *m, hlo_buf *b) {
   static const char *const F[] = {"input_batch_dimension", "input_feature_dimension", "input_spatial_dimensions",
                                   "kernel_input_feature_dimension", "kernel_output_feature_dimension",
                                   "kernel_spatial_dimensions", "output_batch_dimension", "output_feature_dimension",
                                   "output_spatial_dimensions", NULL};
+  static const char LABEL[] = "bf_io_bf_"; /* the letter of each scalar field of F ('_': spatial) */
   if (want_msg(C, m) || only(C, m, F)) return HLO_ERR;
   for (int part = 0; part < 3; part++) {
-    static const char *const pre[3] = {"input", "kernel", "output"};
-    char lab[HLO_NPY_MAX_RANK + 1];
+    enum { MAXSP = 10 }; /* spatial dimensions are the digits 0-9 */
+    char lab[MAXSP + 3];
     memset(lab, 0, sizeof lab);
-    int64_t nsp = 0, rank;
-    for (const pb_node *f = m->child; f; f = f->next)
-      if (strncmp(f->name, pre[part], strlen(pre[part])) == 0 && strstr(f->name, "spatial")) nsp++;
-    rank = nsp + 2;
-    if (rank > HLO_NPY_MAX_RANK) return fail(C, m, "too many spatial dimensions");
-    int64_t sp = 0;
+    const char *const *names = F + 3 * part;
+    int64_t sp[MAXSP], d0 = 0, d1 = 0;
+    int nsp = 0;
     for (const pb_node *f = m->child; f; f = f->next) {
-      if (strncmp(f->name, pre[part], strlen(pre[part])) != 0) continue;
-      int64_t v;
-      if (get_int(C, f, &v)) return HLO_ERR;
-      if (v < 0 || v >= rank) return fail(C, f, "dimension %lld out of range", (long long)v);
-      const char *tail = f->name + strlen(pre[part]) + 1;
-      char c = strstr(tail, "spatial") ? (char)('0' + sp++)
-               : strcmp(tail, "batch_dimension") == 0 ? 'b'
-               : strcmp(tail, "feature_dimension") == 0 ? 'f'
-               : strcmp(tail, "input_feature_dimension") == 0 ? 'i' : 'o';
-      if (lab[v]) return fail(C, f, "dimension %lld given twice", (long long)v);
-      lab[v] = c;
+      int64_t *dst = is(f, names[0]) ? &d0 : is(f, names[1]) ? &d1 : NULL;
+      if (is(f, names[2])) {
+        if (nsp == MAXSP) return fail(C, f, "more than %d spatial dimensions", MAXSP);
+        dst = &sp[nsp++];
+      }
+      if (dst && get_int(C, f, dst)) return HLO_ERR;
     }
-    for (int64_t k = 0; k < rank; k++)
-      if (!lab[k]) return fail(C, m, "the %s dimensions are incomplete", pre[part]);
+    int rank = nsp + 2;
+    int64_t at[MAXSP + 2] = {d0, d1};
+    char what[MAXSP + 2] = {LABEL[3 * part], LABEL[3 * part + 1]};
+    for (int k = 0; k < nsp; k++) at[k + 2] = sp[k], what[k + 2] = (char)('0' + k);
+    for (int k = 0; k < rank; k++) {
+      if (at[k] < 0 || at[k] >= rank || lab[at[k]])
+        return fail(C, NULL, "the %s dimensions are not a permutation of 0..%d", names[0], rank - 1);
+      lab[at[k]] = what[k];
+    }
     hlo_buf_puts(b, lab);
     hlo_buf_puts(b, part == 0 ? "_" : part == 1 ? "->" : "");
   }
   return HLO_OK;
 }
 
-/* A message of repeated integer fields as "name={..}" attributes (fields
- * with a single value, like index_vector_dim, as "name=v"). */
+/* A message of repeated integer fields as "name={..}" attributes (the
+ * field `scalar`, like index_vector_dim, as "name=v"); field k is written
+ * when empty if bit k of always is set. */
 static int dims_msg(cv *C, const pb_node *m, hlo_buf *b, const char *const *fields, const char *const *texts,
-                    const char *scalar) {
+                    const char *scalar, unsigned always) {
   if (want_msg(C, m) || only(C, m, fields)) return HLO_ERR;
   for (int k = 0; fields[k]; k++) {
     bool any = false;
     for (const pb_node *f = m->child; f; f = f->next) any |= is(f, fields[k]);
-    if (scalar && strcmp(fields[k], scalar) == 0) {
+    if (scalar && strcmp(fields[k], scalar) == 0) { /* proto3 text leaves a 0 out */
+      int64_t v = 0;
       for (const pb_node *f = m->child; f; f = f->next)
-        if (is(f, scalar)) {
-          int64_t v;
-          if (get_int(C, f, &v)) return HLO_ERR;
-          hlo_buf_printf(b, ", %s=%lld", texts[k], (long long)v);
-        }
+        if (is(f, scalar) && get_int(C, f, &v)) return HLO_ERR;
+      hlo_buf_printf(b, ", %s=%lld", texts[k], (long long)v);
       continue;
     }
-    if (!any && k > 0) continue;
+    if (!any && !(always >> k & 1)) continue; /* an empty list is written only where the parser needs it */
     hlo_buf_printf(b, ", %s=", texts[k]);
     if (ints(C, m, fields[k], b, "{", ",", "}")) return HLO_ERR;
   }
   return HLO_OK;
 }
 
+static int by_id(const void *x, const void *y) {
+  const id_ref *a = x, *b = y;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The instruction with this id, or -1. */
+static int find_ins(const cv *C, int64_t id) {
+  id_ref key = {id, 0};
+  const id_ref *r = C->byid ? bsearch(&key, C->byid, (size_t)C->nins, sizeof key, by_id) : NULL;
+  return r ? r->k : -1;
+}
+
 static int ins_index(cv *C, const pb_node *n, int64_t id, int *out) {
-  for (int k = 0; k < C->nins; k++)
-    if (C->ins[k].id == id) {
-      *out = k;
-      return HLO_OK;
-    }
-  return fail(C, n, "no instruction has id %lld", (long long)id);
+  *out = find_ins(C, id);
+  return *out >= 0 ? HLO_OK : fail(C, n, "no instruction has id %lld", (long long)id);
 }
 
 static int comp_index(cv *C, const pb_node *n, int64_t id, int *out) {
@@ -454,7 +468,7 @@ static int instruction(cv *C, const pins *I, bool root) {
   hlo_buf *b = C->out;
   const char *opname = NULL;
   const pb_node *shp = NULL, *lit = NULL;
-  int64_t param = -1;
+  int64_t param = 0; /* proto3 text leaves a 0 out */
   for (const pb_node *f = n->child; f; f = f->next) {
     if (is(f, "opcode") && want_str(C, f, &opname)) return HLO_ERR;
     if (is(f, "shape")) shp = f;
@@ -474,7 +488,7 @@ static int instruction(cv *C, const pins *I, bool root) {
   C->top = NULL;
   hlo_buf_printf(b, " %s(", opname);
   if (op == HLO_OP_PARAMETER) {
-    if (param < 0) return fail(C, NULL, "parameter %s has no parameter_number", I->name);
+    if (param < 0) return fail(C, NULL, "parameter %s has a negative parameter_number", I->name);
     hlo_buf_printf(b, "%lld", (long long)param);
   } else if (op == HLO_OP_CONSTANT) {
     if (!lit) return fail(C, NULL, "constant %s has no literal", I->name);
@@ -520,7 +534,7 @@ static int instruction(cv *C, const pins *I, bool root) {
       if (conv_dims(C, f, b)) return HLO_ERR;
     } else if (is(f, "feature_group_count") || is(f, "batch_group_count")) {
       if (get_int(C, f, &v)) return HLO_ERR;
-      if (v != 1) hlo_buf_printf(b, ", %s=%lld", f->name, (long long)v);
+      if (v > 1) hlo_buf_printf(b, ", %s=%lld", f->name, (long long)v); /* 0 (left out) and 1: none */
     } else if (is(f, "slice_dimensions")) {
       if (!first_of(n, f)) continue; /* a repeated field is written whole at its first value */
       hlo_buf_puts(b, ", slice={");
@@ -605,16 +619,16 @@ static int instruction(cv *C, const pins *I, bool root) {
                                       "rhs_contracting_dimensions", NULL};
       static const char *const T[] = {"lhs_batch_dims", "lhs_contracting_dims", "rhs_batch_dims",
                                       "rhs_contracting_dims", NULL};
-      if (dims_msg(C, f, b, F, T, NULL)) return HLO_ERR;
+      if (dims_msg(C, f, b, F, T, NULL, 0xa)) return HLO_ERR;
     } else if (is(f, "gather_dimension_numbers")) {
       static const char *const F[] = {"offset_dims", "collapsed_slice_dims", "start_index_map", "index_vector_dim",
                                       "operand_batching_dims", "start_indices_batching_dims", NULL};
-      if (dims_msg(C, f, b, F, F, "index_vector_dim")) return HLO_ERR;
+      if (dims_msg(C, f, b, F, F, "index_vector_dim", 0x7)) return HLO_ERR;
     } else if (is(f, "scatter_dimension_numbers")) {
       static const char *const F[] = {"update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims",
                                       "index_vector_dim", "input_batching_dims", "scatter_indices_batching_dims",
                                       NULL};
-      if (dims_msg(C, f, b, F, F, "index_vector_dim")) return HLO_ERR;
+      if (dims_msg(C, f, b, F, F, "index_vector_dim", 0x7)) return HLO_ERR;
     } else if (is(f, "indices_are_sorted") || is(f, "unique_indices") || is(f, "is_stable") ||
                is(f, "use_global_device_ids") || is(f, "constrain_layout") || is(f, "largest") ||
                is(f, "custom_call_has_side_effect") || is(f, "is_host_transfer")) {
@@ -759,14 +773,12 @@ static int collect(cv *C, const pb_node *m) {
     C->ci = C->ncomps, C->ii = -1, C->here = f;
     pcomp *P = &C->comps[C->ncomps++];
     memset(P, 0, sizeof *P);
-    P->n = f, P->first = C->nins, P->id = -1;
-    bool has_id = false;
+    P->n = f, P->first = C->nins; /* id and root_id 0 are left out of proto3 text */
     for (const pb_node *g = f->child; g; g = g->next) {
       if (is(g, "name")) {
         if (want_str(C, g, &P->name)) return HLO_ERR;
       } else if (is(g, "id")) {
         if (get_int(C, g, &P->id)) return HLO_ERR;
-        has_id = true;
       } else if (is(g, "root_id")) {
         if (get_int(C, g, &P->root)) return HLO_ERR;
         P->has_root = true;
@@ -776,24 +788,16 @@ static int collect(cv *C, const pb_node *m) {
         pins *I = &C->ins[C->nins++];
         memset(I, 0, sizeof *I);
         I->n = g, I->comp = C->ci, I->k = P->count++;
-        bool iid = false;
         for (const pb_node *h = g->child; h; h = h->next) {
           if (is(h, "name") && want_str(C, h, &I->name)) return HLO_ERR;
-          if (is(h, "id")) {
-            if (get_int(C, h, &I->id)) return HLO_ERR;
-            iid = true;
-          }
+          if (is(h, "id") && get_int(C, h, &I->id)) return HLO_ERR; /* proto3 text leaves an id 0 out */
         }
-        if (!iid) return fail(C, NULL, "instruction without id");
         if (!I->name || !*I->name) return fail(C, NULL, "instruction without name");
-        for (int q = 0; q < C->nins - 1; q++)
-          if (C->ins[q].id == I->id) return fail(C, NULL, "id %lld is used twice", (long long)I->id);
         C->ii = -1, C->here = f;
       } else if (!is(g, "program_shape") && !is(g, "is_fusion_computation") && !is(g, "execution_thread")) {
         return fail(C, g, "unsupported field");
       }
     }
-    if (!has_id) return fail(C, NULL, "computation without id");
     if (!P->name || !*P->name) return fail(C, NULL, "computation without name");
     if (!P->count) return fail(C, NULL, "computation %s has no instructions", P->name);
     for (int q = 0; q < C->ncomps - 1; q++)
@@ -801,12 +805,24 @@ static int collect(cv *C, const pb_node *m) {
   }
   C->ci = C->ii = -1, C->here = m;
   if (!C->ncomps) return fail(C, NULL, "the module has no computations");
+  /* ids sorted, for ins_index and to find one used twice */
+  C->byid = hlo_arena_array(C->a, (size_t)C->nins + 1, sizeof *C->byid);
+  if (!C->byid) return fail(C, NULL, "out of memory");
+  for (int k = 0; k < C->nins; k++) C->byid[k] = (id_ref){C->ins[k].id, k};
+  qsort(C->byid, (size_t)C->nins, sizeof *C->byid, by_id);
+  for (int k = 1; k < C->nins; k++)
+    if (C->byid[k].id == C->byid[k - 1].id) {
+      const pins *I = &C->ins[C->byid[k].k > C->byid[k - 1].k ? C->byid[k].k : C->byid[k - 1].k];
+      C->ci = I->comp, C->ii = I->k, C->here = I->n;
+      return fail(C, NULL, "id %lld is used twice%s", (long long)I->id,
+                  I->id ? "" : " (an instruction without id has id 0)");
+    }
   return HLO_OK;
 }
 
 int hlo_pb_snapshot_module_text(hlo_arena *a, const hlo_src *src, const hlo_pb_snapshot *snap, hlo_buf *out,
                                 hlo_diags *d) {
-  cv C = {a, src, d, out, NULL, 0, NULL, 0, -1, -1, NULL, NULL};
+  cv C = {a, src, d, out, NULL, 0, NULL, NULL, 0, -1, -1, NULL, NULL};
   const pb_node *m = snap->module_proto;
   if (!m) return hlo_errorf(d, src, 0, "the snapshot holds no module (hlo { hlo_module { ... } })");
   const char *mname = "module", *ename = NULL;
@@ -860,6 +876,8 @@ int hlo_pb_snapshot_module_text(hlo_arena *a, const hlo_src *src, const hlo_pb_s
       int root = P->first + P->count - 1;
       C.ci = c, C.ii = -1, C.here = P->n;
       if (P->has_root && ins_index(&C, P->n, P->root, &root)) return HLO_ERR;
+      int zero = find_ins(&C, 0); /* no root_id: 0, left out of the text, when the computation has id 0 */
+      if (!P->has_root && zero >= 0 && C.ins[zero].comp == c) root = zero;
       if (C.ins[root].comp != c) return fail(&C, NULL, "root_id %lld is in another computation", (long long)P->root);
       for (int k = 0; k < C.nins; k++) {
         const pins *I = &C.ins[iorder[k]];

@@ -131,6 +131,26 @@ static void test_attributes(void) {
             " custom_call_target: \"t\" operand_shapes_with_layout { element_type: F32 dimensions: [2, 3]"
             " layout { minor_to_major: [0, 1] } } }",
             "", "  ROOT %cc = f32[2,3] custom-call(%p0), custom_call_target=\"t\", operand_layout_constraints={f32[2,3]{0,1}}\n");
+  /* proto3 text leaves zeros out: parameter_number, id, root_id, index_vector_dim, conv dimensions */
+  const char *zeros = "instructions { name: \"x\" opcode: \"parameter\" " F32("dimensions: [2, 5, 3]") " }"
+            "instructions { name: \"w\" opcode: \"parameter\" id: 2 parameter_number: 1 " F32("dimensions: [3, 2, 4]") " }"
+            "instructions { name: \"c\" opcode: \"convolution\" id: 3 operand_ids: [0, 2] " F32("dimensions: [2, 5, 4]")
+            " window { dimensions { size: 3 stride: 1 padding_low: 1 padding_high: 1 window_dilation: 1 base_dilation: 1 } }"
+            " convolution_dimension_numbers { input_feature_dimension: 2 input_spatial_dimensions: 1"
+            " kernel_input_feature_dimension: 1 kernel_output_feature_dimension: 2 kernel_spatial_dimensions: 0"
+            " output_feature_dimension: 2 output_spatial_dimensions: 1 } }"
+            "instructions { name: \"i\" opcode: \"parameter\" id: 4 parameter_number: 2 shape { element_type: S32 dimensions: 1 } }"
+            "instructions { name: \"g\" opcode: \"gather\" id: 5 operand_ids: [0, 4] " F32("dimensions: [2, 5, 3]")
+            " gather_dimension_numbers { offset_dims: [0, 1, 2] start_index_map: 0 } gather_slice_sizes: [2, 5, 3] }"
+            "instructions { name: \"t\" opcode: \"tuple\" id: 1 operand_ids: [3, 5] shape { element_type: TUPLE tuple_shapes { "
+            "element_type: F32 dimensions: [2, 5, 4] } tuple_shapes { element_type: F32 dimensions: [2, 5, 3] } } }"
+            "root_id: 1";
+  line_case(zeros, "", "  %x = f32[2,5,3] parameter(0)\n");
+  line_case(zeros, "", "window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f\n");
+  line_case(zeros, "", "gather(%x, %i), offset_dims={0,1,2}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=0, slice_sizes={2,5,3}\n");
+  line_case("instructions { name: \"x\" opcode: \"parameter\" " F32("") " }"
+            "instructions { name: \"y\" opcode: \"negate\" id: 1 operand_ids: 0 " F32("") " }",
+            "", "  %y = f32[] negate(%x)\n"); /* no root_id: id 0 is the root */
   /* conditional: a pred index takes true/false, an s32 index a list */
   const char *branches =
       "computations { name: \"b0\" id: 7 " P(71, 0, F32("")) " instructions { name: \"n0\" opcode: \"negate\" id: 72 operand_ids: 71 " F32("") " } root_id: 72 }"
@@ -162,8 +182,9 @@ static void test_errors(void) {
   error_case(buf, "", "hlo.hlo_module.computations[0].instructions[1].opcode: unknown opcode \"frobnicate\"");
   snprintf(buf, sizeof buf, "%s instructions { name: \"n\" opcode: \"negate\" id: 2 operand_ids: 9 %s }", p, F32("dimensions: 4"));
   error_case(buf, "", "hlo.hlo_module.computations[0].instructions[1].operand_ids: no instruction has id 9");
-  snprintf(buf, sizeof buf, "%s instructions { name: \"n\" opcode: \"negate\" operand_ids: 1 %s }", p, F32("dimensions: 4"));
-  error_case(buf, "", "hlo.hlo_module.computations[0].instructions[1]: instruction without id");
+  snprintf(buf, sizeof buf, "%s instructions { name: \"n\" opcode: \"negate\" operand_ids: 1 %s }"
+           "instructions { name: \"m\" opcode: \"negate\" operand_ids: 1 %s }", p, F32("dimensions: 4"), F32("dimensions: 4"));
+  error_case(buf, "", "hlo.hlo_module.computations[0].instructions[2]: id 0 is used twice (an instruction without id has id 0)");
   snprintf(buf, sizeof buf, "%s instructions { name: \"n\" opcode: \"negate\" id: 1 operand_ids: 1 %s }", p, F32("dimensions: 4"));
   error_case(buf, "", "id 1 is used twice");
   snprintf(buf, sizeof buf, "%s instructions { name: \"n\" opcode: \"negate\" id: 2 operand_ids: 1 shape { element_type: F32 dimensions: 4 layout { minor_to_major: 0 tiles { dimensions: 8 } } } }", p);
