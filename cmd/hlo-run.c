@@ -965,19 +965,20 @@ int main(int argc, char **argv) {
   cli_input lin = {0};
   hlo_pb_run lrun = {0};
   hlo_pb_snapshot snap = {0};
+  cli_input mtext = {0}; /* the snapshot's module as HLO text, when no FILE is given */
   const char *lpath = a.snapshot ? a.snapshot : a.literals;
   if (lpath) {
     int lrc = run_lit_load(&TOOL, &A, lpath, a.snapshot != NULL, &lin, &lrun, &snap);
-    if (lrc == CLI_OK && !file) {
+    if (lrc == CLI_OK && !file && snap.has_module_proto) {
       hlo_diags sd;
       hlo_diags_init(&sd, NULL);
-      if (snap.has_module_proto)
-        hlo_errorf(&sd, &lin.src, snap.module_off, "the snapshot holds module %s as an HloModuleProto, which "
-                   "hlo-run does not read; give the module's HLO text as FILE (with a dump folder: "
-                   "--module %s)", snap.module_name ? snap.module_name : "(unnamed)",
-                   snap.module_name ? snap.module_name : "NAME");
-      else
-        hlo_errorf(&sd, &lin.src, 0, "the snapshot holds no module (hlo { hlo_module { ... } }); give FILE");
+      if (run_lit_module(&A, &lin, &snap, &mtext, &sd)) lrc = CLI_INVALID;
+      cli_print_diags(&sd);
+      hlo_diags_release(&sd);
+    } else if (lrc == CLI_OK && !file) {
+      hlo_diags sd;
+      hlo_diags_init(&sd, NULL);
+      hlo_errorf(&sd, &lin.src, 0, "the snapshot holds no module (hlo { hlo_module { ... } }); give FILE");
       cli_print_diags(&sd);
       hlo_diags_release(&sd);
       lrc = CLI_INVALID;
@@ -990,8 +991,8 @@ int main(int argc, char **argv) {
     }
   }
 
-  cli_input in;
-  if (cli_read(&TOOL, file, &in)) {
+  cli_input in = mtext;
+  if (!mtext.data && cli_read(&TOOL, file, &in)) {
     cli_input_release(&lin);
     hlo_arena_release(&A);
     run_spec_free(&spec);

@@ -26,6 +26,30 @@ int run_lit_load(const cli_tool *t, hlo_arena *A, const char *path, bool snapsho
   return rc;
 }
 
+int run_lit_module(hlo_arena *A, const cli_input *in, const hlo_pb_snapshot *snap, cli_input *text, hlo_diags *d) {
+  memset(text, 0, sizeof *text);
+  hlo_buf b;
+  hlo_buf_init(&b, NULL);
+  if (hlo_pb_snapshot_module_text(A, &in->src, snap, &b, d)) {
+    hlo_buf_release(&b);
+    return HLO_ERR;
+  }
+  hlo_buf name;
+  hlo_buf_init(&name, NULL);
+  hlo_buf_printf(&name, "%s (hlo_module as HLO text)", in->src.name);
+  const char *nm = name.data ? hlo_arena_strndup(A, name.data, name.len) : NULL;
+  hlo_buf_release(&name);
+  if (!nm) {
+    hlo_buf_release(&b);
+    return hlo_errorf(d, &in->src, 0, "out of memory");
+  }
+  text->data = b.data; /* hlo_buf's default allocator is malloc: cli_input_release frees it */
+  text->src.name = nm;
+  text->src.text = b.data;
+  text->src.len = b.len;
+  return HLO_OK;
+}
+
 /* Copy lit into v (made with v's shape); an error into d when it does not
  * fit. */
 static int fill(hlo_val *v, const hlo_pb_literal *lit, const hlo_src *src, hlo_diags *d, int i) {

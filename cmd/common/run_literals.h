@@ -17,6 +17,11 @@
 int run_lit_load(const cli_tool *t, hlo_arena *A, const char *path, bool snapshot, cli_input *in, hlo_pb_run *run,
                  hlo_pb_snapshot *snap);
 
+/* The module of snapshot snap (read from in) as HLO text into *text (the
+ * caller releases it), its source named "FILE (hlo_module as HLO text)".
+ * Errors go to d. */
+int run_lit_module(hlo_arena *A, const cli_input *in, const hlo_pb_snapshot *snap, cli_input *text, hlo_diags *d);
+
 /* A value of shape ps holding lit (argument i), or NULL after printing
  * FILE:LINE:COL: error: ... at the literal when it does not fit. */
 hlo_val *run_lit_value(const hlo_allocator *alloc, const hlo_shape *ps, const hlo_pb_literal *lit,

@@ -36,12 +36,14 @@ typedef struct hlo_pb_literals {
 
 /* An HloSnapshot: the arguments and result of one execution, and what the
  * file says of the module.  XLA writes the module as an HloModuleProto
- * (hlo { hlo_module { ... } }); its name is kept, its body is not read. */
+ * (hlo { hlo_module { ... } }); hlo_pb_snapshot_module_text turns it into
+ * HLO text. */
 typedef struct hlo_pb_snapshot {
   hlo_pb_run run;
   const char *module_name; /* NULL when absent */
   bool has_module_proto;   /* hlo { hlo_module { ... } } present */
   size_t module_off;       /* where hlo_module starts */
+  const void *module_proto; /* the hlo_module message, for hlo_pb_snapshot_module_text */
 } hlo_pb_snapshot;
 
 /* Read src as a literals file into out (allocated in a).  Shapes give
@@ -52,5 +54,13 @@ typedef struct hlo_pb_snapshot {
 HLO_API int hlo_pb_read_literals(hlo_arena *a, const hlo_src *src, hlo_pb_literals *out, hlo_diags *d);
 /* Read src as an HloSnapshot. */
 HLO_API int hlo_pb_read_snapshot(hlo_arena *a, const hlo_src *src, hlo_pb_snapshot *out, hlo_diags *d);
+
+/* The HloModuleProto of snap (read from src) as HLO text appended to out:
+ * computations callees first, the entry last, instructions with their
+ * operands first; ids become names.  A field or value the conversion does
+ * not handle is an error naming its proto path (hlo.hlo_module.
+ * computations[2].instructions[5].window: ...), never left out. */
+HLO_API int hlo_pb_snapshot_module_text(hlo_arena *a, const hlo_src *src, const hlo_pb_snapshot *snap, hlo_buf *out,
+                                        hlo_diags *d);
 
 #endif

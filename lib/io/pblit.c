@@ -457,6 +457,7 @@ int hlo_pb_read_snapshot(hlo_arena *a, const hlo_src *src, hlo_pb_snapshot *out,
         if (want_msg(&R, g)) return HLO_ERR;
         out->has_module_proto = true;
         out->module_off = g->off;
+        out->module_proto = g;
         for (const pb_node *h = g->child; h; h = h->next)
           if (is(h, "name") && h->is_string) out->module_name = h->val;
       }
@@ -465,4 +466,25 @@ int hlo_pb_read_snapshot(hlo_arena *a, const hlo_src *src, hlo_pb_snapshot *out,
     }
   }
   return read_run(&R, top, &out->run);
+}
+
+/* The readers of pbmodule.c (pbtxt.h). */
+int pb_read_literal(hlo_arena *a, const hlo_src *src, hlo_diags *d, const pb_node *n, hlo_pb_literal *out) {
+  rd R = {a, src, d};
+  return read_literal(&R, n, out, 0);
+}
+
+int pb_read_prim_type(const hlo_src *src, hlo_diags *d, const pb_node *n, hlo_type *t) {
+  rd R = {NULL, src, d};
+  return prim_type(&R, n, t);
+}
+
+int pb_read_int(const hlo_src *src, hlo_diags *d, const pb_node *n, int64_t lo, int64_t hi, int64_t *out) {
+  rd R = {NULL, src, d};
+  return int_value(&R, n, lo, hi, out);
+}
+
+int pb_read_bool(const hlo_src *src, hlo_diags *d, const pb_node *n, bool *out) {
+  rd R = {NULL, src, d};
+  return bool_value(&R, n, out);
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "hlo/hlo_core.h"
+#include "hlo/hlo_pbtxt.h"
 
 typedef struct pb_node pb_node;
 struct pb_node {
@@ -33,5 +34,12 @@ struct pb_node {
  * Returns the fields of the whole text (NULL for an empty text, *ok true),
  * allocated in a; errors go to d with their offsets (*ok false). */
 pb_node *pb_parse(hlo_arena *a, const hlo_src *src, hlo_diags *d, bool *ok);
+
+/* Readers of pblit.c shared with pbmodule.c: a LiteralProto, a
+ * PrimitiveType (name or number), an integer in [lo, hi], a bool. */
+int pb_read_literal(hlo_arena *a, const hlo_src *src, hlo_diags *d, const pb_node *n, hlo_pb_literal *out);
+int pb_read_prim_type(const hlo_src *src, hlo_diags *d, const pb_node *n, hlo_type *t);
+int pb_read_int(const hlo_src *src, hlo_diags *d, const pb_node *n, int64_t lo, int64_t hi, int64_t *out);
+int pb_read_bool(const hlo_src *src, hlo_diags *d, const pb_node *n, bool *out);
 
 #endif
