@@ -426,7 +426,12 @@ def collective_bench():
     threads, hlo-run over MPI (4 processes), and MPI_Allreduce called
     directly (testdata/bench/mpi_allreduce.c) in the same run.  Bandwidth =
     message bytes / time (the best run; hlo-run's time is a whole run of the
-    module on every device).  BENCH_COLL_MAX caps the largest size."""
+    module on every device).  "memcpy 4x ms" is numpy copying 4x the message
+    in the same run: the memory-bound floor of the threads run, in which each
+    device's contribution is read once and each device's result written
+    once; "share" = that floor / the threads time.  BENCH_COLL_MAX caps the
+    largest size."""
+    import numpy as np
     d = os.path.join(BUILD, "bench", "coll")
     os.makedirs(d, exist_ok=True)
     have_mpi = open(os.path.join(BUILD, "mpi-support")).read().strip() == "yes"
@@ -444,8 +449,9 @@ def collective_bench():
             base[int(b)] = float(t)
     print("\nall-reduce benchmark: f32 sum across 4 devices, best of the runs; GB/s = message bytes / time; "
           "machine: %d cores%s" % (os.cpu_count(), "" if have_mpi else " (no MPI in this build)"))
-    print("%10s %12s %9s %12s %9s %14s %9s %10s" % ("bytes", "threads ms", "GB/s", "hlo MPI ms", "GB/s",
-                                                    "MPI_Allreduce", "GB/s", "hlo/MPI"))
+    print("%10s %12s %9s %12s %9s %14s %9s %10s %12s %7s" % ("bytes", "threads ms", "GB/s", "hlo MPI ms", "GB/s",
+                                                              "MPI_Allreduce", "GB/s", "hlo/MPI", "memcpy 4x ms",
+                                                              "share"))
     for s in sizes:
         path = os.path.join(d, "ar_%d.hlo" % s)
         with open(path, "w") as f:
@@ -454,9 +460,18 @@ def collective_bench():
         th = hlo_best(path, reps, False)
         mp = hlo_best(path, reps, True) if have_mpi else None
         mb = base.get(s)
+        src = np.ones(s, np.uint8)
+        dst = np.empty_like(src)
+        cp = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            for _ in range(4):
+                np.copyto(dst, src)
+            cp.append(time.perf_counter() - t0)
+        cp = min(cp)
         fmt = lambda t: ("%.4f" % (t * 1e3), "%.2f" % (s / t / 1e9)) if t else ("-", "-")
-        print("%10d %12s %9s %12s %9s %14s %9s %10s" % ((s,) + fmt(th) + fmt(mp) + fmt(mb) + (
-            "%.2fx" % (mb / mp) if mp and mb else "-",)))
+        print("%10d %12s %9s %12s %9s %14s %9s %10s %12.4f %7s" % ((s,) + fmt(th) + fmt(mp) + fmt(mb) + (
+            "%.2fx" % (mb / mp) if mp and mb else "-", cp * 1e3, "%.2f" % (cp / th) if th else "-")))
     mlp_bench(d)
 
 
