@@ -631,10 +631,10 @@ static int permute_in_place_direct(hlo_run *r, const plan_step *s, const coll_pl
   for (int p = 0; p < npairs && rc == HLO_OK; p++) {
     int64_t sid, tid;
     const int64_t *sz;
-    rc = ip_pair(r, s, cp, p, rank, &sid, &tid, &sz);
+    if ((rc = ip_pair(r, s, cp, p, rank, &sid, &tid, &sz))) break;
     bool out = sid == cp->pos && !hlo_rdv_local(r, rv, (int)tid);
     bool in = tid == cp->pos && !hlo_rdv_local(r, rv, (int)sid);
-    if (rc || (!out && !in)) continue;
+    if (!out && !in) continue;
     hlo_rdv_msg *m = out ? &msg[nsend++] : &msg[2 * npairs - ++nrecv];
     *m = (hlo_rdv_msg){(int)(out ? tid : sid), p, NULL, IP_HEAD(rank) + (size_t)ip_slice_elems(sz, is, os) * eb, 0};
     total += m->nbytes;
