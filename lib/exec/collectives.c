@@ -637,7 +637,7 @@ static int permute_in_place_direct(hlo_run *r, const plan_step *s, const coll_pl
     if (!out && !in) continue;
     hlo_rdv_msg *m = out ? &msg[nsend++] : &msg[2 * npairs - ++nrecv];
     *m = (hlo_rdv_msg){(int)(out ? tid : sid), p, NULL, IP_HEAD(rank) + (size_t)ip_slice_elems(sz, is, os) * eb, 0};
-    total += m->nbytes;
+    total += (m->nbytes + 7) & ~(size_t)7; /* each message's header 8-byte aligned */
   }
   char *block = rc ? NULL : hlo_malloc(c->alloc, total + 1), *buf = block;
   if (!rc && !block) rc = hlo_run_errorf(r, s->in, "out of memory");
@@ -645,7 +645,7 @@ static int permute_in_place_direct(hlo_run *r, const plan_step *s, const coll_pl
   for (int i = 0; i < nsend + nrecv && !rc; i++) {
     hlo_rdv_msg *m = i < nsend ? &msg[i] : &recv[i - nsend];
     m->buf = buf;
-    buf += m->nbytes;
+    buf += (m->nbytes + 7) & ~(size_t)7;
     if (i >= nsend) continue;
     /* the start index, then the slice if it lies inside the input */
     int64_t *head = m->buf, zero[HLO_EXEC_MAX_RANK] = {0}, sid, tid;
