@@ -582,7 +582,9 @@ static int cmp_prof(const void *x, const void *y) {
   return a->seconds > b->seconds ? -1 : a->seconds < b->seconds;
 }
 
-static void print_profile(const hlo_exec *e, long long runs) {
+/* The profile of one execution on standard error, written at once; with
+ * several devices each block is labelled ("device K", and its MPI rank). */
+static void print_profile(const hlo_exec *e, long long runs, const char *label) {
   int n = 0;
   const hlo_exec_prof *p = hlo_exec_profile(e, &n);
   const hlo_exec_prof **v = malloc(sizeof(*v) * (size_t)(n + 1));
@@ -596,19 +598,24 @@ static void print_profile(const hlo_exec *e, long long runs) {
   }
   qsort(v, (size_t)k, sizeof(*v), cmp_prof);
   if (runs < 1) runs = 1;
-  fprintf(stderr, "hlo-run: profile over %lld run%s; entry instructions total %.4f ms per run\n",
-          runs, runs == 1 ? "" : "s", top * 1e3 / (double)runs);
-  fprintf(stderr, "%12s %7s %8s %14s %14s %9s %9s  %-24s %s\n", "ms/run", "share", "calls/run",
-          "bytes/run", "flops/run", "GB/s", "GFLOP/s", "kernel", "instruction");
+  hlo_buf b;
+  hlo_buf_init(&b, NULL);
+  hlo_buf_printf(&b, "hlo-run: %s%sprofile over %lld run%s; entry instructions total %.4f ms per run\n",
+                 label ? label : "", label ? ": " : "", runs, runs == 1 ? "" : "s", top * 1e3 / (double)runs);
+  hlo_buf_printf(&b, "%12s %7s %8s %14s %14s %9s %9s  %-24s %s\n", "ms/run", "share", "calls/run",
+                 "bytes/run", "flops/run", "GB/s", "GFLOP/s", "kernel", "instruction");
   for (int i = 0; i < k; i++) {
     const hlo_exec_prof *q = v[i];
     double s = q->seconds > 0 ? q->seconds : 1e-12;
-    fprintf(stderr, "%12.4f %6.1f%% %9.1f %14.0f %14.0f %9.2f %9.2f  %-24s %s/%%%s\n",
-            q->seconds * 1e3 / (double)runs, top > 0 ? 100 * q->seconds / top : 0,
-            (double)q->calls / (double)runs, q->bytes / (double)runs, q->flops / (double)runs,
-            q->bytes / s / 1e9, q->flops / s / 1e9, q->kernel ? q->kernel : "?",
-            q->in->parent ? q->in->parent->name : "?", q->in->name);
+    hlo_buf_printf(&b, "%12.4f %6.1f%% %9.1f %14.0f %14.0f %9.2f %9.2f  %-24s %s/%%%s\n",
+                   q->seconds * 1e3 / (double)runs, top > 0 ? 100 * q->seconds / top : 0,
+                   (double)q->calls / (double)runs, q->bytes / (double)runs, q->flops / (double)runs,
+                   q->bytes / s / 1e9, q->flops / s / 1e9, q->kernel ? q->kernel : "?",
+                   q->in->parent ? q->in->parent->name : "?", q->in->name);
   }
+  fwrite(b.data, 1, b.len, stderr);
+  fflush(stderr);
+  hlo_buf_release(&b);
   free(v);
 }
 
@@ -857,7 +864,8 @@ static int run_devices(const hlo_module *m, const hlo_exec_options *eo, const ru
                                                                              : hlo_devices_run_local;
     if (run(g, din.args, nparams, res)) { cli_print_diags(d); rc = CLI_INVALID; free(ts); goto out; }
     ts[it] = now_ms() - t1;
-    if (a->benchmark > 0 && it == 0) hlo_exec_profile_reset(e0);
+    for (int k = first; k < first + nlocal && a->benchmark > 0 && it == 0; k++)
+      hlo_exec_profile_reset(hlo_devices_exec(g, k));
     if (a->benchmark > 0 && it >= 1 && it <= a->benchmark) continue;
     t_run += ts[it];
   }
@@ -872,7 +880,15 @@ static int run_devices(const hlo_module *m, const hlo_exec_options *eo, const ru
   if (a->time)
     fprintf(stderr, "hlo-run: %s: plan %.3f ms, run %.3f ms per iteration (%d devices in threads; %lld iteration%s)\n",
             file, t_plan, t_run / (double)a->iterations, ndev, a->iterations, a->iterations == 1 ? "" : "s");
-  if (a->profile) print_profile(e0, runs - (a->benchmark > 0));
+  /* each process prints the profiles of its own devices, in device order */
+  for (int id = 0; id < ndev && a->profile; id++) {
+    int k = logical_of(c, ndev, id);
+    if (k < first || k >= first + nlocal) continue;
+    char label[64];
+    if (a->mpi) snprintf(label, sizeof label, "device %d (MPI rank %d)", id, rank);
+    else snprintf(label, sizeof label, "device %d", id);
+    print_profile(hlo_devices_exec(g, k), runs - (a->benchmark > 0), label);
+  }
   if (rank != 0) goto out; /* rank 0 has every result */
   if (a->output_device >= 0) {
     int k = logical_of(c, ndev, a->output_device);
@@ -1136,7 +1152,7 @@ int main(int argc, char **argv) {
             a.iterations == 1 ? "" : "s", a.reference ? "reference" : "fast",
             a.reference ? "" : ", ", a.reference ? "" : hlo_isa_name(hlo_exec_isa(e)));
   if (a.profile) {
-    print_profile(e, nprofiled + a.iterations);
+    print_profile(e, nprofiled + a.iterations, NULL);
     fprintf(stderr, "hlo-run: peak of live buffers during a run: %llu bytes above the %llu bytes live before it "
             "(plan, constants and inputs)\n", (unsigned long long)run_peak, (unsigned long long)live_before);
   }

@@ -61,9 +61,6 @@ int hlo_prep_collective(hlo_exec *e, plan_step *s) {
   if (in->op == HLO_OP_RAGGED_ALL_TO_ALL) nleaves = 6; /* one result from six operands */
   bool in_place = is_in_place_permute(in);
   if (in_place) {
-    if (e->opts.comm && e->opts.comm->mpi)
-      return HLO_PLAN_ERR(e, in, "instruction %%%s: the in-place form of %s (with slices) runs in threads "
-                          "only, not over MPI", in->name, hlo_opcode_name(in->op));
     nleaves = 4; /* input, output, input and output offsets */
   }
   if (s->nargs > HLO_RDV_MAX_VALS || nleaves != s->nargs)
@@ -225,6 +222,10 @@ static int body_all_reduce(hlo_run *r, const plan_step *s, const coll_plan *cp,
                            const hlo_rdv_entry *ents, hlo_val **outs, bool shared);
 static int all_reduce_direct(hlo_run *r, const plan_step *s, const coll_plan *cp, hlo_rdv *rv,
                              hlo_val **args, hlo_val **outs);
+static int body_permute_in_place(hlo_run *r, const plan_step *s, const coll_plan *cp,
+                                 const hlo_rdv_entry *ents, hlo_val **outs, bool shared);
+static int permute_in_place_direct(hlo_run *r, const plan_step *s, const coll_plan *cp, hlo_rdv *rv,
+                                   hlo_val **args, hlo_val **outs);
 
 static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out, bool zero,
                       coll_body body) {
@@ -245,10 +246,15 @@ static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **
   bool shared = true;
   if (rc == HLO_OK)
     rc = hlo_rdv_meet(r, s->in, cp->part, cp->n, cp->pos, s->nargs, args, outs,
-                      body == body_all_reduce, &rv, &ents, &shared);
+                      body == body_all_reduce         ? HLO_RDV_CHUNKED
+                      : body == body_permute_in_place ? HLO_RDV_P2P
+                                                      : HLO_RDV_EXCHANGE,
+                      &rv, &ents, &shared);
   if (rc == HLO_OK) {
     if (!rv) ents = &self;
-    rc = hlo_rdv_direct(rv) ? all_reduce_direct(r, s, cp, rv, args, outs) : body(r, s, cp, ents, outs, shared);
+    if (!hlo_rdv_direct(rv)) rc = body(r, s, cp, ents, outs, shared);
+    else if (body == body_all_reduce) rc = all_reduce_direct(r, s, cp, rv, args, outs);
+    else rc = permute_in_place_direct(r, s, cp, rv, args, outs);
     int lrc = hlo_rdv_leave(r, s->in, rv);
     if (rc == HLO_OK) rc = lrc;
   }
@@ -474,12 +480,105 @@ static bool offset_at(const hlo_val *v, int64_t p, int d, int rank, int64_t *o) 
       if (d >= v->ntuple || !hlo_shape_is_array(v->tuple[d]->shape) || v->tuple[d]->nelems != 1) return false;
       v = v->tuple[d], d = 0;
     }
-  } else if (v->nelems == (int64_t)rank * (p + 1) && v->nelems > rank) {
+  } else if (v->nelems > rank && rank > 0 && v->nelems % rank == 0) { /* [pairs, rank] */
+    if (p >= v->nelems / rank) return false;
     d += (int)(p * rank);
   }
   if (!hlo_shape_is_array(v->shape) || !hlo_type_is_int(v->shape->type) || d >= v->nelems) return false;
   *o = hlo_sc_load(v->shape->type, v->data, d).i;
   return true;
+}
+
+/* The checks every device of an in-place collective-permute makes first:
+ * input and output of one rank and type, slice_sizes of the right form.
+ * The result starts as the device's own output operand. */
+static int ip_begin(hlo_run *r, const plan_step *s, hlo_val *const *me, hlo_val *o, int *npairs) {
+  const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_SOURCE_TARGET_PAIRS);
+  const hlo_shape *is = me[0]->shape, *os = o->shape;
+  if (is->rank != os->rank || is->type != os->type)
+    return hlo_run_errorf(r, s->in, "input and output must have the same rank and element type");
+  if (os->rank > HLO_EXEC_MAX_RANK) return hlo_run_errorf(r, s->in, "rank %d is above %d", os->rank, HLO_EXEC_MAX_RANK);
+  if (o->nbytes) memcpy(o->data, me[1]->data, o->nbytes);
+  *npairs = a ? a->u.pairs.n : 0;
+  /* slice_sizes: {{sizes of pair 0}, {sizes of pair 1}, ...} or one list */
+  const hlo_attr *sa = hlo_instr_attr(s->in, HLO_A_SLICE_SIZES);
+  const hlo_replica_groups *sl = sa->kind == HLO_AK_INT_LISTS ? sa->u.groups : NULL;
+  if (sl ? sl->iota || sl->ngroups != *npairs : sa->u.ints.n != os->rank)
+    return hlo_run_errorf(r, s->in, "slice_sizes needs %d sizes for each of the %d pairs", os->rank, *npairs);
+  return HLO_OK;
+}
+
+/* Pair p's ids (checked against the group) and slice sizes (NULL when the
+ * list is not of the rank). */
+static int ip_pair(hlo_run *r, const plan_step *s, const coll_plan *cp, int p, int rank, int64_t *sid,
+                   int64_t *tid, const int64_t **sz) {
+  const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_SOURCE_TARGET_PAIRS);
+  *sid = a->u.pairs.v[p][0], *tid = a->u.pairs.v[p][1];
+  if (*sid < 0 || *sid >= cp->n || *tid < 0 || *tid >= cp->n)
+    return hlo_run_errorf(r, s->in, "source_target_pairs name id %lld, but there are %d",
+                          (long long)(*sid < 0 || *sid >= cp->n ? *sid : *tid), cp->n);
+  const hlo_attr *sa = hlo_instr_attr(s->in, HLO_A_SLICE_SIZES);
+  const hlo_replica_groups *sl = sa->kind == HLO_AK_INT_LISTS ? sa->u.groups : NULL;
+  *sz = !sl ? sa->u.ints.v : sl->group_sizes[p] == rank ? sl->groups[p] : NULL;
+  return HLO_OK;
+}
+
+static int ip_no_sizes(hlo_run *r, const plan_step *s, int rank, int npairs) {
+  return hlo_run_errorf(r, s->in, "slice_sizes needs %d sizes for each of the %d pairs", rank, npairs);
+}
+
+/* The start index of pair p in offsets operand v; false (d set) when v
+ * names none for dimension d. */
+static bool ip_offsets(const hlo_val *v, int p, int rank, int64_t *at, int *d) {
+  for (*d = 0; *d < rank; (*d)++)
+    if (!offset_at(v, p, *d, rank, &at[*d])) return false;
+  return true;
+}
+
+/* Whether the slice of sizes sz at ib (input dims id) and ob (output dims
+ * od) lies inside both; else the error naming pair p. */
+static int ip_bounds(hlo_run *r, const plan_step *s, int p, int rank, const int64_t *sz, const int64_t *ib,
+                     const int64_t *id, const int64_t *ob, const int64_t *od) {
+  for (int d = 0; d < rank; d++)
+    if (sz[d] < 0 || ib[d] < 0 || ob[d] < 0 || ib[d] > id[d] - sz[d] || ob[d] > od[d] - sz[d])
+      return hlo_run_errorf(r, s->in, "pair %d: slice [%lld, +%lld) -> [%lld, +%lld) of dimension %d out of "
+                            "bounds", p, (long long)ib[d], (long long)sz[d], (long long)ob[d],
+                            (long long)sz[d], d);
+  return HLO_OK;
+}
+
+/* Copy the box of sizes sz at so in src (dims sd) to do in dst (dims dd),
+ * elements of eb bytes, in row-major order of the box. */
+static void copy_box(char *dst, const int64_t *dd, const int64_t *dof, const char *src, const int64_t *sd,
+                     const int64_t *sof, const int64_t *sz, int rank, size_t eb) {
+  int64_t n = 1;
+  for (int d = 0; d < rank; d++) n *= sz[d];
+  for (int64_t k = 0; k < n; k++) {
+    int64_t rem = k, si = 0, di = 0, sstr = 1, dstr = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+      int64_t x = rem % sz[d];
+      rem /= sz[d];
+      si += (sof[d] + x) * sstr;
+      di += (dof[d] + x) * dstr;
+      sstr *= sd[d];
+      dstr *= dd[d];
+    }
+    memcpy(dst + (size_t)di * eb, src + (size_t)si * eb, eb);
+  }
+}
+
+/* Write the slice of pair p from the source's input (offsets operand ioff)
+ * at this device's output offsets (operand ooff) into o. */
+static int ip_write(hlo_run *r, const plan_step *s, int p, const int64_t *sz, const hlo_val *in,
+                    const hlo_val *ioff, const hlo_val *ooff, hlo_val *o) {
+  int rank = o->shape->rank, d;
+  int64_t ib[HLO_EXEC_MAX_RANK], ob[HLO_EXEC_MAX_RANK];
+  if (!ip_offsets(ioff, p, rank, ib, &d) || !ip_offsets(ooff, p, rank, ob, &d))
+    return hlo_run_errorf(r, s->in, "pair %d: the offsets name no start index for dimension %d", p, d);
+  if (ip_bounds(r, s, p, rank, sz, ib, in->shape->dims, ob, o->shape->dims)) return HLO_ERR;
+  copy_box(o->data, o->shape->dims, ob, in->data, in->shape->dims, ib, sz, rank,
+           (size_t)hlo_type_bytes(o->shape->type));
+  return HLO_OK;
 }
 
 /* The result is this device's output operand; for the pair p whose target
@@ -488,57 +587,109 @@ static bool offset_at(const hlo_val *v, int64_t p, int d, int rank, int64_t *o) 
 static int body_permute_in_place(hlo_run *r, const plan_step *s, const coll_plan *cp,
                                  const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
   (void)shared;
-  const hlo_attr *a = hlo_instr_attr(s->in, HLO_A_SOURCE_TARGET_PAIRS);
   hlo_val *const *me = ents[cp->pos].in;
-  hlo_val *o = outs[0];
-  const hlo_shape *is = me[0]->shape, *os = o->shape;
-  int rank = os->rank;
-  if (is->rank != rank || is->type != os->type)
-    return hlo_run_errorf(r, s->in, "input and output must have the same rank and element type");
-  if (o->nbytes) memcpy(o->data, me[1]->data, o->nbytes);
-  int npairs = a ? a->u.pairs.n : 0;
-  /* slice_sizes: {{sizes of pair 0}, {sizes of pair 1}, ...} or one list */
-  const hlo_attr *sa = hlo_instr_attr(s->in, HLO_A_SLICE_SIZES);
-  const hlo_replica_groups *sl = sa->kind == HLO_AK_INT_LISTS ? sa->u.groups : NULL;
-  if (sl ? sl->iota || sl->ngroups != npairs : sa->u.ints.n != rank)
-    return hlo_run_errorf(r, s->in, "slice_sizes needs %d sizes for each of the %d pairs", rank, npairs);
+  int npairs, rank = outs[0]->shape->rank;
+  if (ip_begin(r, s, me, outs[0], &npairs)) return HLO_ERR;
   for (int p = 0; p < npairs; p++) {
-    int64_t sid = a->u.pairs.v[p][0], tid = a->u.pairs.v[p][1];
-    if (sid < 0 || sid >= cp->n || tid < 0 || tid >= cp->n)
-      return hlo_run_errorf(r, s->in, "source_target_pairs name id %lld, but there are %d",
-                            (long long)(sid < 0 || sid >= cp->n ? sid : tid), cp->n);
+    int64_t sid, tid;
+    const int64_t *sz;
+    if (ip_pair(r, s, cp, p, rank, &sid, &tid, &sz)) return HLO_ERR;
     if (tid != cp->pos) continue;
-    if (sl && sl->group_sizes[p] != rank)
-      return hlo_run_errorf(r, s->in, "slice_sizes needs %d sizes for each of the %d pairs", rank, npairs);
-    const int64_t *sz = sl ? sl->groups[p] : sa->u.ints.v;
-    int64_t ib[HLO_EXEC_MAX_RANK], ob[HLO_EXEC_MAX_RANK], n = 1;
-    if (rank > HLO_EXEC_MAX_RANK) return hlo_run_errorf(r, s->in, "rank %d is above %d", rank, HLO_EXEC_MAX_RANK);
-    for (int d = 0; d < rank; d++) {
-      if (!offset_at(ents[sid].in[2], p, d, rank, &ib[d]) || !offset_at(me[3], p, d, rank, &ob[d]))
-        return hlo_run_errorf(r, s->in, "pair %d: the offsets name no start index for dimension %d", p, d);
-      if (sz[d] < 0 || ib[d] < 0 || ob[d] < 0 || ib[d] > is->dims[d] - sz[d] || ob[d] > os->dims[d] - sz[d])
-        return hlo_run_errorf(r, s->in, "pair %d: slice [%lld, +%lld) -> [%lld, +%lld) of dimension %d out of "
-                              "bounds", p, (long long)ib[d], (long long)sz[d], (long long)ob[d],
-                              (long long)sz[d], d);
-      n *= sz[d];
-    }
-    /* copy element by element in row-major order of the slice */
-    size_t eb = (size_t)hlo_type_bytes(os->type);
-    const char *src = ents[sid].in[0]->data;
-    for (int64_t k = 0; k < n; k++) {
-      int64_t rem = k, si = 0, di = 0, istr = 1, ostr = 1;
-      for (int d = rank - 1; d >= 0; d--) {
-        int64_t x = rem % sz[d];
-        rem /= sz[d];
-        si += (ib[d] + x) * istr;
-        di += (ob[d] + x) * ostr;
-        istr *= is->dims[d];
-        ostr *= os->dims[d];
-      }
-      memcpy((char *)o->data + (size_t)di * eb, src + (size_t)si * eb, eb);
-    }
+    if (!sz) return ip_no_sizes(r, s, rank, npairs);
+    if (ip_write(r, s, p, sz, ents[sid].in[0], ents[sid].in[2], me[3], outs[0])) return HLO_ERR;
   }
   return HLO_OK;
+}
+
+/* Over MPI: each pair whose source and target are in different processes
+ * is one message, the source's start index (or the dimension it names none
+ * for) followed by the slice, packed in row-major order when it lies inside
+ * the input.  Every message is posted before any is waited for; the target
+ * then checks and writes its pairs in pair order, as in threads. */
+#define IP_HEAD(rank) ((size_t)(1 + (rank)) * sizeof(int64_t))
+static int64_t ip_slice_elems(const int64_t *sz, const hlo_shape *is, const hlo_shape *os) {
+  int64_t n = 1;
+  for (int d = 0; sz && d < is->rank; d++) {
+    if (sz[d] < 0 || sz[d] > is->dims[d] || sz[d] > os->dims[d]) return 0;
+    n *= sz[d];
+  }
+  return sz ? n : 0;
+}
+
+static int permute_in_place_direct(hlo_run *r, const plan_step *s, const coll_plan *cp, hlo_rdv *rv,
+                                   hlo_val **args, hlo_val **outs) {
+  hlo_comm *c = r->e->opts.comm;
+  hlo_val *o = outs[0];
+  const hlo_shape *is = args[0]->shape, *os = o->shape;
+  int npairs, rank = os->rank;
+  if (ip_begin(r, s, args, o, &npairs)) return HLO_ERR;
+  size_t eb = (size_t)hlo_type_bytes(os->type), total = 0;
+  hlo_rdv_msg *msg = hlo_malloc(c->alloc, sizeof *msg * (size_t)(2 * npairs + 1));
+  if (!msg) return hlo_run_errorf(r, s->in, "out of memory");
+  int nsend = 0, nrecv = 0, rc = HLO_OK;
+  /* sends first in msg[0..], receives from the end; sizes, then buffers */
+  for (int p = 0; p < npairs && rc == HLO_OK; p++) {
+    int64_t sid, tid;
+    const int64_t *sz;
+    if ((rc = ip_pair(r, s, cp, p, rank, &sid, &tid, &sz))) break;
+    bool out = sid == cp->pos && !hlo_rdv_local(r, rv, (int)tid);
+    bool in = tid == cp->pos && !hlo_rdv_local(r, rv, (int)sid);
+    if (!out && !in) continue;
+    hlo_rdv_msg *m = out ? &msg[nsend++] : &msg[2 * npairs - ++nrecv];
+    *m = (hlo_rdv_msg){(int)(out ? tid : sid), p, NULL, IP_HEAD(rank) + (size_t)ip_slice_elems(sz, is, os) * eb, 0};
+    total += (m->nbytes + 7) & ~(size_t)7; /* each message's header 8-byte aligned */
+  }
+  char *block = rc ? NULL : hlo_malloc(c->alloc, total + 1), *buf = block;
+  if (!rc && !block) rc = hlo_run_errorf(r, s->in, "out of memory");
+  hlo_rdv_msg *recv = &msg[2 * npairs - nrecv];
+  for (int i = 0; i < nsend + nrecv && !rc; i++) {
+    hlo_rdv_msg *m = i < nsend ? &msg[i] : &recv[i - nsend];
+    m->buf = buf;
+    buf += (m->nbytes + 7) & ~(size_t)7;
+    if (i >= nsend) continue;
+    /* the start index, then the slice if it lies inside the input */
+    int64_t *head = m->buf, zero[HLO_EXEC_MAX_RANK] = {0}, sid, tid;
+    const int64_t *sz;
+    int d;
+    ip_pair(r, s, cp, m->key, rank, &sid, &tid, &sz);
+    head[0] = ip_offsets(args[2], m->key, rank, head + 1, &d) ? -1 : d;
+    bool inside = sz && head[0] < 0 && m->nbytes > IP_HEAD(rank);
+    for (d = 0; inside && d < rank; d++) inside = head[1 + d] >= 0 && head[1 + d] <= is->dims[d] - sz[d];
+    if (inside)
+      copy_box((char *)m->buf + IP_HEAD(rank), sz, zero, args[0]->data, is->dims, head + 1, sz, rank, eb);
+    else
+      m->nbytes = IP_HEAD(rank);
+  }
+  if (!rc) rc = hlo_rdv_p2p(r, s->in, rv, cp->pos, msg, nsend, recv, nrecv);
+  /* this device's pairs, in pair order */
+  for (int p = 0, ri = nrecv - 1; p < npairs && !rc; p++) {
+    int64_t sid, tid, zero[HLO_EXEC_MAX_RANK] = {0}, ob[HLO_EXEC_MAX_RANK];
+    const int64_t *sz;
+    int d;
+    ip_pair(r, s, cp, p, rank, &sid, &tid, &sz);
+    if (tid != cp->pos) continue;
+    if (!sz) { rc = ip_no_sizes(r, s, rank, npairs); break; }
+    if (hlo_rdv_local(r, rv, (int)sid)) {
+      rc = ip_write(r, s, p, sz, rv->ents[sid].in[0], rv->ents[sid].in[2], args[3], o);
+      continue;
+    }
+    hlo_rdv_msg *m = &recv[ri--]; /* receives were laid out from the end */
+    const int64_t *head = m->buf;
+    if (m->got < IP_HEAD(rank) || head[0] >= 0) {
+      rc = hlo_run_errorf(r, s->in, "pair %d: the offsets name no start index for dimension %lld", p,
+                          m->got < IP_HEAD(rank) ? 0LL : (long long)head[0]);
+    } else if (!ip_offsets(args[3], p, rank, ob, &d)) {
+      rc = hlo_run_errorf(r, s->in, "pair %d: the offsets name no start index for dimension %d", p, d);
+    } else if (!ip_bounds(r, s, p, rank, sz, head + 1, is->dims, ob, os->dims)) {
+      if (m->got != m->nbytes) rc = hlo_run_errorf(r, s->in, "pair %d: the slice did not arrive whole", p);
+      else copy_box(o->data, os->dims, ob, (const char *)m->buf + IP_HEAD(rank), sz, zero, sz, rank, eb);
+    } else {
+      rc = HLO_ERR;
+    }
+  }
+  hlo_free(c->alloc, block);
+  hlo_free(c->alloc, msg);
+  return rc;
 }
 
 DECL_KERN(hlo_ctl_all_reduce) { return collective(r, s, args, out, false, body_all_reduce); }

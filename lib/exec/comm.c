@@ -168,7 +168,7 @@ static bool one_per_process(const hlo_comm *c, const hlo_rdv *v) {
 }
 
 int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, int pos, int nvals,
-                 hlo_val **ins, hlo_val **outs, bool chunked, hlo_rdv **rv,
+                 hlo_val **ins, hlo_val **outs, hlo_rdv_mode mode, hlo_rdv **rv,
                  const hlo_rdv_entry **ents, bool *shared_outs) {
   hlo_comm *c = r->e->opts.comm;
   *rv = NULL;
@@ -211,8 +211,8 @@ int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, 
   int w = wait_until(c, &dl, all_arrived, v);
   if (w == 1) return aborted(r, in, c);
   if (w == 2) return timed_out(r, in, c, v, part[pos]);
-  if (v->nlocal < n && chunked && one_per_process(c, v)) {
-    *shared_outs = false; /* the caller moves the data (hlo_rdv_allreduce) */
+  if (v->nlocal < n && (mode == HLO_RDV_P2P || (mode == HLO_RDV_CHUNKED && one_per_process(c, v)))) {
+    *shared_outs = false; /* the caller moves the data (hlo_rdv_allreduce, hlo_rdv_p2p) */
     v->direct = true;
   } else if (v->nlocal < n) { /* over MPI: the first local participant exchanges */
     *shared_outs = false;
@@ -244,6 +244,10 @@ int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, 
 }
 
 bool hlo_rdv_direct(const hlo_rdv *rv) { return rv && rv->direct; }
+
+bool hlo_rdv_local(const hlo_run *r, const hlo_rdv *rv, int i) {
+  return !rv || hlo_comm_is_local(r->e->opts.comm, rv->part[i]);
+}
 
 int hlo_rdv_leave(hlo_run *r, const hlo_instruction *in, hlo_rdv *v) {
   hlo_comm *c = r->e->opts.comm;

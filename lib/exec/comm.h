@@ -25,14 +25,38 @@ typedef struct hlo_rdv hlo_rdv;
  * and *shared_outs is false.  n == 1 (or no communicator) returns at once
  * with *rv = NULL.  Errors (timeout, abort) are reported through r naming
  * in. */
+/* How a meeting over MPI moves the operands of other processes' participants. */
+typedef enum hlo_rdv_mode {
+  HLO_RDV_EXCHANGE, /* every operand to every process of the group, at the meeting */
+  HLO_RDV_CHUNKED,  /* direct when each participant is in a process of its own, else exchange */
+  HLO_RDV_P2P,      /* always direct: the devices send what they must (hlo_rdv_p2p) */
+} hlo_rdv_mode;
 int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, int pos, int nvals,
-                 hlo_val **ins, hlo_val **outs, bool chunked, hlo_rdv **rv,
+                 hlo_val **ins, hlo_val **outs, hlo_rdv_mode mode, hlo_rdv **rv,
                  const hlo_rdv_entry **ents, bool *shared_outs);
-/* Over MPI, a meeting made with chunked set and a single participant in
- * this process does no exchange at the meeting (the participants of other
- * processes bring nothing): the caller moves the data itself, as
- * hlo_rdv_allreduce does. */
+/* Over MPI, a direct meeting (see hlo_rdv_mode) does no exchange at the
+ * meeting (the participants of other processes bring nothing): the caller
+ * moves the data itself, as hlo_rdv_allreduce and hlo_rdv_p2p do; the
+ * local participants' entries are there as in threads. */
 bool hlo_rdv_direct(const hlo_rdv *rv);
+/* Whether participant i of a meeting runs in this process. */
+bool hlo_rdv_local(const hlo_run *r, const hlo_rdv *rv, int i);
+/* One point-to-point message of a direct meeting: to or from participant
+ * peer, told apart from the device's other messages of the same peer and
+ * instruction by key (>= 0); a receive's buffer takes at most nbytes and
+ * got is what arrived. */
+typedef struct hlo_rdv_msg {
+  int peer, key;
+  void *buf;
+  size_t nbytes, got;
+} hlo_rdv_msg;
+/* Over MPI, in a direct meeting: participant pos sends send[0..nsend) and
+ * receives recv[0..nrecv) (peers in other processes), all posted at once
+ * and completed within the communicator's timeout.  Messages of one pair
+ * of devices with one key arrive in the order they were sent.  Errors
+ * through r naming in. */
+int hlo_rdv_p2p(hlo_run *r, const hlo_instruction *in, hlo_rdv *rv, int pos, hlo_rdv_msg *send, int nsend,
+                hlo_rdv_msg *recv, int nrecv);
 /* The fold of elements [lo, lo+len) of the result from the n contributions
  * src[0..n) (each pointing at its element lo), in participant order. */
 typedef int (*hlo_rdv_fold)(void *ctx, const void *const *src, int64_t lo, int64_t len);

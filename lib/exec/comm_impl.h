@@ -24,7 +24,7 @@ struct hlo_comm {
   bool mpi, mpi_owned;    /* over MPI; MPI initialised by hlo_comm_new_mpi */
   int rank, nranks, per_rank;
   hlo_p2p_link *links;    /* send/recv state per (channel, source, target) */
-  void *p2p_mpi;          /* over MPI: the MPI_Comm of send and recv */
+  void *p2p_mpi;          /* over MPI: MPI_Comm[2], of send and recv and of hlo_rdv_p2p */
 };
 
 /* The meeting of one collective (comm.c); over MPI it also holds the

@@ -50,15 +50,22 @@ hlo_comm *hlo_comm_new_mpi(const hlo_comm_options *o, int devices_per_rank, cons
     if (owned) MPI_Finalize();
     return NULL;
   }
-  MPI_Comm *pc = hlo_malloc(alloc, sizeof *pc);
-  if (!pc || MPI_Comm_dup(MPI_COMM_WORLD, pc) != MPI_SUCCESS) {
+  /* pc[0]: send and recv; pc[1]: the slices of in-place collective-permute */
+  MPI_Comm *pc = hlo_malloc(alloc, 2 * sizeof *pc);
+  bool made = pc && MPI_Comm_dup(MPI_COMM_WORLD, &pc[0]) == MPI_SUCCESS;
+  if (made && MPI_Comm_dup(MPI_COMM_WORLD, &pc[1]) != MPI_SUCCESS) {
+    MPI_Comm_free(&pc[0]);
+    made = false;
+  }
+  if (!made) {
     hlo_free(alloc, pc);
-    hlo_errorf(d, NULL, 0, "cannot make the MPI communicator of send and recv");
+    hlo_errorf(d, NULL, 0, "cannot make the MPI communicators of send and recv");
     hlo_comm_free(c);
     if (owned) MPI_Finalize();
     return NULL;
   }
-  MPI_Comm_set_errhandler(*pc, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(pc[0], MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(pc[1], MPI_ERRORS_RETURN);
   c->p2p_mpi = pc;
   c->mpi = true;
   c->mpi_owned = owned;
@@ -70,7 +77,8 @@ hlo_comm *hlo_comm_new_mpi(const hlo_comm_options *o, int devices_per_rank, cons
 
 void hlo_comm_mpi_end(hlo_comm *c) {
   if (c->p2p_mpi) {
-    MPI_Comm_free((MPI_Comm *)c->p2p_mpi);
+    MPI_Comm_free(&((MPI_Comm *)c->p2p_mpi)[0]);
+    MPI_Comm_free(&((MPI_Comm *)c->p2p_mpi)[1]);
     hlo_free(c->alloc, c->p2p_mpi);
     c->p2p_mpi = NULL;
   }
@@ -243,6 +251,71 @@ done:
   return rc;
 }
 
+/* The messages of a direct meeting, on a communicator of their own,
+ * tagged by key and the two devices' places in their processes. */
+int hlo_rdv_p2p(hlo_run *r, const hlo_instruction *in, hlo_rdv *v, int pos, hlo_rdv_msg *send, int nsend,
+                hlo_rdv_msg *recv, int nrecv) {
+  hlo_comm *c = r->e->opts.comm;
+  MPI_Comm pc = ((MPI_Comm *)c->p2p_mpi)[1];
+  int K = c->per_rank, self = v->part[pos], *ub = NULL, flag = 0;
+  MPI_Comm_get_attr(pc, MPI_TAG_UB, &ub, &flag);
+  long long lim = flag && ub ? *ub : 32767;
+  MPI_Request *req = hlo_malloc(c->alloc, sizeof(MPI_Request) * (size_t)(nsend + nrecv + 1));
+  MPI_Status *st = hlo_malloc(c->alloc, sizeof(MPI_Status) * (size_t)(nsend + nrecv + 1));
+  int rc = HLO_OK, nreq = 0;
+  if (!req || !st) { rc = hlo_run_errorf(r, in, "out of memory"); goto done; }
+  for (int i = 0; i < nsend + nrecv && rc == HLO_OK; i++) {
+    bool out = i < nsend;
+    hlo_rdv_msg *m = out ? &send[i] : &recv[i - nsend];
+    int peer = v->part[m->peer], src = out ? self : peer, dst = out ? peer : self;
+    long long tag = ((long long)m->key * K + src % K) * K + dst % K;
+    if (m->key < 0 || tag > lim) {
+      rc = hlo_run_errorf(r, in, "message %d of this device is beyond the tags of this MPI (at most %lld)",
+                          m->key, lim);
+    } else if (m->nbytes > 0x7fffffff) {
+      rc = hlo_run_errorf(r, in, "a message of more than 2 GB between MPI processes");
+    } else {
+      int e = out ? MPI_Isend(m->buf, (int)m->nbytes, MPI_BYTE, dst / K, (int)tag, pc, &req[nreq])
+                  : MPI_Irecv(m->buf, (int)m->nbytes, MPI_BYTE, src / K, (int)tag, pc, &req[nreq]);
+      if (e != MPI_SUCCESS) rc = hlo_run_errorf(r, in, "MPI could not start a %s", out ? "send" : "receive");
+      else nreq++;
+    }
+  }
+  if (rc == HLO_OK) {
+    struct timespec t0, now, nap = {0, 20000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int all = 0; !all;) {
+      if (MPI_Testall(nreq, req, &all, st) != MPI_SUCCESS) {
+        rc = hlo_run_errorf(r, in, "a message between MPI processes failed (a larger message than expected?)");
+        break;
+      }
+      if (all) break;
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9 > c->timeout) {
+        char why[300];
+        late_message(c, v, why, sizeof why);
+        rc = hlo_run_errorf(r, in, "%s", why);
+        break;
+      }
+      nanosleep(&nap, NULL);
+    }
+    for (int i = 0; i < nrecv && rc == HLO_OK; i++) {
+      int got = 0;
+      MPI_Get_count(&st[nsend + i], MPI_BYTE, &got);
+      recv[i].got = (size_t)got;
+    }
+  }
+  if (rc != HLO_OK) {
+    for (int i = 0; i < nreq; i++)
+      if (req[i] != MPI_REQUEST_NULL) { MPI_Cancel(&req[i]); MPI_Request_free(&req[i]); }
+    hlo_comm_fail(c, self);
+  }
+done:
+  hlo_free(c->alloc, req);
+  hlo_free(c->alloc, st);
+  return rc;
+}
+
 /* ---- send and recv: a synchronous send (complete once the receiver has
  * posted its receive, as send-done waits for the recv in threads) and a
  * receive, on a communicator of their own, tagged by channel and the two
@@ -412,6 +485,11 @@ void hlo_mpi_p2p_drop(hlo_comm *c, void *req) { (void)c, (void)req; }
 int hlo_rdv_allreduce(hlo_run *r, const hlo_instruction *in, hlo_rdv *v, int pos, const hlo_val *inv,
                       hlo_val *out, hlo_rdv_fold fold, void *ctx) {
   (void)v, (void)pos, (void)inv, (void)out, (void)fold, (void)ctx;
+  return hlo_run_errorf(r, in, "MPI support was not built");
+}
+int hlo_rdv_p2p(hlo_run *r, const hlo_instruction *in, hlo_rdv *v, int pos, hlo_rdv_msg *send, int nsend,
+                hlo_rdv_msg *recv, int nrecv) {
+  (void)v, (void)pos, (void)send, (void)nsend, (void)recv, (void)nrecv;
   return hlo_run_errorf(r, in, "MPI support was not built");
 }
 int hlo_mpi_gather(hlo_comm *c, hlo_val **results, const hlo_allocator *alloc, hlo_diags *d) {
