@@ -360,10 +360,15 @@ int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_
   if (c->is_entry) hlo_buf_puts(b, "ENTRY ");
   print_name(b, c->name, o);
   /* The signature is optional: leave it out when a part of it is unknown
-   * (a parameter number gap, a root shape still to be inferred) so that
-   * the text reads back. */
+   * (a parameter number gap or repeat, a root shape still to be inferred)
+   * so that the text reads back. */
   bool known = c->root && !c->root->shape_omitted;
   for (int i = 0; known && i < c->nparams; i++) known = c->params[i] && !c->params[i]->shape_omitted;
+  /* a parameter number written twice (an invalid module) has no signature
+   * either: which of the two it names would depend on the order */
+  int nparam_instrs = 0;
+  for (int i = 0; known && i < c->ninstrs; i++) nparam_instrs += c->instrs[i]->op == HLO_OP_PARAMETER;
+  if (known && nparam_instrs != c->nparams) known = false;
   if (!o->short_form && known) {
     hlo_buf_puts(b, " (");
     for (int i = 0; i < c->nparams; i++) {

@@ -98,13 +98,16 @@ typedef struct frame {
 } frame;
 
 /* HloComputation::MakeEmbeddedComputationsList of c, appended to the module
- * order where not there yet. */
+ * order where not there yet.  XLA walks each computation's instructions in
+ * the order they were made; here in the order they print, which is the same
+ * for text XLA printed and keeps the output a fixed point for any other
+ * text (XLA's order would change once the text is printed and read back). */
 static int add_embedded(hlo_arena *a, const hlo_module *m, const hlo_computation *c, bool *seen, frame *st,
-                        bool *added, const hlo_computation **order, int *k) {
+                        bool *added, const hlo_computation **order, int *k, const hlo_instruction ***iorder) {
   int nc = m->ncomps, sp = 0;
   memset(seen, 0, (size_t)nc);
   for (int i = 0; i < c->ninstrs; i++) {
-    const hlo_instruction *in = c->instrs[i];
+    const hlo_instruction *in = iorder[c->id][i];
     for (const hlo_instruction *cur = in;;) {
       if (cur && cur->ncalled) {
         hlo_computation **calls = hlo_arena_array(a, (size_t)cur->ncalled, sizeof *calls);
@@ -124,7 +127,7 @@ static int add_embedded(hlo_arena *a, const hlo_module *m, const hlo_computation
         if (!added[f->c->id]) added[f->c->id] = true, order[(*k)++] = f->c;
         cur = NULL;
       } else {
-        cur = f->c->instrs[f->next++];
+        cur = iorder[f->c->id][f->next++];
       }
     }
   }
@@ -145,6 +148,10 @@ int hlo_text_comp_order(hlo_arena *a, const hlo_module *m, const hlo_computation
   bool ok = true;
   for (int ci = 0; ci < nc; ci++) ok &= m->comps[ci]->id == ci;
   int k = 0;
+  const hlo_instruction ***iorder = ok ? hlo_arena_array(a, (size_t)(nc ? nc : 1), sizeof *iorder) : NULL;
+  if (ok && !iorder) return HLO_ERR;
+  for (int ci = 0; ok && ci < nc; ci++)
+    if (hlo_text_instr_order(a, m->comps[ci], &iorder[ci])) return HLO_ERR;
   if (ok) {
     for (int ci = 0; ci < nc; ci++)
       for (int i = 0; i < m->comps[ci]->ninstrs; i++) {
@@ -154,7 +161,7 @@ int hlo_text_comp_order(hlo_arena *a, const hlo_module *m, const hlo_computation
       }
     for (int ci = 0; ci < nc; ci++) {
       if (called[ci]) continue;
-      if (add_embedded(a, m, m->comps[ci], seen, st, added, order, &k)) return HLO_ERR;
+      if (add_embedded(a, m, m->comps[ci], seen, st, added, order, &k, iorder)) return HLO_ERR;
       if (!added[ci]) added[ci] = true, order[k++] = m->comps[ci];
     }
   }
