@@ -500,6 +500,12 @@ static int instruction(cv *C, const pins *I, bool root) {
   bool has_index = false; /* proto text leaves out a zero tuple_index */
   for (const pb_node *f = n->child; f; f = f->next) has_index |= is(f, "tuple_index");
   if (op == HLO_OP_GET_TUPLE_ELEMENT && !has_index) hlo_buf_puts(b, ", index=0");
+  /* topk's largest and is_stable are false when the proto leaves them out,
+   * but true when the text does: write them always */
+  bool has_largest = false, has_stable = false;
+  for (const pb_node *f = n->child; f; f = f->next) has_largest |= is(f, "largest"), has_stable |= is(f, "is_stable");
+  if (op == HLO_OP_TOPK && !has_largest) hlo_buf_puts(b, ", largest=false");
+  if (op == HLO_OP_TOPK && !has_stable) hlo_buf_puts(b, ", is_stable=false");
   bool has_preds = false;
   for (const pb_node *f = n->child; f; f = f->next) {
     char e[64];
@@ -633,7 +639,7 @@ static int instruction(cv *C, const pins *I, bool root) {
                is(f, "use_global_device_ids") || is(f, "constrain_layout") || is(f, "largest") ||
                is(f, "custom_call_has_side_effect") || is(f, "is_host_transfer")) {
       if (pb_read_bool(C->src, C->d, f, &t)) return HLO_ERR;
-      if (t || is(f, "largest")) hlo_buf_printf(b, ", %s=%s", f->name, t ? "true" : "false");
+      if (t || op == HLO_OP_TOPK) hlo_buf_printf(b, ", %s=%s", f->name, t ? "true" : "false");
     } else if (is(f, "replica_groups")) {
       if (!first_of(n, f)) continue; /* a repeated field is written whole at its first value */
       hlo_buf_puts(b, ", replica_groups={");

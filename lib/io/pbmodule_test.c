@@ -93,6 +93,16 @@ static void test_attributes(void) {
             " gather_slice_sizes: [1, 3] indices_are_sorted: true }",
             "", "  ROOT %g = f32[2,3] gather(%p0, %i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
                 "index_vector_dim=1, slice_sizes={1,3}, indices_are_sorted=true\n");
+  /* topk: the proto's absent largest and is_stable are false, which the
+   * text must say (absent there, they are true) */
+  line_case(P(1, 0, F32("dimensions: [4]"))
+            "instructions { name: \"t\" opcode: \"topk\" id: 2 operand_ids: 1 k: 2 shape { element_type: TUPLE"
+            " tuple_shapes { element_type: F32 dimensions: 2 } tuple_shapes { element_type: S32 dimensions: 2 } } }",
+            "", "topk(%p0), largest=false, is_stable=false, k=2\n");
+  line_case(P(1, 0, F32("dimensions: [4]"))
+            "instructions { name: \"t\" opcode: \"topk\" id: 2 operand_ids: 1 k: 2 largest: true shape { element_type: TUPLE"
+            " tuple_shapes { element_type: F32 dimensions: 2 } tuple_shapes { element_type: S32 dimensions: 2 } } }",
+            "", "topk(%p0), is_stable=false, k=2, largest=true\n");
   line_case("instructions { name: \"i\" opcode: \"iota\" id: 1 dimensions: 1 shape { element_type: S32 dimensions: [2, 3] layout { minor_to_major: [0, 1] } } }",
             "", "  ROOT %i = s32[2,3]{0,1} iota(), iota_dimension=1\n");
   line_case("instructions { name: \"k\" opcode: \"constant\" id: 1 shape { element_type: BF16 dimensions: 3 }"
