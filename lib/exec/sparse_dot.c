@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "exec/ccall.h"
+#include "hlo/hlo_shape_infer.h"
 
 typedef struct sparse_side {
   int dim, n, m, bits, meta;     /* meta: operand number of the metadata */
@@ -137,6 +138,16 @@ int hlo_sparse_dot_prep(hlo_exec *e, plan_step *s) {
   for (int i = 0; i < in->nattrs; i++)
     if (in->attrs[i].key != HLO_A_SPARSITY) attrs[f->nattrs++] = in->attrs[i];
   f->attrs = attrs;
+  /* the dense dot must give the declared shape: the kernel writes that many */
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_shape dense_shape;
+  bool fits = hlo_infer_shape(f, &e->arena, &dense_shape, &d, NULL) == HLO_OK &&
+              hlo_shape_xla_compatible(&dense_shape, &in->shape, false);
+  hlo_diags_release(&d);
+  if (!fits)
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: the dense form of this sparse dot does not give its declared shape",
+                        in->name);
   p->dot = hlo_ccall_sub_step(e, f);
   if (!p->dot) return HLO_ERR;
   s->fn = sparse_dot_run;
