@@ -6,6 +6,11 @@
 #include "hlo/hlo_fp.h"
 #include "text/scan.h"
 
+/* A lone scalar standing for an array fills a dense buffer of the whole
+ * shape; past this many elements (1 GiB of f64) the text is refused rather
+ * than committing that much memory for one constant. */
+#define LONE_SCALAR_MAX_ELEMENTS ((int64_t)1 << 27)
+
 typedef struct lit_ctx {
   scanner *scn;
   const hlo_shape *shape;
@@ -207,14 +212,19 @@ int scan_literal(scanner *scn, const hlo_shape *s, hlo_literal *out) {
   }
   int64_t n;
   if (!hlo_shape_elements(s, &n)) return scan_errorf(scn, st, "the constant's shape is too large or dynamic");
-  /* every element needs at least one character of text: refuse shapes the
-   * text cannot possibly fill before allocating for them */
-  if (n > (int64_t)(scn->end - st) + 1 && n > 1)
+  /* A lone scalar stands for the whole array (XLA's leniency, below); any
+   * other literal needs at least one character of text per element, so
+   * shapes the text cannot fill are refused before allocating for them. */
+  bool lone_scalar = s->rank > 0 && n > 0 && !scan_peek(scn, '{');
+  if (lone_scalar && n > LONE_SCALAR_MAX_ELEMENTS)
+    return scan_errorf(scn, st, "a scalar literal for an array of %lld elements is too large (at most %lld)",
+                       (long long)n, (long long)LONE_SCALAR_MAX_ELEMENTS);
+  if (!lone_scalar && n > (int64_t)(scn->end - st) + 1 && n > 1)
     return scan_errorf(scn, st, "the literal cannot hold the %lld elements of its shape", (long long)n);
   lit_ctx c = {scn, s, NULL, 0, hlo_type_bytes(s->type)};
   c.data = hlo_arena_array(scn->a, (size_t)(n ? n : 1), (size_t)c.bytes);
   if (!c.data) return scan_errorf(scn, st, "out of memory for a literal of %lld elements", (long long)n);
-  if (s->rank > 0 && n > 0 && !scan_peek(scn, '{')) {
+  if (lone_scalar) {
     /* XLA's parser takes a lone scalar for an array: it is the first element
      * in row-major order and every other element is zero */
     memset(c.data, 0, (size_t)n * (size_t)c.bytes);
