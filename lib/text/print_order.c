@@ -134,6 +134,57 @@ static int add_embedded(hlo_arena *a, const hlo_module *m, const hlo_computation
   return HLO_OK;
 }
 
+/* XLA's order can put a computation after one that calls it: the walk marks
+ * a callee when it is first pushed, so a condition shared by nested while
+ * loops is emitted after the inner bodies that also use it, and XLA's own
+ * parser then refuses the text.  Here such a computation moves up to just
+ * before its first caller (with its own callees before it); an order in
+ * which every callee already precedes its callers is left as it is. */
+static int callees_first(hlo_arena *a, const hlo_module *m, const hlo_computation **order,
+                         const hlo_instruction ***iorder) {
+  int nc = m->ncomps, k = 0, sp = 0;
+  const hlo_computation **out = hlo_arena_array(a, (size_t)(nc ? nc : 1), sizeof *out);
+  unsigned char *state = hlo_arena_array(a, (size_t)(nc ? nc : 1), 1);
+  struct walk { const hlo_computation *c; int instr, call; } *st = hlo_arena_array(a, (size_t)(nc ? nc : 1), sizeof *st);
+  hlo_computation **calls = NULL;
+  int maxcalls = 1;
+  for (int ci = 0; ci < nc; ci++)
+    for (int i = 0; i < m->comps[ci]->ninstrs; i++)
+      if (m->comps[ci]->instrs[i]->ncalled > maxcalls) maxcalls = m->comps[ci]->instrs[i]->ncalled;
+  calls = hlo_arena_array(a, (size_t)maxcalls, sizeof *calls);
+  if (!out || !state || !st || !calls) return HLO_ERR;
+  memset(state, NEW, (size_t)(nc ? nc : 1));
+  for (int oi = 0; oi < nc; oi++) {
+    if (state[order[oi]->id] != NEW) continue;
+    state[order[oi]->id] = VISITING;
+    st[sp++] = (struct walk){order[oi], 0, 0};
+    while (sp) {
+      struct walk *w = &st[sp - 1];
+      const hlo_computation *next = NULL;
+      while (!next && w->instr < w->c->ninstrs) {
+        const hlo_instruction *in = iorder[w->c->id][w->instr];
+        int n = xla_calls(in, calls);
+        if (w->call >= n) {
+          w->instr++, w->call = 0;
+          continue;
+        }
+        const hlo_computation *cc = calls[w->call++];
+        if (cc && cc->id >= 0 && cc->id < nc && m->comps[cc->id] == cc && state[cc->id] == NEW) next = cc;
+      }
+      if (next && sp < nc) {
+        state[next->id] = VISITING;
+        st[sp++] = (struct walk){next, 0, 0};
+      } else { /* all callees out (a full stack cannot happen: each computation is pushed once) */
+        state[w->c->id] = VISITED;
+        out[k++] = w->c;
+        sp--;
+      }
+    }
+  }
+  memcpy(order, out, (size_t)nc * sizeof *order);
+  return HLO_OK;
+}
+
 int hlo_text_comp_order(hlo_arena *a, const hlo_module *m, const hlo_computation ***out) {
   int nc = m->ncomps;
   const hlo_computation **order = hlo_arena_array(a, (size_t)(nc ? nc : 1), sizeof *order);
@@ -168,5 +219,5 @@ int hlo_text_comp_order(hlo_arena *a, const hlo_module *m, const hlo_computation
   /* computations no walk reached (a call cycle) keep their text order */
   for (int ci = 0; ci < nc && k < nc; ci++)
     if (!added[ci]) added[ci] = true, order[k++] = m->comps[ci];
-  return HLO_OK;
+  return ok ? callees_first(a, m, order, iorder) : HLO_OK;
 }
