@@ -3,6 +3,7 @@
  * entry_computation_layout always (made from the entry computation when
  * the text had none), and the computations, leaving out those an async op
  * prints in its sugared form. */
+#include <stdio.h>
 #include <string.h>
 
 #include "text/print_internal.h"
@@ -39,8 +40,20 @@ const hlo_instruction *hlo_text_async_sugar(const hlo_instruction *in) {
   const hlo_shape *s = &start->shape;
   if (s->type != HLO_TUPLE || s->ntuple < 2 || s->tuple[0].type != HLO_TUPLE || s->tuple[0].ntuple != r->noperands)
     return NULL;
+  if (start->noperands != r->noperands) return NULL;
   for (int i = 0; i < r->noperands; i++)
     if (r->operands[i] != c->params[i]) return NULL;
+  /* nor when "<op>-start", "-update" or "-done" is an opcode of its own
+   * (copy-start, all-reduce-start, ...): the text would read back as that
+   * opcode, not as an async op wrapping <op> */
+  static const char *const SUFFIX[] = {"-start", "-update", "-done"};
+  const char *name = hlo_opcode_name(r->op);
+  char buf[96];
+  hlo_opcode own;
+  for (int i = 0; i < 3; i++) {
+    int len = snprintf(buf, sizeof buf, "%s%s", name, SUFFIX[i]);
+    if (len > 0 && (size_t)len < sizeof buf && hlo_opcode_lookup(buf, (size_t)len, &own)) return NULL;
+  }
   return r;
 }
 
