@@ -314,6 +314,26 @@ struct hlo_computation {
   int id;
 };
 
+/* The stack frame index XLA prints after the module header (FileNames,
+ * FunctionNames, FileLocations, StackFrames), which metadata's
+ * stack_frame_id refers to.  Ids are 1-based as written; a parent_frame_id
+ * of 0 means no parent. */
+typedef struct hlo_file_location {
+  int32_t file_name_id, function_name_id, line, end_line, column, end_column;
+} hlo_file_location;
+
+typedef struct hlo_stack_frame {
+  int32_t file_location_id, parent_frame_id;
+} hlo_stack_frame;
+
+typedef struct hlo_stack_frames {
+  int nfile_names, nfunction_names, nlocations, nframes;
+  const char **file_names;
+  const char **function_names;
+  hlo_file_location *locations;
+  hlo_stack_frame *frames;
+} hlo_stack_frames;
+
 struct hlo_module {
   hlo_arena arena;
   const char *name;        /* NULL if no HloModule header */
@@ -323,6 +343,7 @@ struct hlo_module {
   int ncomps;
   hlo_computation **comps; /* in text order */
   hlo_computation *entry;
+  hlo_stack_frames *stack_frames; /* NULL when the text has none */
 };
 
 /* Create an empty module whose arena uses alloc (NULL = malloc). */

@@ -688,6 +688,7 @@ static int parse_module_body(parser *p) {
         if (set_layouts(p, &ps->result)) return scan_errorf(scn, scn->pos, "out of memory");
       }
   }
+  if (scan_stack_frames(scn, &m->stack_frames)) return HLO_ERR;
   vec comps = {0};
   hlo_strmap_init(&p->comps, &p->scratch);
   int rc = HLO_OK;

@@ -26,7 +26,7 @@ static void comp_name(hlo_buf *b, const hlo_computation *c, const hlo_print_opti
 }
 
 /* C-style escapes as XLA's CEscape writes them. */
-static void quoted(hlo_buf *b, const char *s) {
+void hlo_text_quoted(hlo_buf *b, const char *s) {
   hlo_buf_putc(b, '"');
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     switch (*p) {
@@ -142,7 +142,7 @@ int hlo_print_attr_value(hlo_buf *b, const hlo_attr *a, const hlo_print_options 
     hlo_buf_printf(b, "%g", a->u.f);
     break;
   case HLO_AK_STRING:
-    quoted(b, a->u.s);
+    hlo_text_quoted(b, a->u.s);
     break;
   case HLO_AK_WORD:
   case HLO_AK_RAW:

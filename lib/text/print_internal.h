@@ -39,4 +39,11 @@ void hlo_text_literal(hlo_buf *b, const hlo_literal *l, const hlo_print_options 
 int hlo_text_instr_order(hlo_arena *a, const hlo_computation *c, const hlo_instruction ***out);
 int hlo_text_comp_order(hlo_arena *a, const hlo_module *m, const hlo_computation ***out);
 
+/* s in double quotes with C-style escapes, as XLA's CEscape writes them. */
+void hlo_text_quoted(hlo_buf *b, const char *s);
+
+/* The stack frame index section (stack_frames.c), from its leading blank
+ * lines to the last frame's line; nothing when m has none. */
+void hlo_text_stack_frames(hlo_buf *b, const hlo_module *m);
+
 #endif

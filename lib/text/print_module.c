@@ -195,6 +195,7 @@ int hlo_print_module(hlo_buf *b, const hlo_module *m, const hlo_print_options *o
   static const hlo_print_options dflt = {0};
   if (!o) o = &dflt;
   print_header(b, m, o);
+  if (!o->short_form) hlo_text_stack_frames(b, m); /* XLA leaves it out with the metadata */
   hlo_buf_puts(b, "\n\n");
   /* computations an async op prints as "<op>-start" are not printed */
   hlo_arena scratch;

@@ -96,6 +96,10 @@ bool scan_async_sugar_opcode(const char *s, size_t n, hlo_opcode *async_op, hlo_
 int scan_async_sugar_wrap(scanner *scn, hlo_instruction *in, hlo_opcode wrapped, const char *comp_name,
                           hlo_computation **made);
 
+/* The stack frame index section after the module header (stack_frames.c):
+ * *out is NULL when the text has none. */
+int scan_stack_frames(scanner *scn, hlo_stack_frames **out);
+
 /* Give the instructions in anon (written as nested operands) the names
  * XLA's name uniquer makes, "<opcode>.anon[.N]", registering every other
  * instruction of comps in order (parse_names.c); the computations in skip
