@@ -805,6 +805,64 @@ static int read_comp(jr *r, const cJSON *v, hlo_computation *c) {
   return read_attrs(r, v, &c->attrs, &c->nattrs);
 }
 
+static int get_i32(jr *r, const cJSON *o, const char *key, int32_t *out) {
+  int64_t v;
+  if (get_int(r, o, key, true, 0, &v)) return HLO_ERR;
+  if (v < INT32_MIN || v > INT32_MAX) return jerr(r, NULL, "%s: out of range for int32", key);
+  *out = (int32_t)v;
+  return HLO_OK;
+}
+
+static int get_names(jr *r, const cJSON *o, const char *key, const char ***out, int *n) {
+  cJSON *v = field(r, o, key, true);
+  if (!v || as_array(r, v, key, n)) return HLO_ERR;
+  *out = *n ? hlo_arena_array(r->a, (size_t)*n, sizeof **out) : NULL;
+  if (*n && !*out) return oom(r);
+  int i = 0;
+  for (cJSON *e = v->child; e; e = e->next, i++)
+    if (as_str(r, e, key, false, &(*out)[i])) return HLO_ERR;
+  return HLO_OK;
+}
+
+/* The stack frame index (optional "stack_frames" object of a module). */
+static int read_stack_frames(jr *r, const cJSON *m, hlo_stack_frames **out) {
+  cJSON *o = field(r, m, "stack_frames", false);
+  *out = NULL;
+  if (!o) return HLO_OK;
+  size_t p0 = push_key(r, "stack_frames");
+  if (!cJSON_IsObject(o)) return jerr(r, NULL, "expected an object");
+  hlo_stack_frames *f = hlo_arena_alloc(r->a, sizeof *f);
+  if (!f) return oom(r);
+  memset(f, 0, sizeof *f);
+  if (get_names(r, o, "file_names", &f->file_names, &f->nfile_names) ||
+      get_names(r, o, "function_names", &f->function_names, &f->nfunction_names))
+    return HLO_ERR;
+  cJSON *v = field(r, o, "file_locations", true);
+  if (!v || as_array(r, v, "file_locations", &f->nlocations)) return HLO_ERR;
+  f->locations = f->nlocations ? hlo_arena_array(r->a, (size_t)f->nlocations, sizeof *f->locations) : NULL;
+  if (f->nlocations && !f->locations) return oom(r);
+  int i = 0;
+  for (cJSON *e = v->child; e; e = e->next, i++) {
+    hlo_file_location *l = &f->locations[i];
+    if (get_i32(r, e, "file_name_id", &l->file_name_id) || get_i32(r, e, "function_name_id", &l->function_name_id) ||
+        get_i32(r, e, "line", &l->line) || get_i32(r, e, "end_line", &l->end_line) ||
+        get_i32(r, e, "column", &l->column) || get_i32(r, e, "end_column", &l->end_column))
+      return HLO_ERR;
+  }
+  v = field(r, o, "frames", true);
+  if (!v || as_array(r, v, "frames", &f->nframes)) return HLO_ERR;
+  f->frames = f->nframes ? hlo_arena_array(r->a, (size_t)f->nframes, sizeof *f->frames) : NULL;
+  if (f->nframes && !f->frames) return oom(r);
+  i = 0;
+  for (cJSON *e = v->child; e; e = e->next, i++)
+    if (get_i32(r, e, "file_location_id", &f->frames[i].file_location_id) ||
+        get_i32(r, e, "parent_frame_id", &f->frames[i].parent_frame_id))
+      return HLO_ERR;
+  pop(r, p0);
+  *out = f;
+  return HLO_OK;
+}
+
 static hlo_module *read_module(jr *r, const cJSON *v, const hlo_allocator *alloc) {
   hlo_module *m = hlo_module_new(alloc);
   if (!m) {
@@ -857,7 +915,7 @@ static hlo_module *read_module(jr *r, const cJSON *v, const hlo_allocator *alloc
     pop(r, p1);
   }
   pop(r, p0);
-  if (read_attrs(r, v, &m->attrs, &m->nattrs)) goto fail;
+  if (read_attrs(r, v, &m->attrs, &m->nattrs) || read_stack_frames(r, v, &m->stack_frames)) goto fail;
   cJSON *entry = field(r, v, "entry", false);
   if (entry && comp_ref(r, entry, &m->entry)) goto fail;
   if (!m->entry && m->ncomps) m->entry = m->comps[m->ncomps - 1];

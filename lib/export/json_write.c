@@ -420,6 +420,36 @@ static cJSON *comp_json(jw *w, const hlo_computation *c) {
   return o;
 }
 
+static const char *const LOC_KEYS[] = {"file_name_id", "function_name_id", "line", "end_line", "column", "end_column"};
+
+static cJSON *string_list_json(jw *w, const char *const *v, int n) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; a && i < n; i++) put(w, a, NULL, cJSON_CreateString(v[i]));
+  return a;
+}
+
+static cJSON *stack_frames_json(jw *w, const hlo_stack_frames *f) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return NULL;
+  put(w, o, "file_names", string_list_json(w, f->file_names, f->nfile_names));
+  put(w, o, "function_names", string_list_json(w, f->function_names, f->nfunction_names));
+  cJSON *v = put(w, o, "file_locations", cJSON_CreateArray());
+  for (int i = 0; v && i < f->nlocations; i++) {
+    const hlo_file_location *l = &f->locations[i];
+    const int32_t vals[6] = {l->file_name_id, l->function_name_id, l->line, l->end_line, l->column, l->end_column};
+    cJSON *e = put(w, v, NULL, cJSON_CreateObject());
+    for (int k = 0; e && k < 6; k++) put(w, e, LOC_KEYS[k], cJSON_CreateNumber(vals[k]));
+  }
+  v = put(w, o, "frames", cJSON_CreateArray());
+  for (int i = 0; v && i < f->nframes; i++) {
+    cJSON *e = put(w, v, NULL, cJSON_CreateObject());
+    if (!e) break;
+    put(w, e, "file_location_id", cJSON_CreateNumber(f->frames[i].file_location_id));
+    put(w, e, "parent_frame_id", cJSON_CreateNumber(f->frames[i].parent_frame_id));
+  }
+  return o;
+}
+
 static cJSON *module_json(jw *w, const hlo_module *m) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
@@ -427,6 +457,7 @@ static cJSON *module_json(jw *w, const hlo_module *m) {
   put(w, o, "has_header", cJSON_CreateBool(m->has_header));
   put(w, o, "entry", comp_name(m->entry));
   put(w, o, "attrs", attrs_json(w, m->attrs, m->nattrs));
+  if (m->stack_frames) put(w, o, "stack_frames", stack_frames_json(w, m->stack_frames));
   cJSON *v = put(w, o, "computations", cJSON_CreateArray());
   for (int i = 0; v && i < m->ncomps; i++) put(w, v, NULL, comp_json(w, m->comps[i]));
   return o;
