@@ -14,6 +14,7 @@ typedef struct ccall_row {
 #define XLA_GPU "XLA's GPU compiler (xla/service/gpu/cublas_cudnn.cc, backend_configs.proto)"
 #define XLA_MEM "XLA (xla/service/memory_annotations.h, host offloading)"
 #define XLA_SPMD "XLA's SPMD partitioner (xla/service/spmd/spmd_partitioner.cc)"
+#define SDY "Shardy's HLO round trip (xla/service/spmd/shardy/constants.h, round_trip_common/)"
 #define NEURON "PyTorch/XLA on AWS Neuron (torch-neuronx custom-call targets, neuronx-cc error codes)"
 
 static const ccall_row ROWS[] = {
@@ -37,6 +38,11 @@ static const ccall_row ROWS[] = {
     {{"Sharding", "its operand (a sharding annotation)", XLA_SPMD}, hlo_ccall_prep_marker},
     {{"SPMDFullToShardShape", "the shard of this partition (partition_id) under the operand's sharding; the operand when shapes agree", XLA_SPMD}, hlo_ccall_prep_spmd},
     {{"SPMDShardToFullShape", "the operand when shapes agree; else the shard placed at this partition's offset in zeros", XLA_SPMD}, hlo_ccall_prep_spmd},
+    {{"xla.sdy.FuncResultSharding", "its operand (the sharding of a function result)", SDY}, hlo_ccall_prep_marker},
+    {{"xla.sdy.PropagationBarrier", "its operand (a barrier for sharding propagation)", SDY}, hlo_ccall_prep_marker},
+    {{"xla.sdy.ShardingGroup", "nothing: an empty tuple (operands grouped to share a sharding)", SDY}, hlo_ccall_prep_zeros},
+    {{"xla.sdy.GlobalToLocalShape", "its operand when the global and local shapes agree (one device per manual axis)", SDY}, hlo_ccall_prep_marker},
+    {{"xla.sdy.LocalToGlobalShape", "its operand when the local and global shapes agree (one device per manual axis)", SDY}, hlo_ccall_prep_marker},
     {{"MoveToHost", "its operand (memory-space annotation)", XLA_MEM}, hlo_ccall_prep_marker},
     {{"MoveToDevice", "its operand (memory-space annotation)", XLA_MEM}, hlo_ccall_prep_marker},
     {{"annotate_device_placement", "its operand (memory-space annotation)", XLA_MEM}, hlo_ccall_prep_marker},
