@@ -1031,6 +1031,11 @@ int main(int argc, char **argv) {
     rc = CLI_INVALID;
     goto out;
   }
+  if (hlo_module_fill_elided_constants(m) != HLO_OK) { /* XLA's parser does it by default */
+    cli_errorf(&TOOL, "%s: out of memory for the constants written as {...}", in.src.name);
+    rc = CLI_INVALID;
+    goto out;
+  }
   if ((rc = ccall_cli_load(&TOOL, &a.ccalls, &d)) != CLI_OK) goto out;
   hlo_exec_options eo = {0};
   eo.ccalls = a.ccalls.user;

@@ -110,7 +110,7 @@ HLO_API int hlo_shape_set_default_layouts(hlo_arena *a, hlo_shape *s);
 typedef struct hlo_literal hlo_literal;
 struct hlo_literal {
   hlo_shape shape;
-  void *data;            /* NULL for tuples and for elided constants */
+  void *data;            /* NULL for tuples and elided constants (unless filled) */
   int64_t nelems;
   bool elided;           /* written as {...} in the text */
   int ntuple;
@@ -367,5 +367,11 @@ HLO_API const char *hlo_instr_word(const hlo_instruction *i, hlo_attr_key k);
 /* Recompute users, called-computation lists, parameter tables and fused
  * flags after the IR was built or edited.  HLO_ERR on allocation failure. */
 HLO_API int hlo_module_link(hlo_module *m);
+
+/* Give every constant written as {...} the values XLA's parser gives it by
+ * default (a deterministic counter over the module's elided constants in
+ * text order; elided_fill.c), so the module can run; the constants keep
+ * printing as {...}.  HLO_ERR on allocation failure or an impossible size. */
+HLO_API int hlo_module_fill_elided_constants(hlo_module *m);
 
 #endif

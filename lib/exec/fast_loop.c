@@ -225,7 +225,7 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
   n.type = t;
   switch (x->op) {
   case HLO_OP_CONSTANT:
-    if (!x->literal || x->literal->elided || !x->literal->data ||
+    if (!x->literal || !x->literal->data ||
         x->literal->nelems != hlo_fast_elems(&x->shape))
       return -1;
     return add_leaf(c, &x->shape, m, -1, x->literal->data);
@@ -273,7 +273,7 @@ static int build_inner(lp_ctx *c, const hlo_instruction *x, const lp_map *m) {
     const hlo_instruction *o = x->operands[0];
     if (m->flat) return build(c, o, m);
     if (c->leaf_arg(c->root, o) >= 0) return add_leaf(c, &x->shape, m, c->leaf_arg(c->root, o), NULL);
-    if (o->op == HLO_OP_CONSTANT && o->literal && o->literal->data && !o->literal->elided)
+    if (o->op == HLO_OP_CONSTANT && o->literal && o->literal->data)
       return add_leaf(c, &x->shape, m, -1, o->literal->data);
     /* only reshapes that add or drop unit dimensions stay linear */
     lp_map om = *m;

@@ -102,8 +102,7 @@ bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s) {
     }
     if (init->op == HLO_OP_PARAMETER) {
       p->init_arg = (int)init->param_number;
-    } else if (init->op == HLO_OP_CONSTANT && init->literal && init->literal->data &&
-               !init->literal->elided) {
+    } else if (init->op == HLO_OP_CONSTANT && init->literal && init->literal->data) {
       p->init_data = init->literal->data;
     } else {
       return false;

@@ -18,7 +18,7 @@ static int prep_compare(hlo_exec *e, plan_step *s) {
 
 static int prep_constant(hlo_exec *e, plan_step *s) {
   const hlo_instruction *in = s->in;
-  if (!in->literal || in->literal->elided)
+  if (!in->literal || (in->literal->elided && !in->literal->data))
     return HLO_PLAN_ERR(e, in,
                       "instruction %%%s: constant value is elided ({...}) and cannot run",
                       in->name);
