@@ -214,6 +214,7 @@ hlo_module_find_computation = _fn("hlo_module_find_computation", _ptr, P(ModuleH
 hlo_computation_find = _fn("hlo_computation_find", _ptr, _ptr, c_char_p)
 hlo_print_module = _fn("hlo_print_module", c_int, P(Buf), P(ModuleHead), P(PrintOptions))
 hlo_shape_fill_omitted = _fn("hlo_shape_fill_omitted", c_int, P(ModuleHead), P(Diags), P(Src))
+hlo_module_fill_elided_constants = _fn("hlo_module_fill_elided_constants", c_int, P(ModuleHead))
 hlo_shape_infer_module = _fn("hlo_shape_infer_module", c_int, P(ModuleHead), P(Diags), P(Src),
                              P(c_int))
 hlo_verify_module = _fn("hlo_verify_module", c_int, P(ModuleHead), P(VerifyOptions), P(Diags),

@@ -151,6 +151,10 @@ class Module:
             d = DiagList()
             if _lib.hlo_shape_fill_omitted(self._m, d.ref, ctypes.byref(self._source.src)):
                 raise d.error([self._source], "cannot infer omitted shapes")
+            # constants written as {...} take XLA's parser's default values
+            # (they keep printing as {...})
+            if _lib.hlo_module_fill_elided_constants(self._m):
+                raise MemoryError("no memory for the constants written as {...}")
             self._filled = True
 
     def verify(self, layout_sensitive=False, allow_mixed_precision=False,

@@ -58,6 +58,17 @@ def test_nested_tuples_scalars_and_lists():
     assert r[1][1] == 2.5
 
 
+def test_elided_constants_take_xla_parser_values():
+    # XLA's parser fills {...} with a counter over the elided constants in
+    # text order, one value per 32-bit word: a = 0, 1, 2 and b = 3, 4
+    m = hlotools.parse("ENTRY e {\n a = s32[3] constant({...})\n b = u32[2] constant({...})\n"
+                       " ROOT t = (s32[3], u32[2]) tuple(a, b)\n}\n")
+    r = m.run()
+    np.testing.assert_array_equal(r[0], np.array([0, 1, 2], np.int32))
+    np.testing.assert_array_equal(r[1], np.array([3, 4], np.uint32))
+    assert "constant({...})" in m.format()
+
+
 def test_elementwise_types_against_numpy():
     rng = np.random.default_rng(1)
     cases = [("f64", np.float64), ("f16", np.float16), ("s8", np.int8), ("u16", np.uint16),
