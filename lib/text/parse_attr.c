@@ -770,3 +770,25 @@ int scan_attr_value(scanner *scn, hlo_attr *a) {
   }
   HLO_BUG("attribute kind %d is not in hlo_attrs.def", (int)a->kind); /* the switch covers every kind */
 }
+
+/* A whole attribute value of kind k standing alone in src. */
+static int parse_alone(const hlo_src *src, hlo_arena *arena, hlo_attr *a, hlo_diags *d) {
+  scanner scn = {.src = src, .s = src->text, .pos = 0, .end = src->len, .d = d, .a = arena, .max_depth = 256};
+  if (scan_attr_value(&scn, a)) return HLO_ERR;
+  if (!scan_at_end(&scn)) return scan_errorf(&scn, scn.pos, "unexpected text after the %s", a->name);
+  return HLO_OK;
+}
+
+int hlo_parse_sharding(const hlo_src *src, hlo_arena *arena, hlo_sharding *out, hlo_diags *d) {
+  hlo_attr a = {.kind = HLO_AK_SHARDING, .name = "sharding"};
+  if (parse_alone(src, arena, &a, d)) return HLO_ERR;
+  *out = *a.u.sharding;
+  return HLO_OK;
+}
+
+int hlo_parse_replica_groups(const hlo_src *src, hlo_arena *arena, hlo_replica_groups *out, hlo_diags *d) {
+  hlo_attr a = {.kind = HLO_AK_REPLICA_GROUPS, .name = "replica_groups"};
+  if (parse_alone(src, arena, &a, d)) return HLO_ERR;
+  *out = *a.u.groups;
+  return HLO_OK;
+}
