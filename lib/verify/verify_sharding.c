@@ -10,8 +10,8 @@
 
 /* XLA's HloSharding::ValidateNonTuple for a mesh-based sharding: the
  * replicated, manual and unreduced ones need nothing; a maximal one a
- * device in range; others a mesh of more than one device, one dimension
- * sharding per dimension and a mesh of exactly num_devices devices. */
+ * device in range; others one dimension sharding per dimension and a mesh
+ * of exactly num_devices devices. */
 static void check_named(vctx *v, const hlo_instruction *in, const hlo_sharding *sh, const hlo_shape *s, int64_t nd) {
   const hlo_named_sharding *ns = sh->named;
   if (hlo_named_is_replicated(ns) || hlo_named_is_manual(ns) || hlo_named_is_unreduced(ns)) return;
@@ -21,11 +21,8 @@ static void check_named(vctx *v, const hlo_instruction *in, const hlo_sharding *
       vx_fail(v, in, "device %lld > num_devices (%lld) in maximal sharding %s", (long long)d, (long long)nd, sh->text);
     return;
   }
-  if (ns->mesh.ndevices == 1) {
-    vx_fail(v, in, "Tile assignment only contains a single device. If a replicated sharding was intended, use "
-            "HloSharding::Replicated(). If a device placement was intended, use HloSharding::SingleDevice()");
-    return;
-  }
+  /* XLA's "Tile assignment only contains a single device" cannot apply: on a
+   * mesh of one device every sharding is replicated, unreduced or manual */
   if (s->type == HLO_TUPLE || !hlo_type_is_array(s->type) || ns->ndims != s->rank) {
     vx_fail(v, in, "Number of tile assignment dimensions (excluding subgroups) is different than the input rank. sharding=%s, input_shape=%s",
             sh->text, vx_str(v, s));
