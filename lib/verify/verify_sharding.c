@@ -16,9 +16,9 @@ static void check_named(vctx *v, const hlo_instruction *in, const hlo_sharding *
   const hlo_named_sharding *ns = sh->named;
   if (hlo_named_is_replicated(ns) || hlo_named_is_manual(ns) || hlo_named_is_unreduced(ns)) return;
   if (ns->mesh.maximal) {
-    int64_t d = ns->mesh.device_id;
-    if (d < 0 || (nd > 0 && d >= nd))
-      vx_fail(v, in, "device %lld > num_devices (%lld) in maximal sharding %s", (long long)d, (long long)nd, sh->text);
+    int64_t d = ns->mesh.device_id; /* XLA's DeviceInRange */
+    if (d < 0) vx_fail(v, in, "device %lld is negative in tile assignment", (long long)d);
+    else if (nd > 0 && d >= nd) vx_fail(v, in, "device %lld >= num_devices (%lld) in tile assignment", (long long)d, (long long)nd);
     return;
   }
   /* XLA's "Tile assignment only contains a single device" cannot apply: on a
