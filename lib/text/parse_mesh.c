@@ -296,7 +296,12 @@ static int parse_named_body(scanner *scn, hlo_named_sharding *ns) {
       scn->pos += strlen("metadata=");
       rc = scan_raw_value(scn, &ns->metadata);
     } else {
-      rc = scan_errorf(scn, at, "unknown attribute in named sharding: expected replicated, unreduced, manual or metadata");
+      const char *w;
+      size_t n = scan_name(scn, &w, NULL);
+      scn->pos = at;
+      rc = n && at + n < scn->end && scn->s[at + n] == '='
+               ? scan_errorf(scn, at, "unknown attribute in named sharding: expected replicated, unreduced, manual or metadata")
+               : scan_errorf(scn, at, "expects attribute name (replicated=, unreduced=, manual= or metadata=)");
     }
     if (rc) return HLO_ERR;
   }
