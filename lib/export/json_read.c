@@ -371,7 +371,7 @@ static int reparse(jr *r, const char *text, hlo_sharding *s, hlo_replica_groups 
   hlo_diags d;
   hlo_diags_init(&d, NULL);
   int rc = s ? hlo_parse_sharding(&src, r->a, s, &d) : hlo_parse_replica_groups(&src, r->a, g, &d);
-  if (rc) jerr(r, NULL, "%s: %s", src.name, d.n ? d.v[0].msg : "out of memory");
+  if (rc) jerr(r, NULL, "%s", d.n ? d.v[0].msg : "out of memory");
   hlo_diags_release(&d);
   return rc;
 }
