@@ -224,8 +224,9 @@ typedef struct hlo_replica_groups {
 /* Sharding: {replicated}, {maximal device=N}, {manual}, {unknown},
  * {devices=[tile dims]ids} or {devices=[tile dims]<=[reshape]T(perm)} with
  * optional last_tile_dim_replicate / last_tile_dims={...}, a mesh-based
- * one (named, above), or a tuple {{...}, {...}}.  Parsed into the fields below; `text` holds the verbatim
- * form (including braces), which is what prints. */
+ * one (hlo_named_sharding above), or a tuple {{...}, {...}}.  Parsed into
+ * the fields below; `text` holds the verbatim form (including braces),
+ * which is what prints. */
 typedef enum hlo_sharding_kind {
   HLO_SHARD_REPLICATED, HLO_SHARD_MAXIMAL, HLO_SHARD_MANUAL, HLO_SHARD_UNKNOWN,
   HLO_SHARD_TILED, HLO_SHARD_TUPLE, HLO_SHARD_OTHER
