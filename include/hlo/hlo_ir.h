@@ -171,9 +171,48 @@ typedef struct hlo_padding {
   bool has_interior; /* printed as lo_hi_interior */
 } hlo_padding;
 
-/* Replica groups: explicit {{0,1},{2,3}} or the iota form
- * [G,S]<=[dims]T(perm). */
+/* XLA's device meshes and axis references (Mesh, AxisRef): the parts of
+ * mesh-based ("named") shardings and of mesh-axes replica groups.
+ * mesh['a'=2,'b'=4] numbers its devices 0..7 in row-major order unless
+ * device_ids=(list) or device_ids=([reshape]T(perm)) says otherwise;
+ * maximal_mesh[device_id=N] is the one device N; mesh[] is empty. */
+typedef struct hlo_mesh {
+  bool maximal;              /* maximal_mesh[device_id=device_id] */
+  int64_t device_id;
+  int naxes;
+  const char **axis_names;   /* unescaped, without quotes */
+  int64_t *axis_sizes;
+  int ndevice_ids;           /* device_ids=(d0,d1,...), 0 if not given */
+  int64_t *device_ids;
+  int niota;                 /* device_ids=([reshape]T(perm)), canonical; 0 if not */
+  int64_t *iota_reshape, *iota_perm;
+  int64_t ndevices;          /* product of the axis sizes; 1 if maximal, 0 if empty */
+} hlo_mesh;
+
+/* 'name' (the whole axis, pre == 0) or 'name':(pre)size, the sub-axis of
+ * `size` devices after the `pre` major ones. */
+typedef struct hlo_axis_ref {
+  int axis;                  /* index into the mesh's axes */
+  int64_t pre, size;
+} hlo_axis_ref;
+
+typedef struct hlo_axis_list {
+  int n;
+  hlo_axis_ref *v;
+} hlo_axis_list;
+
+/* replica_groups=mesh[...] {axes}: one group for every combination of the
+ * other axes, holding the devices along `axes` (in their order). */
+typedef struct hlo_mesh_groups {
+  hlo_mesh mesh;
+  hlo_axis_list axes;
+} hlo_mesh_groups;
+
+/* Replica groups: explicit {{0,1},{2,3}}, the iota form
+ * [G,S]<=[dims]T(perm), or mesh axes (then `mesh` is set and the explicit
+ * fields hold the groups XLA derives from it). */
 typedef struct hlo_replica_groups {
+  hlo_mesh_groups *mesh;
   bool iota;
   int ngroups;
   int *group_sizes;
@@ -184,13 +223,32 @@ typedef struct hlo_replica_groups {
 
 /* Sharding: {replicated}, {maximal device=N}, {manual}, {unknown},
  * {devices=[tile dims]ids} or {devices=[tile dims]<=[reshape]T(perm)} with
- * optional last_tile_dim_replicate / last_tile_dims={...}, or a tuple
- * {{...}, {...}}.  Parsed into the fields below; `text` holds the verbatim
- * form (including braces), which is what prints. */
+ * optional last_tile_dim_replicate / last_tile_dims={...}, a mesh-based
+ * one (hlo_named_sharding above), or a tuple {{...}, {...}}.  Parsed into
+ * the fields below; `text` holds the verbatim form (including braces),
+ * which is what prints. */
 typedef enum hlo_sharding_kind {
   HLO_SHARD_REPLICATED, HLO_SHARD_MAXIMAL, HLO_SHARD_MANUAL, HLO_SHARD_UNKNOWN,
   HLO_SHARD_TILED, HLO_SHARD_TUPLE, HLO_SHARD_OTHER
 } hlo_sharding_kind;
+
+/* A mesh-based sharding {mesh[...], [{axes}, ...], replicated={...},
+ * unreduced[=op]{...}, manual={...}} (XLA's NamedSharding). */
+typedef struct hlo_dim_sharding {
+  hlo_axis_list axes;
+  bool open;                 /* ends in '?' */
+} hlo_dim_sharding;
+
+typedef enum hlo_reduction_op { HLO_REDUCE_SUM, HLO_REDUCE_MAX, HLO_REDUCE_MIN } hlo_reduction_op;
+
+typedef struct hlo_named_sharding {
+  hlo_mesh mesh;
+  int ndims;
+  hlo_dim_sharding *dims;
+  hlo_axis_list replicated, unreduced, manual;
+  hlo_reduction_op reduction; /* of the unreduced axes */
+  const char *metadata;      /* verbatim value of metadata=, or NULL */
+} hlo_named_sharding;
 
 typedef struct hlo_sharding hlo_sharding;
 struct hlo_sharding {
@@ -208,7 +266,10 @@ struct hlo_sharding {
   const char **last_tile_dims;
   int ntuple;
   hlo_sharding *tuple;
-  const char *text;              /* verbatim, including braces */
+  hlo_named_sharding *named;     /* mesh-based; the fields above then hold
+                                    the tiling XLA derives (V3ToV2Sharding) */
+  const char *text;              /* verbatim, including braces (canonical
+                                    for mesh-based shardings and tuples of them) */
 };
 
 /* Aliasing lists: output_to_operand_aliasing={{0}: (1, {})},

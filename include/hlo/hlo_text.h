@@ -34,6 +34,12 @@ HLO_API hlo_module *hlo_parse_module(const hlo_src *src, size_t begin, size_t en
 
 /* Parse a shape such as "(f32[2,3]{1,0}, s32[])" (used by tools and tests). */
 HLO_API int hlo_parse_shape(const hlo_src *src, hlo_arena *arena, hlo_shape *out, hlo_diags *d);
+/* Parse a sharding such as "{devices=[2]0,1}" or "{mesh['x'=2], [{'x'}]}"
+ * (XLA's ParseSharding), or a replica_groups value such as "{{0,1}}",
+ * "[2,2]<=[4]" or "mesh['x'=2,'y'=2] {'y'}"; values live in arena. */
+HLO_API int hlo_parse_sharding(const hlo_src *src, hlo_arena *arena, hlo_sharding *out, hlo_diags *d);
+HLO_API int hlo_parse_replica_groups(const hlo_src *src, hlo_arena *arena, hlo_replica_groups *out,
+                                     hlo_diags *d);
 
 typedef struct hlo_print_options {
   bool operand_shapes;   /* XLA's long form: "add(f32[2] %a, f32[2] %b)" */

@@ -12,6 +12,7 @@
 
 #include "export/json_names.h"
 #include "hlo/hlo_json.h"
+#include "hlo/hlo_text.h"
 
 #define MAX_RANK 4096
 #define MAX_DEPTH 256 /* as the text parser, so whatever parses reads back */
@@ -363,10 +364,29 @@ static int instr_refs(jr *r, const cJSON *v, const char *what, hlo_instruction *
 }
 
 /* ---- attributes ---------------------------------------------------------------- */
+/* Mesh-based shardings and mesh-axes replica groups come back by parsing
+ * their text (sharding when s, else groups g). */
+static int reparse(jr *r, const char *text, hlo_sharding *s, hlo_replica_groups *g) {
+  hlo_src src = {.name = s ? "sharding" : "replica_groups", .text = text, .len = strlen(text)};
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  int rc = s ? hlo_parse_sharding(&src, r->a, s, &d) : hlo_parse_replica_groups(&src, r->a, g, &d);
+  if (rc) jerr(r, NULL, "%s", d.n ? d.v[0].msg : "out of memory");
+  hlo_diags_release(&d);
+  return rc;
+}
+
 static int read_sharding(jr *r, const cJSON *v, hlo_sharding *s, int depth) {
   memset(s, 0, sizeof *s);
   if (depth > MAX_DEPTH) return jerr(r, NULL, "sharding nested too deeply");
   if (!cJSON_IsObject(v)) return jerr(r, NULL, "sharding: expected an object");
+  bool named = false;
+  if (get_bool(r, v, "named", false, &named)) return HLO_ERR;
+  if (named) {
+    const char *text;
+    if (get_str(r, v, "text", true, false, &text)) return HLO_ERR;
+    return reparse(r, text, s, NULL);
+  }
   cJSON *k = field(r, v, "kind", true);
   if (!k) return HLO_ERR;
   if (!cJSON_IsString(k) || !hlo_json_shard_lookup(k->valuestring, &s->kind))
@@ -406,6 +426,9 @@ static int read_sharding(jr *r, const cJSON *v, hlo_sharding *s, int depth) {
 static int read_groups(jr *r, const cJSON *v, hlo_replica_groups *g) {
   memset(g, 0, sizeof *g);
   if (!cJSON_IsObject(v)) return jerr(r, NULL, "replica_groups: expected an object");
+  const char *mesh = NULL;
+  if (get_str(r, v, "mesh", false, false, &mesh)) return HLO_ERR;
+  if (mesh) return reparse(r, mesh, NULL, g);
   if (get_bool(r, v, "iota", true, &g->iota)) return HLO_ERR;
   int64_t *sizes = NULL;
   int nsizes = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "export/json_names.h"
+#include "ir/mesh.h"
 #include "hlo/hlo_json.h"
 #include "hlo/hlo_text.h"
 
@@ -105,6 +106,7 @@ static cJSON *sharding_json(jw *w, const hlo_sharding *s) {
     cJSON *t = put(w, o, "tuple", cJSON_CreateArray());
     for (int i = 0; t && i < s->ntuple; i++) put(w, t, NULL, sharding_json(w, &s->tuple[i]));
   }
+  if (s->named) put(w, o, "named", cJSON_CreateTrue()); /* text is the whole story: read back by parsing it */
   put(w, o, "text", str_or_null(s->text));
   return o;
 }
@@ -112,6 +114,14 @@ static cJSON *sharding_json(jw *w, const hlo_sharding *s) {
 static cJSON *groups_json(jw *w, const hlo_replica_groups *g) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
+  if (g->mesh) { /* read back by parsing the text; the groups are for readers */
+    hlo_buf b;
+    hlo_buf_init(&b, NULL);
+    hlo_mesh_groups_print(&b, g->mesh);
+    hlo_buf_putc(&b, 0);
+    put(w, o, "mesh", b.failed ? cJSON_CreateNull() : cJSON_CreateString(b.data));
+    hlo_buf_release(&b);
+  }
   put(w, o, "iota", cJSON_CreateBool(g->iota));
   if (g->group_sizes) {
     cJSON *sz = put(w, o, "group_sizes", cJSON_CreateArray());

@@ -511,11 +511,19 @@ static int bracket_ints(scanner *scn, int64_t **v, int *n) {
   return HLO_OK;
 }
 
+static bool has_named(const hlo_sharding *s) {
+  if (s->named) return true;
+  for (int i = 0; i < s->ntuple; i++)
+    if (has_named(&s->tuple[i])) return true;
+  return false;
+}
+
 /* sharding -> '{' ( sharding {',' sharding} | item {item} ) '}'
  * item     -> replicated | manual | unknown | maximal device=INT
  *           | devices=[dims](ids | <=[dims][T(perm)])
  *           | last_tile_dim_replicate | last_tile_dims={words}
- *           | metadata={...} | other words kept only in the text */
+ *           | metadata={...} | other words kept only in the text
+ *           | mesh[...] ... (mesh-based, parse_mesh.c) */
 static int parse_sharding(scanner *scn, hlo_sharding *s) {
   scan_skip(scn);
   size_t st = scn->pos;
@@ -524,6 +532,11 @@ static int parse_sharding(scanner *scn, hlo_sharding *s) {
   if (scan_expect(scn, '{', "to start a sharding")) return HLO_ERR;
   if (scan_enter(scn)) return HLO_ERR;
   int rc = HLO_OK;
+  if (scan_at_mesh(scn)) {
+    rc = scan_named_sharding(scn, s, st);
+    scan_leave(scn);
+    return rc;
+  }
   if (scan_peek(scn, '{')) { /* tuple */
     s->kind = HLO_SHARD_TUPLE;
     int cap = 0;
@@ -603,7 +616,23 @@ static int parse_sharding(scanner *scn, hlo_sharding *s) {
   scan_leave(scn);
   if (rc) return HLO_ERR;
   if (scan_expect(scn, '}', "to close the sharding")) return HLO_ERR;
-  s->text = hlo_arena_strndup(scn->a, scn->s + st, scn->pos - st);
+  if (!has_named(s)) {
+    s->text = hlo_arena_strndup(scn->a, scn->s + st, scn->pos - st);
+    return s->text ? HLO_OK : scan_errorf(scn, st, "out of memory");
+  }
+  /* a tuple holding mesh-based shardings prints as XLA's HloSharding::Print
+   * does: elements joined by ", ", with an index comment before every fifth */
+  hlo_buf b;
+  hlo_buf_init(&b, NULL);
+  hlo_buf_putc(&b, '{');
+  for (int i = 0; i < s->ntuple; i++) {
+    if (i % 5 == 0 && i) hlo_buf_printf(&b, ", /*index=%d*/", i);
+    else if (i) hlo_buf_puts(&b, ", ");
+    hlo_buf_puts(&b, s->tuple[i].text);
+  }
+  hlo_buf_putc(&b, '}');
+  s->text = b.failed ? NULL : hlo_arena_strndup(scn->a, b.data, b.len);
+  hlo_buf_release(&b);
   return s->text ? HLO_OK : scan_errorf(scn, st, "out of memory");
 }
 
@@ -714,6 +743,7 @@ int scan_attr_value(scanner *scn, hlo_attr *a) {
     return parse_padding(scn, &a->u.padding);
   case HLO_AK_REPLICA_GROUPS:
     if (!(a->u.groups = hlo_arena_alloc(scn->a, sizeof *a->u.groups))) return scan_errorf(scn, st, "out of memory");
+    if (scan_at_mesh(scn)) return scan_mesh_groups(scn, a->u.groups);
     return parse_groups(scn, a->u.groups, false, a);
   case HLO_AK_PAIRS:
     return parse_groups(scn, NULL, true, a);
@@ -739,4 +769,26 @@ int scan_attr_value(scanner *scn, hlo_attr *a) {
     return scan_raw_value(scn, &a->u.s);
   }
   HLO_BUG("attribute kind %d is not in hlo_attrs.def", (int)a->kind); /* the switch covers every kind */
+}
+
+/* A whole attribute value of kind k standing alone in src. */
+static int parse_alone(const hlo_src *src, hlo_arena *arena, hlo_attr *a, hlo_diags *d) {
+  scanner scn = {.src = src, .s = src->text, .pos = 0, .end = src->len, .d = d, .a = arena, .max_depth = 256};
+  if (scan_attr_value(&scn, a)) return HLO_ERR;
+  if (!scan_at_end(&scn)) return scan_errorf(&scn, scn.pos, "unexpected text after the %s", a->name);
+  return HLO_OK;
+}
+
+int hlo_parse_sharding(const hlo_src *src, hlo_arena *arena, hlo_sharding *out, hlo_diags *d) {
+  hlo_attr a = {.kind = HLO_AK_SHARDING, .name = "sharding"};
+  if (parse_alone(src, arena, &a, d)) return HLO_ERR;
+  *out = *a.u.sharding;
+  return HLO_OK;
+}
+
+int hlo_parse_replica_groups(const hlo_src *src, hlo_arena *arena, hlo_replica_groups *out, hlo_diags *d) {
+  hlo_attr a = {.kind = HLO_AK_REPLICA_GROUPS, .name = "replica_groups"};
+  if (parse_alone(src, arena, &a, d)) return HLO_ERR;
+  *out = *a.u.groups;
+  return HLO_OK;
 }

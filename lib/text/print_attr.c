@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/mesh.h"
 #include "text/print_internal.h"
 
 static void ints(hlo_buf *b, const int64_t *v, int n, const char *sep) {
@@ -107,6 +108,10 @@ static void conv_dnums(hlo_buf *b, const hlo_conv_dnums *c) {
 }
 
 static void groups(hlo_buf *b, const hlo_replica_groups *g) {
+  if (g->mesh) {
+    hlo_mesh_groups_print(b, g->mesh);
+    return;
+  }
   if (g->iota) {
     hlo_buf_putc(b, '[');
     ints(b, g->iota_shape, g->niota_shape, ",");

@@ -144,10 +144,12 @@ int scan_int(scanner *scn, int64_t *out) {
 int scan_string(scanner *scn, const char **out) {
   scan_skip(scn);
   size_t st = scn->pos;
-  if (st >= scn->end || scn->s[st] != '"') return scan_errorf(scn, st, "expected a quoted string");
+  /* "..." or, as XLA's lexer also takes, '...' */
+  if (st >= scn->end || (scn->s[st] != '"' && scn->s[st] != '\'')) return scan_errorf(scn, st, "expected a quoted string");
+  char quote = scn->s[st];
   size_t p = st + 1;
   size_t len = 0;
-  while (p < scn->end && scn->s[p] != '"') {
+  while (p < scn->end && scn->s[p] != quote) {
     if (scn->s[p] == '\\' && p + 1 < scn->end) p++;
     p++;
     len++;

@@ -66,7 +66,7 @@ size_t scan_name(scanner *scn, const char **start, bool *had_percent);
 /* A name copied into the arena; HLO_ERR with a diagnostic if absent. */
 int scan_name_dup(scanner *scn, const char **out, const char *what);
 int scan_int(scanner *scn, int64_t *out);
-/* A quoted string, unescaped into the arena. */
+/* A quoted string ("..." or '...'), unescaped into the arena. */
 int scan_string(scanner *scn, const char **out);
 /* The verbatim text of one balanced value: {...}, (...), [...], "..." or a
  * run of characters up to ',' ')' '}' or a newline at depth 0. */
@@ -75,6 +75,15 @@ int scan_errorf(scanner *scn, size_t off, const char *fmt, ...) HLO_PRINTF(3, 4)
 /* Nesting guard: HLO_ERR with a diagnostic beyond max_depth. */
 int scan_enter(scanner *scn);
 void scan_leave(scanner *scn);
+
+/* Mesh-based shardings and mesh-axes replica groups (parse_mesh.c).
+ * scan_at_mesh: true if the next word is mesh or maximal_mesh (nothing
+ * consumed).  scan_named_sharding: the rest of a sharding whose '{' at
+ * offset st was consumed, through its '}'.  scan_mesh_groups: a whole
+ * replica_groups=mesh[...] {axes} value. */
+bool scan_at_mesh(scanner *scn);
+int scan_named_sharding(scanner *scn, hlo_sharding *s, size_t st);
+int scan_mesh_groups(scanner *scn, hlo_replica_groups *g);
 
 /* Shapes and layouts (parse_shape.c). */
 int scan_shape(scanner *scn, hlo_shape *out);

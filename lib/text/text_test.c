@@ -138,6 +138,48 @@ static void test_sharding(void) {
   hlo_diags_release(&d);
 }
 
+/* Mesh-based shardings carry the tiling XLA's V3ToV2Sharding derives, and
+ * mesh-axes replica groups the groups of flattened_replica_groups (worked
+ * by hand; the last two are XLA's ParseReplicaGroupsV3/MaximalMesh). */
+static void test_named_sharding(void) {
+  hlo_arena a;
+  hlo_arena_init(&a, NULL);
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  static const char *const sh[] = {"{mesh['x'=2,'y'=2], [{'y'}, {'x'}]}",
+                                   "{mesh['a'=2,'b'=4], [{'b':(2)2}], unreduced={'a'}}"};
+  static const int64_t dev[2][8] = {{0, 2, 1, 3}, {0, 2, 4, 6, 1, 3, 5, 7}};
+  for (int k = 0; k < 2; k++) {
+    hlo_src src = {"s", sh[k], strlen(sh[k])};
+    hlo_sharding s;
+    CHECK(hlo_parse_sharding(&src, &a, &s, &d) == HLO_OK);
+    CHECK(s.named && s.kind == HLO_SHARD_TILED && s.ndevices == (k ? 8 : 4));
+    for (int i = 0; i < s.ndevices && i < 8; i++) CHECK(s.devices[i] == dev[k][i]);
+    CHECK_STR(s.text, sh[k]);
+  }
+  hlo_sharding s;
+  hlo_src one = {"s", sh[1], strlen(sh[1])};
+  CHECK(hlo_parse_sharding(&one, &a, &s, &d) == HLO_OK && s.ntile == 3 && s.tile[0] == 2 && s.tile[2] == 2);
+  CHECK(s.nlast_tile_dims == 2 && !strcmp(s.last_tile_dims[0], "unreduced") && !strcmp(s.last_tile_dims[1], "replicated"));
+  static const char *const gr[] = {"mesh['a'=2,'b'=2], device_ids=(3,1,2,0) {'b'}", "maximal_mesh[device_id=1] {}",
+                                   "mesh['axis_0'=2,'axis_1'=2] {'axis_1'}"};
+  static const int64_t want[3][4] = {{3, 1, 2, 0}, {1}, {0, 1, 2, 3}};
+  static const int ng[3] = {2, 1, 2}, gs[3] = {2, 1, 2};
+  for (int k = 0; k < 3; k++) {
+    hlo_src src = {"g", gr[k], strlen(gr[k])};
+    hlo_replica_groups g;
+    CHECK(hlo_parse_replica_groups(&src, &a, &g, &d) == HLO_OK);
+    CHECK(g.mesh && g.ngroups == ng[k]);
+    for (int i = 0; i < g.ngroups && i < ng[k]; i++) {
+      CHECK(g.group_sizes[i] == gs[k]);
+      for (int j = 0; j < gs[k] && j < g.group_sizes[i]; j++) CHECK(g.groups[i][j] == want[k][i * gs[k] + j]);
+    }
+  }
+  CHECK(d.nerrors == 0);
+  hlo_diags_release(&d);
+  hlo_arena_release(&a);
+}
+
 /* The scanner's name-character table is exactly [A-Za-z0-9_.-]. */
 static void test_name_chars(void) {
   for (int c = 0; c < 256; c++) {
@@ -151,6 +193,7 @@ int main(void) {
   test_name_chars();
   test_roundtrip();
   test_sharding();
+  test_named_sharding();
   test_error_position();
   test_alloc_failures();
   TEST_MAIN_END("text");

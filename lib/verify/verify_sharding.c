@@ -1,14 +1,44 @@
 /* verify_sharding.c - checks of sharding={...} attributes against the
  * instruction's shape: tile assignment rank (excluding the replicated and
  * subgroup dimensions), device ids below the number of devices, maximal
- * device ids, and tuple shardings with one entry per leaf of the shape. */
+ * device ids, mesh-based shardings' rank and device count, and tuple
+ * shardings with one entry per leaf of the shape. */
 #include <string.h>
 
+#include "ir/mesh.h"
 #include "verify/verify_internal.h"
+
+/* XLA's HloSharding::ValidateNonTuple for a mesh-based sharding: the
+ * replicated, manual and unreduced ones need nothing; a maximal one a
+ * device in range; others one dimension sharding per dimension and a mesh
+ * of exactly num_devices devices. */
+static void check_named(vctx *v, const hlo_instruction *in, const hlo_sharding *sh, const hlo_shape *s, int64_t nd) {
+  const hlo_named_sharding *ns = sh->named;
+  if (hlo_named_is_replicated(ns) || hlo_named_is_manual(ns) || hlo_named_is_unreduced(ns)) return;
+  if (ns->mesh.maximal) {
+    int64_t d = ns->mesh.device_id; /* XLA's DeviceInRange */
+    if (d < 0) vx_fail(v, in, "device %lld is negative in tile assignment", (long long)d);
+    else if (nd > 0 && d >= nd) vx_fail(v, in, "device %lld >= num_devices (%lld) in tile assignment", (long long)d, (long long)nd);
+    return;
+  }
+  /* XLA's "Tile assignment only contains a single device" cannot apply: on a
+   * mesh of one device every sharding is replicated, unreduced or manual */
+  if (s->type == HLO_TUPLE || !hlo_type_is_array(s->type) || ns->ndims != s->rank) {
+    vx_fail(v, in, "Number of tile assignment dimensions (excluding subgroups) is different than the input rank. sharding=%s, input_shape=%s",
+            sh->text, vx_str(v, s));
+    return;
+  }
+  if (nd > 0 && ns->mesh.ndevices != nd)
+    vx_fail(v, in, "sharding should have %lld devices but has %lld", (long long)nd, (long long)ns->mesh.ndevices);
+}
 
 static void check_one(vctx *v, const hlo_instruction *in, const hlo_sharding *sh, const hlo_shape *s) {
   int64_t nd = v->o.num_partitions; /* 0: unknown, ids not checked */
   const char *text = sh->text ? sh->text : "{...}";
+  if (sh->named) {
+    check_named(v, in, sh, s, nd);
+    return;
+  }
   switch (sh->kind) {
   case HLO_SHARD_MAXIMAL:
     if (nd > 0 && (sh->device < 0 || sh->device >= nd))
