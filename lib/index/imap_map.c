@@ -66,6 +66,8 @@ imap_map *imap_map_copy(imap_ctx *c, const imap_map *s) {
   memcpy(m->rts, s->rts, (size_t)s->nrts * sizeof *m->rts);
   memcpy(m->results, s->results, (size_t)s->nresults * sizeof *m->results);
   m->rtvars = s->rtvars;
+  m->replica = s->replica;
+  m->as_built = s->as_built;
   if (s->ncons) {
     m->cons = imap_alloc(c, (size_t)s->ncons, sizeof *m->cons);
     if (!m->cons) return NULL;

@@ -309,6 +309,29 @@ static imap_map *relinearize(imap_ctx *c, const hlo_shape *from, const int64_t *
   return imap_simplify(c, m);
 }
 
+static const int64_t *major_to_minor(imap_ctx *c, const hlo_shape *s);
+
+/* A bitcast from `from` to `to` that only renames dimensions (same rank,
+ * each dim of `from` lands at the same physical position as a dim of `to`
+ * of the same size) is a transpose; today's XLA gives it the transpose map
+ * even when the bitcast is also a reshape (XLA 2025 relinearized it).
+ * NULL map in *out when it is not such a bitcast. */
+static int bitcast_as_transpose(imap_ctx *c, const hlo_shape *from, const hlo_shape *to, imap_map **out) {
+  *out = NULL;
+  if (c->xla == IMAP_XLA_2025 || from->rank != to->rank || from->rank == 0) return HLO_OK;
+  const int64_t *fo = major_to_minor(c, from), *to_o = major_to_minor(c, to);
+  if (!fo || !to_o) return HLO_OK;
+  imap_map *m = over(c, from, 0, 0, to->rank);
+  if (!m) return HLO_ERR;
+  for (int p = 0; p < from->rank; p++) {
+    int fd = (int)fo[p], td = (int)to_o[p];
+    if (from->dims[fd] != to->dims[td]) return HLO_OK;
+    m->results[td] = imap_dim(c, fd);
+  }
+  *out = m;
+  return HLO_OK;
+}
+
 /* Major-to-minor order of a shape's layout (default: logical order). */
 static const int64_t *major_to_minor(imap_ctx *c, const hlo_shape *s) {
   int64_t *o = imap_alloc(c, (size_t)s->rank, sizeof *o);
@@ -714,6 +737,7 @@ static int o2i_rules(imap_ctx *c, const hlo_instruction *in, int output, imap_in
       m->rts[i] = (imap_interval){0, os->dims[i] - us->dims[i]};
       if (!(m->results[i] = imap_sub(c, imap_dim(c, i), imap_rt(c, i)))) goto oom;
     }
+    m->as_built = true; /* XLA builds `d_i - rt_i` and does not simplify */
     if (offsets_as_rtvars(c, &m, in, 2, os)) goto oom;
     if (imap_set_add(c, &x->sets[0], identity(c, os)) || imap_set_add(c, &x->sets[1], m)) goto oom;
     for (int k = 2; k < n; k++)
@@ -798,9 +822,11 @@ static int o2i_rules(imap_ctx *c, const hlo_instruction *in, int output, imap_in
   case R_BITCAST: {
     if (n != 1) break;
     const hlo_shape *is = &in->operands[0]->shape;
+    imap_map *t;
+    if (bitcast_as_transpose(c, os, is, &t)) goto oom;
     const int64_t *oo = major_to_minor(c, os), *io = major_to_minor(c, is);
-    if (!oo || !io) break;
-    if (imap_set_add(c, &x->sets[0], relinearize(c, os, oo, is, io))) goto oom;
+    if (!t && (!oo || !io)) break;
+    if (imap_set_add(c, &x->sets[0], t ? t : relinearize(c, os, oo, is, io))) goto oom;
     return HLO_OK;
   }
   case R_DOT:
@@ -990,9 +1016,11 @@ static int i2o_rules(imap_ctx *c, const hlo_instruction *in, int input, imap_ind
     if (imap_set_add(c, &x->sets[0], relinearize(c, is, NULL, os, NULL))) goto oom;
     return HLO_OK;
   case R_BITCAST: {
+    imap_map *t;
+    if (bitcast_as_transpose(c, is, os, &t)) goto oom;
     const int64_t *oo = major_to_minor(c, os), *io = major_to_minor(c, is);
-    if (!oo || !io) break;
-    if (imap_set_add(c, &x->sets[0], relinearize(c, is, io, os, oo))) goto oom;
+    if (!t && (!oo || !io)) break;
+    if (imap_set_add(c, &x->sets[0], t ? t : relinearize(c, is, io, os, oo))) goto oom;
     return HLO_OK;
   }
   case R_DOT: {

@@ -420,6 +420,7 @@ static bool domain_empty(const imap_map *m) {
 imap_map *imap_simplify(imap_ctx *c, const imap_map *m) {
   imap_map *r = imap_map_copy(c, m);
   if (!r || r->state != IMAP_DEFINED) return r;
+  r->as_built = false; /* a simplified map prints its sums sorted */
   if (domain_empty(r)) {
     imap_map_set_empty(c, r);
     return r;
