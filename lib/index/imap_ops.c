@@ -510,6 +510,12 @@ static int o2i_conv(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os,
   }
   for (int i = 0; i < r; i++)
     if (!lm->results[i] || !kern->results[i]) return c->failed ? HLO_ERR : all_undefined(c, x);
+  if (c->xla != IMAP_XLA_2025) {
+    /* today's XLA simplifies both maps and drops the symbols they no longer
+       use (a trivial dimension becomes 0, its symbol goes) */
+    if (!(lm = imap_simplify(c, lm)) || !(lm = imap_remove_unused_symbols(c, lm))) return HLO_ERR;
+    if (!(kern = imap_simplify(c, kern)) || !(kern = imap_remove_unused_symbols(c, kern))) return HLO_ERR;
+  }
   if (imap_set_add(c, &x->sets[0], lm) || imap_set_add(c, &x->sets[1], kern)) return HLO_ERR;
   return HLO_OK;
 }
