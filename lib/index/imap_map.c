@@ -99,6 +99,7 @@ void imap_map_set_empty(imap_ctx *c, imap_map *m) {
   for (int i = 0; i < m->nresults; i++) m->results[i] = zero;
   m->ncons = 0;
   m->rtvars = NULL;
+  m->replica = NULL;
 }
 
 int imap_map_add_constraint(imap_ctx *c, imap_map *m, const imap_expr *e, int64_t lo, int64_t hi) {
@@ -245,6 +246,18 @@ imap_map *imap_compose(imap_ctx *c, const imap_map *first, const imap_map *secon
     if (first->rtvars) memcpy(rv + second->nrts, first->rtvars, (size_t)first->nrts * sizeof *rv);
     m->rtvars = rv;
   }
+  if (m->state == IMAP_DEFINED && (first->replica || second->replica)) {
+    /* XLA's ComposeOperandIndexing: second's replica map reads through
+       first; two collectives in a chain are not supported (undefined) */
+    if (first->replica && second->replica) return imap_map_undefined(c);
+    imap_map *rm = (imap_map *)first->replica;
+    if (second->replica) {
+      rm = imap_compose(c, first, second->replica);
+      if (rm && rm->state == IMAP_DEFINED) rm = imap_simplify(c, rm);
+      if (!rm) return NULL;
+    }
+    m->replica = rm;
+  }
   return m;
 }
 
@@ -303,6 +316,7 @@ imap_map *imap_remove_unused_symbols(imap_ctx *c, const imap_map *m) {
   imap_rtvar *rv = m->rtvars && r->nrts ? imap_alloc(c, (size_t)r->nrts, sizeof *rv) : NULL;
   if (m->rtvars && r->nrts && !rv) return NULL;
   r->rtvars = rv;
+  r->replica = m->replica; /* a map of the dims, which stay */
   for (int v = 0; v < m->nrts; v++)
     if (used[m->nsyms + v]) {
       if (rv) rv[nr] = m->rtvars[v];
@@ -338,7 +352,8 @@ bool imap_map_same(const imap_map *a, const imap_map *b) {
     return false;
   for (int i = 0; i < a->nresults; i++)
     if (a->results[i] != b->results[i]) return false;
-  if (!a->rtvars != !b->rtvars) return false;
+  if (!a->rtvars != !b->rtvars || !a->replica != !b->replica) return false;
+  if (a->replica && !imap_map_same(a->replica, b->replica)) return false;
   for (int i = 0; a->rtvars && i < a->nrts; i++)
     if (a->rtvars[i].hlo != b->rtvars[i].hlo || !imap_map_same(a->rtvars[i].map, b->rtvars[i].map))
       return false;

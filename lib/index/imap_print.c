@@ -1,7 +1,7 @@
 /* imap_print.c - the text form of expressions, maps and per-operand
  * indexings: the multi-line map format, XLA's summand order (that of its
- * simplifier's sorted sums), XLA's `operand id = N` labels and `runtime
- * variables:` sections, each as today's XLA prints it (IMAP_XLA_2026) or as
+ * simplifier's sorted sums), XLA's `operand id = N` labels, `runtime
+ * variables:` and `replica id:` sections, each as today's XLA prints it (IMAP_XLA_2026) or as
  * the XLA of mid 2025 did (IMAP_XLA_2025). */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -334,6 +334,11 @@ void imap_set_print_xla(hlo_buf *b, const imap_set *s, imap_xla v) {
     imap_map_print_xla(b, s->v[j], v);
     hlo_buf_putc(b, '\n');
     print_rtvars(b, s->v[j], v);
+    if (s->v[j]->state == IMAP_DEFINED && s->v[j]->replica) {
+      hlo_buf_puts(b, "replica id:\n");
+      imap_map_print_xla(b, s->v[j]->replica, v);
+      hlo_buf_putc(b, '\n');
+    }
   }
 }
 

@@ -72,6 +72,9 @@ def check_case(kind, src, call, want, tmp):
     m = re.match(r"GetInputToOutputIndexing\(root(?:, (?:/\*input_id=\*/)?(\d+))?", call)
     if m:
         args = ["--input-to-output", "--operand", m.group(1) or "0"]
+    m = re.match(r"GetOutputToInputIndexing\(root, (?:/\*output_id=\*/)?(\d+)", call)
+    if m:
+        args = ["--output", m.group(1)]
     if "use_physical_layout=*/true" in call:
         args.append("--physical-layout")
     member = "one member of an unordered set" in call
