@@ -238,8 +238,9 @@ imap_map *imap_compose(imap_ctx *c, const imap_map *first, const imap_map *secon
     for (int i = 0; i < second->nrts; i++) {
       if (!second->rtvars) continue;
       rv[i].hlo = second->rtvars[i].hlo;
+      /* composed, not simplified: XLA's ComposeOperandIndexing keeps the
+         constraints composition adds (`d0 + rt0 in [0, 49]`) */
       imap_map *vm = imap_compose(c, first, second->rtvars[i].map);
-      if (vm && vm->state == IMAP_DEFINED) vm = imap_simplify(c, vm);
       if (!vm) return NULL;
       rv[i].map = vm;
     }
@@ -248,14 +249,11 @@ imap_map *imap_compose(imap_ctx *c, const imap_map *first, const imap_map *secon
   }
   if (m->state == IMAP_DEFINED && (first->replica || second->replica)) {
     /* XLA's ComposeOperandIndexing: second's replica map reads through
-       first; two collectives in a chain are not supported (undefined) */
+       first (not simplified either); two collectives in a chain are not
+       supported (undefined) */
     if (first->replica && second->replica) return imap_map_undefined(c);
     imap_map *rm = (imap_map *)first->replica;
-    if (second->replica) {
-      rm = imap_compose(c, first, second->replica);
-      if (rm && rm->state == IMAP_DEFINED) rm = imap_simplify(c, rm);
-      if (!rm) return NULL;
-    }
+    if (second->replica && !(rm = imap_compose(c, first, second->replica))) return NULL;
     m->replica = rm;
   }
   return m;
