@@ -233,7 +233,22 @@ static const imap_expr *simp_sum_rules(simp *S, const imap_expr *e) {
     if (__builtin_mul_overflow(k, a->v, &kc) || kc == INT64_MIN) continue;
     for (int j = 0; j < e->nterms; j++) {
       const imap_expr *b = e->terms[j].atom;
-      if (b->kind == IMAP_FLOORDIV && b->arg == a->arg && b->v == a->v && e->terms[j].coeff == kc) {
+      if (b->kind != IMAP_FLOORDIV || e->terms[j].coeff != kc) continue;
+      /* b may be x floordiv c written another way: (d1 * 128 + d0)
+         floordiv 192 is (d1 * 2 + d0 floordiv 64) floordiv 3 (XLA's
+         reshape-and-back simplifications) */
+      bool same = b->arg == a->arg && b->v == a->v;
+      if (!same) {
+        const imap_expr *q = imap_floordiv(c, a->arg, a->v);
+        for (int it = 0; q && q != b && it < 8; it++) {
+          const imap_expr *n = simp_once(S, q);
+          if (n == q) break;
+          q = n;
+        }
+        if (!q) return NULL;
+        same = q == b;
+      }
+      if (same) {
         imap_term t[3] = {{-k, a}, {-kc, b}, {k, a->arg}};
         return imap_add(c, e, imap_sum(c, t, 3, 0));
       }
