@@ -10,7 +10,7 @@
 #include "hlo/hlo_imap.h"
 #include "hlo/hlo_text.h"
 
-enum { OPT_INSTRUCTION, OPT_OPERAND, OPT_OUTPUT, OPT_I2O, OPT_PHYSICAL, OPT_ALL, OPT_SIMPLIFY, OPT_COMPARE };
+enum { OPT_INSTRUCTION, OPT_OPERAND, OPT_OUTPUT, OPT_I2O, OPT_PHYSICAL, OPT_ALL, OPT_SIMPLIFY, OPT_COMPARE, OPT_XLA_TEXT };
 
 static const cli_opt OPTS[] = {
     [OPT_INSTRUCTION] = {"instruction", 'i', 1, "NAME", "index instruction NAME instead of the entry ROOT"},
@@ -25,13 +25,17 @@ static const cli_opt OPTS[] = {
     [OPT_SIMPLIFY] = {"simplify", 0, 0, NULL, "FILE holds indexing maps: print each one simplified"},
     [OPT_COMPARE] = {"compare", 0, 0, NULL,
                      "compare two listings of maps (FILE1 FILE2) by meaning; exit 1 if they differ"},
+    [OPT_XLA_TEXT] = {"xla-text", 0, 1, "YEAR",
+                      "print the text and apply the op rules of XLA as of YEAR: 2026 (default; "
+                      "`/`, today's summand order) or 2025 (`floordiv`, MLIR's order)"},
     {0},
 };
 
 static const cli_tool TOOL = {
     "hlo-index", "[OPTION]... [FILE]",
     "Print the indexing maps of an HLO instruction (standard input if no FILE or FILE is -).", OPTS,
-    "Maps print in the multi-line format of XLA's indexing analysis doc:\n"
+    "Maps print in the multi-line format of XLA's indexing analysis doc, with XLA's\n"
+    "text of today (--xla-text=2025 for that of mid 2025):\n"
     "  (d0, d1)[s0]{rt0} -> (results),\n  domain:\n  d0 in [lo, hi],\n  ...\n"
     "one block per operand headed 'operand id = N'.  See hlo-index(1)."};
 
@@ -39,6 +43,7 @@ typedef struct args {
   const char *instruction;
   long long operand, output;
   bool operand_set, output_set, i2o, physical, all, simplify, compare;
+  imap_xla xla;
 } args;
 
 static int on_opt(int idx, const char *arg, void *ud) {
@@ -58,6 +63,11 @@ static int on_opt(int idx, const char *arg, void *ud) {
   case OPT_ALL: a->all = true; break;
   case OPT_SIMPLIFY: a->simplify = true; break;
   case OPT_COMPARE: a->compare = true; break;
+  case OPT_XLA_TEXT:
+    if (!strcmp(arg, "2026")) a->xla = IMAP_XLA_2026;
+    else if (!strcmp(arg, "2025")) a->xla = IMAP_XLA_2025;
+    else cli_usage_error(&TOOL, "--xla-text takes 2025 or 2026");
+    break;
   }
   return 0;
 }
@@ -76,7 +86,7 @@ static const hlo_instruction *find_instruction(const hlo_module *m, const char *
 }
 
 /* --all: every instruction, every output (O->I) and every operand (I->O). */
-static int index_all(const hlo_module *m, hlo_buf *out) {
+static int index_all(const hlo_module *m, imap_xla xla, hlo_buf *out) {
   long counts[3] = {0, 0, 0}; /* defined, undefined, known empty */
   long undef_by_op[HLO_OP_COUNT] = {0};
   int rc = CLI_OK;
@@ -88,6 +98,7 @@ static int index_all(const hlo_module *m, hlo_buf *out) {
         for (int k = 0; k < (dir ? in->noperands : nout); k++) {
           imap_ctx c;
           imap_ctx_init(&c, NULL);
+          c.xla = xla;
           hlo_diags d;
           hlo_diags_init(&d, NULL);
           imap_indexing x;
@@ -116,7 +127,7 @@ static int index_all(const hlo_module *m, hlo_buf *out) {
 /* Index one module into out. */
 static int index_module(const hlo_module *m, const args *a, hlo_buf *out) {
   const hlo_instruction *in = NULL;
-  if (a->all) return index_all(m, out);
+  if (a->all) return index_all(m, a->xla, out);
   if (a->instruction) {
     in = find_instruction(m, a->instruction);
     if (!in) {
@@ -147,6 +158,7 @@ static int index_module(const hlo_module *m, const args *a, hlo_buf *out) {
   }
   imap_ctx c;
   imap_ctx_init(&c, NULL);
+  c.xla = a->xla;
   hlo_diags d;
   hlo_diags_init(&d, NULL);
   imap_indexing x;
@@ -158,11 +170,11 @@ static int index_module(const hlo_module *m, const args *a, hlo_buf *out) {
     cli_print_diags(&d);
     rc = CLI_INVALID;
   } else if (!a->i2o && a->operand_set) {
-    imap_set_print(out, &x.sets[a->operand]);
+    imap_set_print_xla(out, &x.sets[a->operand], a->xla);
   } else if (a->i2o && a->output_set) {
-    imap_set_print(out, &x.sets[a->output]);
+    imap_set_print_xla(out, &x.sets[a->output], a->xla);
   } else {
-    imap_indexing_print(out, &x, "operand");
+    imap_indexing_print_xla(out, &x, "operand", a->xla);
   }
   hlo_diags_release(&d);
   imap_ctx_release(&c);
@@ -204,9 +216,10 @@ static void map_error(const cli_input *in, size_t off, const char *msg) {
   fprintf(stderr, "%s:%u:%u: error: %s\n", in->src.name, l.line, l.col, msg);
 }
 
-static int simplify_file(const cli_input *in, hlo_buf *out) {
+static int simplify_file(const cli_input *in, imap_xla xla, hlo_buf *out) {
   imap_ctx c;
   imap_ctx_init(&c, NULL);
+  c.xla = xla;
   int rc = CLI_OK;
   size_t p = 0;
   for (;;) {
@@ -220,7 +233,7 @@ static int simplify_file(const cli_input *in, hlo_buf *out) {
       rc = CLI_INVALID;
       break;
     }
-    imap_map_print(out, s);
+    imap_map_print_xla(out, s, xla);
     hlo_buf_putc(out, '\n');
   }
   imap_ctx_release(&c);
@@ -278,7 +291,7 @@ int main(int argc, char **argv) {
   if (cli_read(&TOOL, npos ? argv[first] : "-", &in)) return CLI_USAGE;
   hlo_buf out;
   hlo_buf_init(&out, NULL);
-  int rc = a.simplify ? simplify_file(&in, &out) : index_file(&in, &a, &out);
+  int rc = a.simplify ? simplify_file(&in, a.xla, &out) : index_file(&in, &a, &out);
   if (out.failed) {
     cli_errorf(&TOOL, "out of memory");
     rc = CLI_INVALID;

@@ -18,6 +18,14 @@
 /* ---- context -------------------------------------------------------------- */
 typedef struct imap_expr imap_expr;
 
+/* Which XLA the text and the per-op rules follow.  IMAP_XLA_2026 (the
+ * default, 0) is XLA as of mid 2026 (SymbolicMap: `/` for floor division,
+ * summands sorted by kind without MLIR's dims-first rule, runtime variables
+ * named `parameter(N)` / `constant(V)`, today's op rules);
+ * IMAP_XLA_2025 is XLA as of mid 2025 (MLIR affine maps: `floordiv`,
+ * runtime variables as full instruction text, the rules of that time). */
+typedef enum imap_xla { IMAP_XLA_2026 = 0, IMAP_XLA_2025 = 1 } imap_xla;
+
 typedef struct imap_ctx {
   hlo_arena arena;
   const hlo_allocator *alloc;
@@ -25,6 +33,7 @@ typedef struct imap_ctx {
   size_t cap, count;
   bool failed;             /* an allocation failed or a constant overflowed */
   bool overflow;           /* the failure was an int64 overflow */
+  imap_xla xla;            /* the XLA whose rules the per-op functions follow */
 } imap_ctx;
 
 HLO_API void imap_ctx_init(imap_ctx *c, const hlo_allocator *alloc);
@@ -118,6 +127,12 @@ struct imap_map {
   const imap_expr **results;
   imap_constraint *cons;
   const imap_rtvar *rtvars; /* NULL, or nrts entries aligned with rts */
+  const imap_map *replica;  /* NULL, or XLA's `replica id` map: from the
+                               map's dims to the replica whose data is read
+                               (all-gather) */
+  bool as_built;            /* a rule's map that XLA does not simplify: its
+                               sums print in the order the rule wrote them
+                               (the terms' stored order), not sorted */
 };
 
 /* A map with the given counts, all bounds [0, -1] and results NULL, for the
@@ -163,9 +178,14 @@ HLO_API imap_map *imap_remove_unused_vars(imap_ctx *c, const imap_map *m);
 HLO_API bool imap_map_same(const imap_map *a, const imap_map *b);
 
 /* ---- text ------------------------------------------------------------------- */
-/* Print the expression as the seed does: `d0 * 8 + d1`, `(d1 mod 2) * 4`,
- * `-d1 + 16`, `d0 - rt0`. */
+/* Print the expression as XLA does: `d0 * 8 + d1`, `(d1 mod 2) * 4`,
+ * `d0 / 3`, `-d1 + 16`, `d0 - rt0`. */
 HLO_API void imap_expr_print(hlo_buf *b, const imap_expr *e);
+/* The same in the text of XLA version v (the plain functions print
+ * IMAP_XLA_2026's text). */
+HLO_API void imap_expr_print_xla(hlo_buf *b, const imap_expr *e, imap_xla v);
+HLO_API void imap_map_print_xla(hlo_buf *b, const imap_map *m, imap_xla v);
+
 /* Print the map in the multi-line format:
  *   (d0, d1)[s0]{rt0} -> (results),
  *   domain:
@@ -229,11 +249,13 @@ HLO_API int imap_use_physical_layout(imap_ctx *c, const hlo_instruction *in, boo
  * followed by XLA's `runtime variables:` section (`rtN: <instruction>;
  * <map on one line>`). */
 HLO_API void imap_set_print(hlo_buf *b, const imap_set *s);
+HLO_API void imap_set_print_xla(hlo_buf *b, const imap_set *s, imap_xla v);
 
 /* Print an indexing as `operand id = N` blocks (the label word is given:
  * "operand" or "output"); a set that holds only UNDEFINED prints
  * `unknown indexing`. */
 HLO_API void imap_indexing_print(hlo_buf *b, const imap_indexing *x, const char *label);
+HLO_API void imap_indexing_print_xla(hlo_buf *b, const imap_indexing *x, const char *label, imap_xla v);
 
 /* Parse a listing as printed by imap_indexing_print or XLA's
  * HloInstructionIndexing::ToString (`operand id = N` blocks, maps,

@@ -1,7 +1,7 @@
 /* imap_listing.c - reads a whole indexing listing (`operand id = N` blocks
- * of maps, `unknown indexing`, XLA's `runtime variables:` notes, which are
- * skipped) and compares two indexings by meaning, block by block, as sets
- * of maps. */
+ * of maps, `unknown indexing`, XLA's `replica id:` maps and its `runtime
+ * variables:` notes, which are skipped) and compares two indexings by
+ * meaning, block by block, as sets of maps. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,10 +70,28 @@ int imap_parse_indexing(imap_ctx *c, const char *s, size_t len, imap_indexing *o
       in_rt = true;
       continue;
     }
-    /* `rtN: <instruction>; <map>` up to the line end, the map possibly
-       continued on a line of its own from `domain:` */
-    if (in_rt && (rtvar_entry(s, len, p) || starts(s, len, p, "domain:"))) {
-      while (p < len && s[p] != '\n') p++;
+    if (starts(s, len, p, "replica id:")) {
+      /* the replica map belongs to the map before it */
+      p += strlen("replica id:");
+      in_rt = false;
+      imap_set *set = &out->sets[cur];
+      imap_map *r = imap_parse_map(c, s, len, &p, err, errn);
+      if (!r || !set->n) {
+        if (r) snprintf(err, errn, "'replica id:' without a map before it");
+        if (errpos) *errpos = p;
+        return HLO_ERR;
+      }
+      set->v[set->n - 1]->replica = r;
+      continue;
+    }
+    /* `rtN: <instruction>; <map>`, the map in any layout */
+    if (in_rt && rtvar_entry(s, len, p)) {
+      while (p < len && s[p] != ';') p++;
+      if (p < len) p++;
+      if (!imap_parse_map(c, s, len, &p, err, errn)) {
+        if (errpos) *errpos = p;
+        return HLO_ERR;
+      }
       continue;
     }
     in_rt = false;
@@ -100,6 +118,15 @@ int imap_indexing_equal(const imap_indexing *a, const imap_indexing *b, char *wh
         int best = 0;
         for (int j = 0; j < y->n && best != 1; j++) {
           int r = imap_equal_meaning(x->v[i], y->v[j], tmp, sizeof tmp);
+          const imap_map *xr = x->v[i]->replica, *yr = y->v[j]->replica;
+          if (r == 1 && (xr || yr)) { /* and the same replica map */
+            if (!xr || !yr) {
+              snprintf(tmp, sizeof tmp, "only one side has a replica id map");
+              r = 0;
+            } else {
+              r = imap_equal_meaning(xr, yr, tmp, sizeof tmp);
+            }
+          }
           if (r == 1 || (r < 0 && best == 0)) best = r;
         }
         if (best != 1) {

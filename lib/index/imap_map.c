@@ -66,6 +66,8 @@ imap_map *imap_map_copy(imap_ctx *c, const imap_map *s) {
   memcpy(m->rts, s->rts, (size_t)s->nrts * sizeof *m->rts);
   memcpy(m->results, s->results, (size_t)s->nresults * sizeof *m->results);
   m->rtvars = s->rtvars;
+  m->replica = s->replica;
+  m->as_built = s->as_built;
   if (s->ncons) {
     m->cons = imap_alloc(c, (size_t)s->ncons, sizeof *m->cons);
     if (!m->cons) return NULL;
@@ -97,6 +99,7 @@ void imap_map_set_empty(imap_ctx *c, imap_map *m) {
   for (int i = 0; i < m->nresults; i++) m->results[i] = zero;
   m->ncons = 0;
   m->rtvars = NULL;
+  m->replica = NULL;
 }
 
 int imap_map_add_constraint(imap_ctx *c, imap_map *m, const imap_expr *e, int64_t lo, int64_t hi) {
@@ -235,13 +238,23 @@ imap_map *imap_compose(imap_ctx *c, const imap_map *first, const imap_map *secon
     for (int i = 0; i < second->nrts; i++) {
       if (!second->rtvars) continue;
       rv[i].hlo = second->rtvars[i].hlo;
+      /* composed, not simplified: XLA's ComposeOperandIndexing keeps the
+         constraints composition adds (`d0 + rt0 in [0, 49]`) */
       imap_map *vm = imap_compose(c, first, second->rtvars[i].map);
-      if (vm && vm->state == IMAP_DEFINED) vm = imap_simplify(c, vm);
       if (!vm) return NULL;
       rv[i].map = vm;
     }
     if (first->rtvars) memcpy(rv + second->nrts, first->rtvars, (size_t)first->nrts * sizeof *rv);
     m->rtvars = rv;
+  }
+  if (m->state == IMAP_DEFINED && (first->replica || second->replica)) {
+    /* XLA's ComposeOperandIndexing: second's replica map reads through
+       first (not simplified either); two collectives in a chain are not
+       supported (undefined) */
+    if (first->replica && second->replica) return imap_map_undefined(c);
+    imap_map *rm = (imap_map *)first->replica;
+    if (second->replica && !(rm = imap_compose(c, first, second->replica))) return NULL;
+    m->replica = rm;
   }
   return m;
 }
@@ -301,6 +314,7 @@ imap_map *imap_remove_unused_symbols(imap_ctx *c, const imap_map *m) {
   imap_rtvar *rv = m->rtvars && r->nrts ? imap_alloc(c, (size_t)r->nrts, sizeof *rv) : NULL;
   if (m->rtvars && r->nrts && !rv) return NULL;
   r->rtvars = rv;
+  r->replica = m->replica; /* a map of the dims, which stay */
   for (int v = 0; v < m->nrts; v++)
     if (used[m->nsyms + v]) {
       if (rv) rv[nr] = m->rtvars[v];
@@ -336,7 +350,8 @@ bool imap_map_same(const imap_map *a, const imap_map *b) {
     return false;
   for (int i = 0; i < a->nresults; i++)
     if (a->results[i] != b->results[i]) return false;
-  if (!a->rtvars != !b->rtvars) return false;
+  if (!a->rtvars != !b->rtvars || !a->replica != !b->replica) return false;
+  if (a->replica && !imap_map_same(a->replica, b->replica)) return false;
   for (int i = 0; a->rtvars && i < a->nrts; i++)
     if (a->rtvars[i].hlo != b->rtvars[i].hlo || !imap_map_same(a->rtvars[i].map, b->rtvars[i].map))
       return false;

@@ -12,8 +12,13 @@
 typedef enum rule {
   R_NONE, R_NO_OPERANDS, R_ELEMENTWISE, R_BITCAST_CONVERT, R_BROADCAST, R_TRANSPOSE, R_REVERSE,
   R_SLICE, R_DYNAMIC_SLICE, R_DYNAMIC_UPDATE_SLICE, R_CONCATENATE, R_PAD, R_REDUCE,
-  R_REDUCE_WINDOW, R_RESHAPE, R_BITCAST, R_DOT, R_GATHER, R_CONVOLUTION, R_FUSION, R_TUPLE
+  R_REDUCE_WINDOW, R_RESHAPE, R_BITCAST, R_DOT, R_GATHER, R_CONVOLUTION, R_FUSION, R_TUPLE,
+  /* rules XLA added after mid 2025 (none with --xla-text=2025) */
+  R_GET_TUPLE_ELEMENT, R_SCAN, R_SCALED_DOT, R_ALL_GATHER, R_ALL_REDUCE
 } rule;
+
+/* The rule of op in the XLA that c follows. */
+static rule rule_for(const imap_ctx *c, hlo_opcode op);
 
 /* The indexing rule of every opcode (R_NONE: no rule, UNDEFINED maps). */
 static const rule RULES[HLO_OP_COUNT] = {
@@ -23,10 +28,10 @@ static const rule RULES[HLO_OP_COUNT] = {
     [HLO_OP_ADD] = R_ELEMENTWISE,
     [HLO_OP_ADD_DEPENDENCY] = R_NONE,
     [HLO_OP_AFTER_ALL] = R_NONE,
-    [HLO_OP_ALL_GATHER] = R_NONE,
+    [HLO_OP_ALL_GATHER] = R_ALL_GATHER,
     [HLO_OP_ALL_GATHER_DONE] = R_NONE,
     [HLO_OP_ALL_GATHER_START] = R_NONE,
-    [HLO_OP_ALL_REDUCE] = R_NONE,
+    [HLO_OP_ALL_REDUCE] = R_ALL_REDUCE,
     [HLO_OP_ALL_REDUCE_DONE] = R_NONE,
     [HLO_OP_ALL_REDUCE_START] = R_NONE,
     [HLO_OP_ALL_TO_ALL] = R_NONE,
@@ -83,7 +88,7 @@ static const rule RULES[HLO_OP_COUNT] = {
     [HLO_OP_FUSION] = R_FUSION,
     [HLO_OP_GATHER] = R_GATHER,
     [HLO_OP_GET_DIMENSION_SIZE] = R_NONE,
-    [HLO_OP_GET_TUPLE_ELEMENT] = R_NONE,
+    [HLO_OP_GET_TUPLE_ELEMENT] = R_GET_TUPLE_ELEMENT,
     [HLO_OP_IMAG] = R_ELEMENTWISE,
     [HLO_OP_INFEED] = R_NONE,
     [HLO_OP_IOTA] = R_NO_OPERANDS,
@@ -125,8 +130,8 @@ static const rule RULES[HLO_OP_COUNT] = {
     [HLO_OP_ROUND_NEAREST_AFZ] = R_ELEMENTWISE,
     [HLO_OP_ROUND_NEAREST_EVEN] = R_ELEMENTWISE,
     [HLO_OP_RSQRT] = R_ELEMENTWISE,
-    [HLO_OP_SCALED_DOT] = R_NONE,
-    [HLO_OP_SCAN] = R_NONE,
+    [HLO_OP_SCALED_DOT] = R_SCALED_DOT,
+    [HLO_OP_SCAN] = R_SCAN,
     [HLO_OP_SCATTER] = R_NONE,
     [HLO_OP_SELECT] = R_ELEMENTWISE,
     [HLO_OP_SELECT_AND_SCATTER] = R_NONE,
@@ -155,7 +160,11 @@ static const rule RULES[HLO_OP_COUNT] = {
     [HLO_OP_XOR] = R_ELEMENTWISE,
 };
 
-static rule op_rule(hlo_opcode op) { return (unsigned)op < HLO_OP_COUNT ? RULES[op] : R_NONE; }
+static rule rule_for(const imap_ctx *c, hlo_opcode op) {
+  rule r = (unsigned)op < HLO_OP_COUNT ? RULES[op] : R_NONE;
+  if (r >= R_GET_TUPLE_ELEMENT && c->xla == IMAP_XLA_2025) return R_NONE;
+  return r;
+}
 
 /* ---- helpers ---------------------------------------------------------------- */
 const hlo_shape *imap_out_shape(const hlo_instruction *in, int output) {
@@ -307,6 +316,29 @@ static imap_map *relinearize(imap_ctx *c, const hlo_shape *from, const int64_t *
     if (__builtin_mul_overflow(stride, to->dims[dim], &stride)) return imap_map_undefined(c);
   }
   return imap_simplify(c, m);
+}
+
+static const int64_t *major_to_minor(imap_ctx *c, const hlo_shape *s);
+
+/* A bitcast from `from` to `to` that only renames dimensions (same rank,
+ * each dim of `from` lands at the same physical position as a dim of `to`
+ * of the same size) is a transpose; today's XLA gives it the transpose map
+ * even when the bitcast is also a reshape (XLA 2025 relinearized it).
+ * NULL map in *out when it is not such a bitcast. */
+static int bitcast_as_transpose(imap_ctx *c, const hlo_shape *from, const hlo_shape *to, imap_map **out) {
+  *out = NULL;
+  if (c->xla == IMAP_XLA_2025 || from->rank != to->rank || from->rank == 0) return HLO_OK;
+  const int64_t *fo = major_to_minor(c, from), *to_o = major_to_minor(c, to);
+  if (!fo || !to_o) return HLO_OK;
+  imap_map *m = over(c, from, 0, 0, to->rank);
+  if (!m) return HLO_ERR;
+  for (int p = 0; p < from->rank; p++) {
+    int fd = (int)fo[p], td = (int)to_o[p];
+    if (from->dims[fd] != to->dims[td]) return HLO_OK;
+    m->results[td] = imap_dim(c, fd);
+  }
+  *out = m;
+  return HLO_OK;
 }
 
 /* Major-to-minor order of a shape's layout (default: logical order). */
@@ -487,6 +519,12 @@ static int o2i_conv(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os,
   }
   for (int i = 0; i < r; i++)
     if (!lm->results[i] || !kern->results[i]) return c->failed ? HLO_ERR : all_undefined(c, x);
+  if (c->xla != IMAP_XLA_2025) {
+    /* today's XLA simplifies both maps and drops the symbols they no longer
+       use (a trivial dimension becomes 0, its symbol goes) */
+    if (!(lm = imap_simplify(c, lm)) || !(lm = imap_remove_unused_symbols(c, lm))) return HLO_ERR;
+    if (!(kern = imap_simplify(c, kern)) || !(kern = imap_remove_unused_symbols(c, kern))) return HLO_ERR;
+  }
   if (imap_set_add(c, &x->sets[0], lm) || imap_set_add(c, &x->sets[1], kern)) return HLO_ERR;
   return HLO_OK;
 }
@@ -496,7 +534,8 @@ static int o2i_dot(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os, 
   const int64_t *lb = hlo_instr_ints(in, HLO_A_LHS_BATCH_DIMS, &nlb), *rb = hlo_instr_ints(in, HLO_A_RHS_BATCH_DIMS, &nrb);
   const int64_t *lc = hlo_instr_ints(in, HLO_A_LHS_CONTRACTING_DIMS, &nlc),
                 *rc = hlo_instr_ints(in, HLO_A_RHS_CONTRACTING_DIMS, &nrc);
-  if (in->noperands != 2) return all_undefined(c, x);
+  bool scaled = in->op == HLO_OP_SCALED_DOT; /* lhs, rhs, lhs scale, rhs scale */
+  if (in->noperands != (scaled ? 4 : 2)) return all_undefined(c, x);
   const hlo_shape *ls = &in->operands[0]->shape, *rs = &in->operands[1]->shape;
   if (!arr(ls) || !arr(rs) || nlb != nrb || nlc != nrc || !valid_dims(lb, nlb, ls->rank, true) ||
       !valid_dims(lc, nlc, ls->rank, true) || !valid_dims(rb, nrb, rs->rank, true) ||
@@ -507,6 +546,13 @@ static int o2i_dot(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os, 
   for (int i = 0; i < nlc; i++)
     if (contains(lb, nlb, lc[i]) || contains(rb, nrb, rc[i]) || ls->dims[lc[i]] != rs->dims[rc[i]])
       return all_undefined(c, x);
+  for (int side = 0; scaled && side < 2; side++) {
+    /* a scale has the operand's rank and divides each of its dims */
+    const hlo_shape *s = side ? rs : ls, *ss = &in->operands[2 + side]->shape;
+    if (!arr(ss) || ss->rank != s->rank) return all_undefined(c, x);
+    for (int k = 0; k < s->rank; k++)
+      if (ss->dims[k] <= 0 || s->dims[k] % ss->dims[k] != 0) return all_undefined(c, x);
+  }
   for (int side = 0; side < 2; side++) {
     const hlo_shape *s = side ? rs : ls;
     const int64_t *b = side ? rb : lb, *cc = side ? rc : lc;
@@ -527,6 +573,18 @@ static int o2i_dot(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os, 
     }
     for (int i = 0; i < nlc; i++) m->syms[i] = (imap_interval){0, ls->dims[lc[i]] - 1};
     if (imap_set_add(c, &x->sets[side], m)) return HLO_ERR;
+    if (scaled) {
+      /* the scale of an operand covers size / scale_size elements of each
+         dim: its index is the operand's, floor-divided (today's XLA) */
+      const hlo_shape *ss = &in->operands[2 + side]->shape;
+      imap_map *sm = imap_map_copy(c, m);
+      if (!sm) return HLO_ERR;
+      for (int k = 0; k < s->rank; k++) {
+        if (ss->dims[k] != s->dims[k] && !(sm->results[k] = imap_floordiv(c, m->results[k], s->dims[k] / ss->dims[k])))
+          return HLO_ERR;
+      }
+      if (imap_set_add(c, &x->sets[2 + side], sm)) return HLO_ERR;
+    }
   }
   return HLO_OK;
 }
@@ -556,30 +614,35 @@ static int o2i_gather(imap_ctx *c, const hlo_instruction *in, const hlo_shape *o
   int64_t ivd = hlo_instr_int(in, HLO_A_INDEX_VECTOR_DIM, -1);
   if (in->noperands != 2) return all_undefined(c, x);
   const hlo_shape *ps = &in->operands[0]->shape, *is = &in->operands[1]->shape;
-  /* only the simplified gather: indices [N, K], index_vector_dim 1,
-     start_index_map identity, no collapsed dims, offset_dims {1..rank} */
+  /* only the simplified gather: indices [N, K], index_vector_dim 1, no
+     collapsed dims, offset_dims {1..rank}, start_index_map K distinct
+     operand dims (in any order since XLA's commit "Support start_index_map
+     in ComputeOutputToInputGatherOpIndexing"; the identity before) */
   if (!arr(ps) || !arr(is) || is->rank != 2 || ivd != 1 || ncol != 0 || nob != 0 || nss != ps->rank ||
       noff != ps->rank || nsim != is->dims[1] || nsim > ps->rank || os->rank != 1 + ps->rank ||
-      os->dims[0] != is->dims[0])
+      os->dims[0] != is->dims[0] || !valid_dims(sim, nsim, ps->rank, true))
     return all_undefined(c, x);
   for (int i = 0; i < nsim; i++)
-    if (sim[i] != i) return all_undefined(c, x);
+    if (sim[i] != i && c->xla == IMAP_XLA_2025) return all_undefined(c, x);
   for (int i = 0; i < noff; i++)
     if (off[i] != i + 1 || ss[i] < 0 || ss[i] > ps->dims[i] || os->dims[i + 1] != ss[i]) return all_undefined(c, x);
   imap_map *m = over(c, os, 0, nsim, ps->rank);
   const hlo_instruction **src = imap_alloc(c, (size_t)nsim, sizeof *src);
   imap_map **rmaps = imap_alloc(c, (size_t)nsim, sizeof *rmaps);
   if (!m || (nsim && (!src || !rmaps))) return HLO_ERR;
+  int k = 0; /* runtime variables are numbered in operand dimension order */
   for (int j = 0; j < ps->rank; j++) {
     const imap_expr *e = imap_dim(c, j + 1);
-    if (j < nsim) {
-      /* the start index j is indices[d0, j] */
-      e = imap_add(c, e, imap_rt(c, j));
-      m->rts[j] = (imap_interval){0, ps->dims[j] - ss[j]};
-      src[j] = in->operands[1];
-      if (!(rmaps[j] = over(c, os, 0, 0, 2))) return HLO_ERR;
-      rmaps[j]->results[0] = imap_dim(c, 0);
-      if (!(rmaps[j]->results[1] = imap_const(c, j))) return HLO_ERR;
+    int pos = index_of(sim, nsim, j);
+    if (pos >= 0) {
+      /* operand dim j starts at indices[d0, pos] */
+      e = imap_add(c, e, imap_rt(c, k));
+      m->rts[k] = (imap_interval){0, ps->dims[j] - ss[j]};
+      src[k] = in->operands[1];
+      if (!(rmaps[k] = over(c, os, 0, 0, 2))) return HLO_ERR;
+      rmaps[k]->results[0] = imap_dim(c, 0);
+      if (!(rmaps[k]->results[1] = imap_const(c, pos))) return HLO_ERR;
+      k++;
     }
     if (!(m->results[j] = e)) return HLO_ERR;
   }
@@ -597,7 +660,7 @@ static int o2i_rules(imap_ctx *c, const hlo_instruction *in, int output, imap_in
                      int depth) {
   if (imap_indexing_init(c, x, in->noperands)) goto oom;
   const hlo_shape *os = imap_out_shape(in, output);
-  rule r = op_rule(in->op);
+  rule r = rule_for(c, in->op);
   hlo_shape ds_shape;
   if (in->shape_omitted && r == R_DYNAMIC_SLICE && in->noperands > 0 && in->operands[0]) {
     /* result shape not written: it is the slice sizes */
@@ -617,6 +680,14 @@ static int o2i_rules(imap_ctx *c, const hlo_instruction *in, int output, imap_in
         goto oom;
     return HLO_OK;
   }
+  if (r == R_GET_TUPLE_ELEMENT) {
+    /* today's XLA: the identity over the element's shape */
+    imap_map *g = in->noperands == 1 && arr(os) ? identity(c, os) : imap_map_undefined(c);
+    if (in->noperands == 1 && imap_set_add(c, &x->sets[0], g)) goto oom;
+    return in->noperands == 1 || !all_undefined(c, x) ? HLO_OK : HLO_ERR;
+  }
+  /* a single-device all-reduce is elementwise (today's XLA) */
+  if (r == R_ALL_REDUCE) r = hlo_shape_is_tuple(&in->shape) ? R_NONE : R_ELEMENTWISE;
   if (!arr(os) || (r == R_REDUCE && !hlo_shape_is_tuple(&in->shape) && output != 0)) r = R_NONE;
   for (int k = 0; k < in->noperands && r != R_NONE; k++)
     if (!in->operands[k] || !arr(&in->operands[k]->shape)) r = R_NONE;
@@ -714,6 +785,7 @@ static int o2i_rules(imap_ctx *c, const hlo_instruction *in, int output, imap_in
       m->rts[i] = (imap_interval){0, os->dims[i] - us->dims[i]};
       if (!(m->results[i] = imap_sub(c, imap_dim(c, i), imap_rt(c, i)))) goto oom;
     }
+    m->as_built = true; /* XLA builds `d_i - rt_i` and does not simplify */
     if (offsets_as_rtvars(c, &m, in, 2, os)) goto oom;
     if (imap_set_add(c, &x->sets[0], identity(c, os)) || imap_set_add(c, &x->sets[1], m)) goto oom;
     for (int k = 2; k < n; k++)
@@ -798,14 +870,55 @@ static int o2i_rules(imap_ctx *c, const hlo_instruction *in, int output, imap_in
   case R_BITCAST: {
     if (n != 1) break;
     const hlo_shape *is = &in->operands[0]->shape;
+    imap_map *t;
+    if (bitcast_as_transpose(c, os, is, &t)) goto oom;
     const int64_t *oo = major_to_minor(c, os), *io = major_to_minor(c, is);
-    if (!oo || !io) break;
-    if (imap_set_add(c, &x->sets[0], relinearize(c, os, oo, is, io))) goto oom;
+    if (!t && (!oo || !io)) break;
+    if (imap_set_add(c, &x->sets[0], t ? t : relinearize(c, os, oo, is, io))) goto oom;
     return HLO_OK;
   }
   case R_DOT:
+  case R_SCALED_DOT:
     if (o2i_dot(c, in, os, x)) goto oom;
     return HLO_OK;
+  case R_SCAN: {
+    /* today's XLA: an array output reads the scanned inputs at the same
+       index and every carry as a scalar; a scalar output (a carry) reads
+       every operand as a scalar */
+    int64_t nc = hlo_instr_int(in, HLO_A_NUM_CARRIES, 0);
+    if (nc < 0 || nc > n) break;
+    for (int k = 0; k < n; k++) {
+      const hlo_shape *is = &in->operands[k]->shape;
+      if (os->rank == 0 || k >= n - nc) m = over(c, os, 0, 0, 0);
+      else m = same_dims(is, os) ? identity(c, os) : imap_map_undefined(c);
+      if (imap_set_add(c, &x->sets[k], m)) goto oom;
+    }
+    return HLO_OK;
+  }
+  case R_ALL_GATHER: {
+    /* today's XLA: along the gathered dimension, the output index is
+       replica * n + i for the operand's size n; the map reads i and the
+       replica id map gives the replica */
+    v = hlo_instr_ints(in, HLO_A_DIMENSIONS, &cnt);
+    if (n != 1 || cnt != 1 || v[0] < 0 || v[0] >= os->rank) break;
+    const hlo_shape *is = &in->operands[0]->shape;
+    int gd = (int)v[0];
+    if (is->rank != os->rank || is->dims[gd] <= 0 || os->dims[gd] % is->dims[gd] != 0) break;
+    for (int i = 0; i < os->rank; i++)
+      if (i != gd && is->dims[i] != os->dims[i]) goto undef;
+    m = over(c, os, 0, 0, os->rank);
+    imap_map *rep = over(c, os, 0, 0, 1);
+    if (!m || !rep) goto oom;
+    for (int i = 0; i < os->rank; i++)
+      if (!(m->results[i] = i == gd ? imap_mod(c, imap_dim(c, i), is->dims[gd]) : imap_dim(c, i))) goto oom;
+    if (!(rep->results[0] = imap_floordiv(c, imap_dim(c, gd), is->dims[gd]))) goto oom;
+    m->replica = rep;
+    if (imap_set_add(c, &x->sets[0], m)) goto oom;
+    return HLO_OK;
+  }
+  case R_GET_TUPLE_ELEMENT:
+  case R_ALL_REDUCE:
+    break; /* handled above */
   case R_GATHER:
     if (o2i_gather(c, in, os, x)) goto oom;
     return HLO_OK;
@@ -865,7 +978,7 @@ static int i2o_rules(imap_ctx *c, const hlo_instruction *in, int input, imap_ind
   if (imap_indexing_init(c, x, nout)) goto oom;
   if (input < 0 || input >= in->noperands || !in->operands[input]) return all_undefined(c, x) ? HLO_ERR : HLO_OK;
   const hlo_shape *is = &in->operands[input]->shape, *os = imap_out_shape(in, 0);
-  rule r = op_rule(in->op);
+  rule r = rule_for(c, in->op);
   if (r == R_TUPLE) {
     if (arr(is) && input < nout && imap_set_add(c, &x->sets[input], identity(c, is))) goto oom;
     return HLO_OK;
@@ -885,7 +998,12 @@ static int i2o_rules(imap_ctx *c, const hlo_instruction *in, int input, imap_ind
   case R_REDUCE_WINDOW:
   case R_GATHER:
   case R_CONVOLUTION:
+  case R_GET_TUPLE_ELEMENT:
+  case R_SCAN:
+  case R_SCALED_DOT:
+  case R_ALL_GATHER:
     break;
+  case R_ALL_REDUCE: /* elementwise on a single device (today's XLA) */
   case R_ELEMENTWISE:
   case R_BITCAST_CONVERT:
     if (is->rank == 0 && os->rank > 0) m = symbols_over(c, os);
@@ -990,9 +1108,11 @@ static int i2o_rules(imap_ctx *c, const hlo_instruction *in, int input, imap_ind
     if (imap_set_add(c, &x->sets[0], relinearize(c, is, NULL, os, NULL))) goto oom;
     return HLO_OK;
   case R_BITCAST: {
+    imap_map *t;
+    if (bitcast_as_transpose(c, is, os, &t)) goto oom;
     const int64_t *oo = major_to_minor(c, os), *io = major_to_minor(c, is);
-    if (!oo || !io) break;
-    if (imap_set_add(c, &x->sets[0], relinearize(c, is, io, os, oo))) goto oom;
+    if (!t && (!oo || !io)) break;
+    if (imap_set_add(c, &x->sets[0], t ? t : relinearize(c, is, io, os, oo))) goto oom;
     return HLO_OK;
   }
   case R_DOT: {

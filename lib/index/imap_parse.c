@@ -5,7 +5,7 @@
  *             [',' 'domain' ':' entry (',' entry)*]
  *   entry  -> expr 'in' '[' int ',' int ']'
  *   expr   -> term (('+' | '-') term)*
- *   term   -> unary (('*' | 'floordiv' | 'ceildiv' | 'mod') unary)*
+ *   term   -> unary (('*' | 'floordiv' | '/' | 'ceildiv' | 'mod') unary)*
  *   unary  -> '-' unary | int | id | '(' expr ')' */
 #include <ctype.h>
 #include <stdarg.h>
@@ -163,7 +163,7 @@ static const imap_expr *parse_term(parser *p) {
   const imap_expr *e = parse_unary(p);
   while (e) {
     size_t at = p->pos;
-    int op = accept(p, "*") ? 1 : accept(p, "floordiv") ? 2 : accept(p, "ceildiv") ? 3
+    int op = accept(p, "*") ? 1 : accept(p, "floordiv") || accept(p, "/") ? 2 : accept(p, "ceildiv") ? 3
              : accept(p, "mod") ? 4 : 0;
     if (!op) break;
     const imap_expr *r = parse_unary(p);

@@ -1,7 +1,8 @@
 /* imap_print.c - the text form of expressions, maps and per-operand
- * indexings: the seed's multi-line map format, XLA's summand order (that of
- * its simplifier's sorted sums), XLA's `operand id = N` labels and
- * `runtime variables:` sections. */
+ * indexings: the multi-line map format, XLA's summand order (that of its
+ * simplifier's sorted sums), XLA's `operand id = N` labels, `runtime
+ * variables:` and `replica id:` sections, each as today's XLA prints it (IMAP_XLA_2026) or as
+ * the XLA of mid 2025 did (IMAP_XLA_2025). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +21,19 @@ static void put_abs(hlo_buf *b, int64_t k) {
   hlo_buf_printf(b, "%" PRIu64, u);
 }
 
-static void print_operand(hlo_buf *b, const imap_expr *e) {
+/* The text to print: an imap_xla, or today's text of a map XLA leaves as
+   its rule built it (sums in stored order). */
+enum { AS_BUILT = IMAP_XLA_2025 + 1 };
+
+static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v);
+
+static void print_operand(hlo_buf *b, const imap_expr *e, imap_xla v) {
   if (compound(e)) {
     hlo_buf_putc(b, '(');
-    imap_expr_print(b, e);
+    print_expr(b, e, v);
     hlo_buf_putc(b, ')');
   } else {
-    imap_expr_print(b, e);
+    print_expr(b, e, v);
   }
 }
 
@@ -34,8 +41,9 @@ static void print_operand(hlo_buf *b, const imap_expr *e) {
  * XLA's simplifier sorts the summands of a sum by kind (sums, products,
  * mods, floordivs, then dims and symbols by position; constants last,
  * runtime variables being symbols after the range symbols), comparing
- * operands left to right, and adds them up in that order with MLIR's rule
- * that a summand with a dimension goes before a left side without any. */
+ * operands left to right, and adds them up in that order; the MLIR-based
+ * XLA of 2025 also moved a summand with a dimension before a left side
+ * without any. */
 enum { K_ADD, K_MUL, K_MOD, K_FLOORDIV, K_DIM, K_SYM, K_CONST };
 
 static int rank_of(const imap_expr *e) {
@@ -98,8 +106,12 @@ static bool has_dim(const imap_expr *e) {
 }
 
 /* The order in which the terms of sum e print (the constant goes last). */
-static void summand_order(const imap_expr *e, int *ord) {
+static void summand_order(const imap_expr *e, int *ord, imap_xla v) {
   int n = e->nterms;
+  if ((int)v == AS_BUILT) {
+    for (int i = 0; i < n; i++) ord[i] = i;
+    return;
+  }
   for (int i = 0; i < n; i++) { /* insertion sort: sums are short */
     int j = i;
     while (j > 0 && summand_cmp(e->terms[i].coeff, e->terms[i].atom, e->terms[ord[j - 1]].coeff,
@@ -109,8 +121,9 @@ static void summand_order(const imap_expr *e, int *ord) {
     }
     ord[j] = i;
   }
-  /* left-to-right addition: a summand with a dim moves before a left side
-     that has none */
+  if (v != IMAP_XLA_2025) return;
+  /* MLIR's left-to-right addition: a summand with a dim moves before a left
+     side that has none */
   bool left_dim = false;
   for (int i = 0; i < n; i++) {
     int t = ord[i];
@@ -123,7 +136,7 @@ static void summand_order(const imap_expr *e, int *ord) {
   }
 }
 
-void imap_expr_print(hlo_buf *b, const imap_expr *e) {
+static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v) {
   switch (e->kind) {
   case IMAP_CONST:
     hlo_buf_printf(b, "%" PRId64, e->v);
@@ -139,8 +152,11 @@ void imap_expr_print(hlo_buf *b, const imap_expr *e) {
     return;
   case IMAP_FLOORDIV:
   case IMAP_MOD:
-    print_operand(b, e->arg);
-    hlo_buf_puts(b, e->kind == IMAP_MOD ? " mod " : " floordiv ");
+    /* today's XLA writes the dividend bare when it is the same operation:
+       `d0 / 2 / 3`, `d0 mod 6 mod 4` */
+    if (v != IMAP_XLA_2025 && e->arg->kind == e->kind) print_expr(b, e->arg, v);
+    else print_operand(b, e->arg, v);
+    hlo_buf_puts(b, e->kind == IMAP_MOD ? " mod " : v == IMAP_XLA_2025 ? " floordiv " : " / ");
     hlo_buf_printf(b, "%" PRId64, e->v);
     return;
   case IMAP_SUM: {
@@ -149,28 +165,28 @@ void imap_expr_print(hlo_buf *b, const imap_expr *e) {
       b->failed = true;
       return;
     }
-    summand_order(e, ord);
+    summand_order(e, ord, v);
     for (int n = 0; n < e->nterms; n++) {
       int i = ord[n];
       int64_t k = e->terms[i].coeff;
       const imap_expr *x = e->terms[i].atom;
       if (n == 0) {
         if (k == 1) {
-          imap_expr_print(b, x);
+          print_expr(b, x, v);
         } else if (k == -1) {
           hlo_buf_putc(b, '-');
-          print_operand(b, x);
+          print_operand(b, x, v);
         } else {
-          print_operand(b, x);
+          print_operand(b, x, v);
           hlo_buf_printf(b, " * %" PRId64, k);
         }
         continue;
       }
       hlo_buf_puts(b, k < 0 ? " - " : " + ");
       if (k == 1 || k == -1) {
-        imap_expr_print(b, x);
+        print_expr(b, x, v);
       } else {
-        print_operand(b, x);
+        print_operand(b, x, v);
         hlo_buf_puts(b, " * ");
         put_abs(b, k);
       }
@@ -185,6 +201,10 @@ void imap_expr_print(hlo_buf *b, const imap_expr *e) {
   }
 }
 
+void imap_expr_print_xla(hlo_buf *b, const imap_expr *e, imap_xla v) { print_expr(b, e, v); }
+
+void imap_expr_print(hlo_buf *b, const imap_expr *e) { print_expr(b, e, IMAP_XLA_2026); }
+
 static void print_vars(hlo_buf *b, const char *pfx, int n) {
   for (int i = 0; i < n; i++) hlo_buf_printf(b, "%s%s%d", i ? ", " : "", pfx, i);
 }
@@ -197,7 +217,9 @@ static int cline_cmp(const void *x, const void *y) {
   return strcmp(((const cline *)x)->text, ((const cline *)y)->text);
 }
 
-void imap_map_print(hlo_buf *b, const imap_map *m) {
+void imap_map_print(hlo_buf *b, const imap_map *m) { imap_map_print_xla(b, m, IMAP_XLA_2026); }
+
+void imap_map_print_xla(hlo_buf *b, const imap_map *m, imap_xla v) {
   if (m->state == IMAP_UNDEFINED) {
     hlo_buf_puts(b, "UNDEFINED");
     return;
@@ -220,9 +242,10 @@ void imap_map_print(hlo_buf *b, const imap_map *m) {
     hlo_buf_putc(b, '}');
   }
   hlo_buf_puts(b, " -> (");
+  imap_xla rv = m->as_built && v != IMAP_XLA_2025 ? (imap_xla)AS_BUILT : v;
   for (int i = 0; i < m->nresults; i++) {
     if (i) hlo_buf_puts(b, ", ");
-    imap_expr_print(b, m->results[i]);
+    print_expr(b, m->results[i], rv);
   }
   hlo_buf_putc(b, ')');
   if (m->ndims + m->nsyms + m->nrts == 0 && m->ncons == 0) return;
@@ -247,7 +270,7 @@ void imap_map_print(hlo_buf *b, const imap_map *m) {
   for (int i = 0; i < m->ncons; i++) {
     hlo_buf t;
     hlo_buf_init(&t, b->alloc);
-    imap_expr_print(&t, m->cons[i].e);
+    print_expr(&t, m->cons[i].e, v);
     hlo_buf_printf(&t, " in [%" PRId64 ", %" PRId64 "]", m->cons[i].iv.lo, m->cons[i].iv.hi);
     if (t.failed) b->failed = true;
     char *s = hlo_buf_take(&t);
@@ -262,18 +285,40 @@ void imap_map_print(hlo_buf *b, const imap_map *m) {
   hlo_free(b->alloc, cl);
 }
 
+/* What a runtime variable names: the 2025 text is the instruction's whole
+   default text; today's is `parameter(N)`, `constant(V)` for a scalar
+   constant (`constant` for an array), and the bare name for anything else. */
+static void print_rtvar_source(hlo_buf *b, const hlo_instruction *in, imap_xla v) {
+  if (v == IMAP_XLA_2025) {
+    if (hlo_print_instruction(b, in, NULL)) b->failed = true;
+    return;
+  }
+  if (in->op == HLO_OP_PARAMETER) {
+    hlo_buf_printf(b, "parameter(%" PRId64 ")", in->param_number);
+  } else if (in->op == HLO_OP_CONSTANT) {
+    hlo_buf_puts(b, "constant");
+    if (in->literal && in->literal->shape.rank == 0 && !hlo_shape_is_tuple(&in->literal->shape)) {
+      hlo_buf_putc(b, '(');
+      if (hlo_print_literal(b, in->literal, NULL)) b->failed = true;
+      hlo_buf_putc(b, ')');
+    }
+  } else {
+    hlo_buf_puts(b, in->name);
+  }
+}
+
 /* XLA's `runtime variables:` section: per variable, the instruction that
-   supplies it (XLA's default instruction text) and its map, on one line. */
-static void print_rtvars(hlo_buf *b, const imap_map *m) {
+   supplies it and its map, on one line. */
+static void print_rtvars(hlo_buf *b, const imap_map *m, imap_xla v) {
   if (m->state != IMAP_DEFINED || !m->rtvars || !m->nrts) return;
   hlo_buf_puts(b, "runtime variables:\n");
   for (int i = 0; i < m->nrts; i++) {
     hlo_buf_printf(b, "rt%d: ", i);
-    if (hlo_print_instruction(b, m->rtvars[i].hlo, NULL)) b->failed = true;
+    print_rtvar_source(b, m->rtvars[i].hlo, v);
     hlo_buf_puts(b, "; ");
     hlo_buf t;
     hlo_buf_init(&t, b->alloc);
-    imap_map_print(&t, m->rtvars[i].map);
+    imap_map_print_xla(&t, m->rtvars[i].map, v);
     if (t.failed) b->failed = true;
     char *text = hlo_buf_take(&t);
     for (char *q = text; q && *q; q++) hlo_buf_putc(b, *q == '\n' ? ' ' : *q);
@@ -282,15 +327,26 @@ static void print_rtvars(hlo_buf *b, const imap_map *m) {
   }
 }
 
-void imap_set_print(hlo_buf *b, const imap_set *s) {
+void imap_set_print(hlo_buf *b, const imap_set *s) { imap_set_print_xla(b, s, IMAP_XLA_2026); }
+
+void imap_set_print_xla(hlo_buf *b, const imap_set *s, imap_xla v) {
   for (int j = 0; j < s->n; j++) {
-    imap_map_print(b, s->v[j]);
+    imap_map_print_xla(b, s->v[j], v);
     hlo_buf_putc(b, '\n');
-    print_rtvars(b, s->v[j]);
+    print_rtvars(b, s->v[j], v);
+    if (s->v[j]->state == IMAP_DEFINED && s->v[j]->replica) {
+      hlo_buf_puts(b, "replica id:\n");
+      imap_map_print_xla(b, s->v[j]->replica, v);
+      hlo_buf_putc(b, '\n');
+    }
   }
 }
 
 void imap_indexing_print(hlo_buf *b, const imap_indexing *x, const char *label) {
+  imap_indexing_print_xla(b, x, label, IMAP_XLA_2026);
+}
+
+void imap_indexing_print_xla(hlo_buf *b, const imap_indexing *x, const char *label, imap_xla v) {
   for (int i = 0; i < x->n; i++) {
     hlo_buf_printf(b, "%s id = %d\n", label, i);
     const imap_set *s = &x->sets[i];
@@ -300,6 +356,6 @@ void imap_indexing_print(hlo_buf *b, const imap_indexing *x, const char *label) 
       hlo_buf_puts(b, "unknown indexing\n");
       continue;
     }
-    imap_set_print(b, s);
+    imap_set_print_xla(b, s, v);
   }
 }

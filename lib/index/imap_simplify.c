@@ -131,10 +131,15 @@ static const imap_expr *simp_floordiv(simp *S, const imap_expr *x, int64_t d) {
   if (!sel) return NULL;
   int nout = 0;
   for (int i = 0; i < l.n; i++) nout += (sel[i] = l.t[i].coeff % d == 0);
-  bool cst_out = l.cst % d == 0 && l.cst != 0;
+  /* today's XLA also takes the whole multiples of d out of the constant,
+     leaving a remainder in [0, d-1] (SimplifySumDiv); 2025 only a constant
+     that d divides */
+  int64_t cq = imap_floor_div(l.cst, d);
+  if (c->xla == IMAP_XLA_2025 && l.cst % d != 0) cq = 0;
+  bool cst_out = cq != 0;
   if (nout || cst_out) {
-    const imap_expr *out = build_sel(c, &l, sel, true, d, cst_out ? l.cst / d : 0);
-    const imap_expr *rest = build_sel(c, &l, sel, false, 1, cst_out ? 0 : l.cst);
+    const imap_expr *out = build_sel(c, &l, sel, true, d, cq);
+    const imap_expr *rest = build_sel(c, &l, sel, false, 1, l.cst - cq * d);
     if (!out || !rest) return NULL;
     return imap_add(c, out, imap_floordiv(c, rest, d));
   }
@@ -143,6 +148,16 @@ static const imap_expr *simp_floordiv(simp *S, const imap_expr *x, int64_t d) {
   const imap_expr *A, *B;
   if (split_by_gcd(S, &l, d, &h, &A, &B)) return imap_floordiv(c, A, d / h);
   if (c->failed) return NULL;
+  /* a factor g of the divisor, every coefficient and the constant cancels:
+     (s0 * 6 + 9) floordiv 18 -> (s0 * 2 + 3) floordiv 6 (today's XLA,
+     SimplifySumDiv) */
+  int64_t g = imap_gcd(d, l.cst);
+  for (int i = 0; i < l.n && g > 1; i++) g = imap_gcd(g, l.t[i].coeff);
+  if (g > 1 && l.cst != 0 && c->xla != IMAP_XLA_2025) {
+    for (int i = 0; i < l.n; i++) sel[i] = true;
+    const imap_expr *q = build_sel(c, &l, sel, true, g, l.cst / g);
+    return q ? imap_floordiv(c, q, d / g) : NULL;
+  }
   /* (y floordiv c0 + R) floordiv d -> (y + R*c0) floordiv (c0*d) */
   int nfd = 0, at = -1;
   for (int i = 0; i < l.n; i++)
@@ -218,7 +233,22 @@ static const imap_expr *simp_sum_rules(simp *S, const imap_expr *e) {
     if (__builtin_mul_overflow(k, a->v, &kc) || kc == INT64_MIN) continue;
     for (int j = 0; j < e->nterms; j++) {
       const imap_expr *b = e->terms[j].atom;
-      if (b->kind == IMAP_FLOORDIV && b->arg == a->arg && b->v == a->v && e->terms[j].coeff == kc) {
+      if (b->kind != IMAP_FLOORDIV || e->terms[j].coeff != kc) continue;
+      /* b may be x floordiv c written another way: (d1 * 128 + d0)
+         floordiv 192 is (d1 * 2 + d0 floordiv 64) floordiv 3 (XLA's
+         reshape-and-back simplifications) */
+      bool same = b->arg == a->arg && b->v == a->v;
+      if (!same) {
+        const imap_expr *q = imap_floordiv(c, a->arg, a->v);
+        for (int it = 0; q && q != b && it < 8; it++) {
+          const imap_expr *n = simp_once(S, q);
+          if (n == q) break;
+          q = n;
+        }
+        if (!q) return NULL;
+        same = q == b;
+      }
+      if (same) {
         imap_term t[3] = {{-k, a}, {-kc, b}, {k, a->arg}};
         return imap_add(c, e, imap_sum(c, t, 3, 0));
       }
@@ -390,6 +420,25 @@ static int pass_constraints(imap_ctx *c, imap_map *r) {
     }
     if (imap_map_add_constraint(c, r, e, lo, hi)) return HLO_ERR;
   }
+  /* XLA's MergeModConstraints: `x mod a in [q, q]` and `x mod b in [q, q]`
+     become `x mod lcm(a, b) in [q, q]` */
+  for (int i = 0; i < r->ncons && r->state == IMAP_DEFINED; i++) {
+    imap_constraint *ci = &r->cons[i];
+    if (ci->e->kind != IMAP_MOD || ci->iv.lo != ci->iv.hi) continue;
+    for (int j = i + 1; j < r->ncons; j++) {
+      imap_constraint *cj = &r->cons[j];
+      if (cj->e->kind != IMAP_MOD || cj->e->arg != ci->e->arg || cj->iv.lo != ci->iv.lo || cj->iv.hi != ci->iv.hi)
+        continue;
+      int64_t a = ci->e->v, b = cj->e->v, l;
+      if (__builtin_mul_overflow(a / imap_gcd(a, b), b, &l)) continue;
+      const imap_expr *m = imap_mod(c, ci->e->arg, l);
+      if (!m) return HLO_ERR;
+      ci->e = m;
+      memmove(cj, cj + 1, (size_t)(r->ncons - j - 1) * sizeof *cj);
+      r->ncons--;
+      j = i;
+    }
+  }
   /* `v mod k in [q, q]` on a bare variable: round its bounds inward */
   for (int i = 0; i < r->ncons && r->state == IMAP_DEFINED; i++) {
     const imap_expr *e = r->cons[i].e;
@@ -420,6 +469,7 @@ static bool domain_empty(const imap_map *m) {
 imap_map *imap_simplify(imap_ctx *c, const imap_map *m) {
   imap_map *r = imap_map_copy(c, m);
   if (!r || r->state != IMAP_DEFINED) return r;
+  r->as_built = false; /* a simplified map prints its sums sorted */
   if (domain_empty(r)) {
     imap_map_set_empty(c, r);
     return r;

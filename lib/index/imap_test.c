@@ -11,12 +11,14 @@
 
 #include "index/imap_golden.inc"
 
+/* The expectations below are XLA's texts of mid 2025: C follows that XLA
+   (test_xla2026 checks today's text). */
 static imap_ctx C;
 
 static const char *str_map(const imap_map *m) {
   hlo_buf b;
   hlo_buf_init(&b, NULL);
-  imap_map_print(&b, m);
+  imap_map_print_xla(&b, m, C.xla);
   char *s = hlo_buf_take(&b);
   char *r = hlo_arena_strdup(&C.arena, s ? s : "(oom)");
   free(s);
@@ -27,7 +29,7 @@ static const char *str_expr(const imap_expr *e) {
   if (!e) return "(null)";
   hlo_buf b;
   hlo_buf_init(&b, NULL);
-  imap_expr_print(&b, e);
+  imap_expr_print_xla(&b, e, C.xla);
   char *s = hlo_buf_take(&b);
   char *r = hlo_arena_strdup(&C.arena, s ? s : "(oom)");
   free(s);
@@ -561,8 +563,35 @@ static void test_parse_fuzz(void) {
   CHECK(parsed > 50);
 }
 
+/* Today's XLA text: `/` for floor division, summands sorted by kind with
+   no dimension moved first, a nested floordiv without parentheses; the
+   parser reads `/` back. */
+static void test_xla2026(void) {
+  const imap_expr *d0 = imap_dim(&C, 0), *s0 = imap_sym(&C, 0);
+  const imap_expr *e = imap_add(&C, d0, imap_mul(&C, s0, 3));
+  hlo_buf b;
+  hlo_buf_init(&b, NULL);
+  imap_expr_print(&b, e);
+  hlo_buf_puts(&b, "; ");
+  imap_expr_print(&b, imap_floordiv(&C, imap_add_const(&C, d0, -1), 2));
+  hlo_buf_puts(&b, "; ");
+  imap_expr_print(&b, imap_mul(&C, imap_floordiv(&C, d0, 8), 4));
+  hlo_buf_puts(&b, "; ");
+  imap_expr_print(&b, imap_mod(&C, imap_mod(&C, d0, 6), 4));
+  char *s = hlo_buf_take(&b);
+  CHECK(s && strcmp(s, "s0 * 3 + d0; (d0 - 1) / 2; (d0 / 8) * 4; d0 mod 6 mod 4") == 0);
+  free(s);
+  const char *text = "(d0) -> (d0 / 3), domain: d0 in [0, 8]";
+  size_t pos = 0;
+  char err[100];
+  imap_map *m = imap_parse_map(&C, text, strlen(text), &pos, err, sizeof err);
+  CHECK(m && m->results[0] == imap_floordiv(&C, d0, 3));
+}
+
 int main(void) {
   imap_ctx_init(&C, NULL);
+  C.xla = IMAP_XLA_2025;
+  test_xla2026();
   test_expr();
   test_golden_roundtrip();
   test_parse_forms();

@@ -169,7 +169,7 @@ class InstructionHead(ctypes.Structure):  # leading fields of hlo_instruction
 
 class ImapCtx(ctypes.Structure):  # imap_ctx
     _fields_ = [("arena", Arena), ("alloc", c_void_p), ("table", c_void_p), ("cap", c_size_t),
-                ("count", c_size_t), ("failed", c_bool), ("overflow", c_bool)]
+                ("count", c_size_t), ("failed", c_bool), ("overflow", c_bool), ("xla", c_int)]
 
 
 class Interval(ctypes.Structure):  # imap_interval
@@ -180,7 +180,8 @@ class ImapMap(ctypes.Structure):  # imap_map
     _fields_ = [("state", c_int), ("ndims", c_int), ("nsyms", c_int), ("nrts", c_int),
                 ("nresults", c_int), ("ncons", c_int), ("capcons", c_int),
                 ("dims", P(Interval)), ("syms", P(Interval)), ("rts", P(Interval)),
-                ("results", P(c_void_p)), ("cons", c_void_p), ("rtvars", c_void_p)]
+                ("results", P(c_void_p)), ("cons", c_void_p), ("rtvars", c_void_p),
+                ("replica", c_void_p), ("as_built", c_bool)]
 
 
 class ImapSet(ctypes.Structure):  # imap_set

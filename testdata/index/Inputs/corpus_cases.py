@@ -9,7 +9,9 @@ the result with XLA's expected text BY MEANING with hlo-index --compare
 XLA's tests do (same text once whitespace is removed).  Cases that do not pass
 must be listed in the known-failures file given as the second argument;
 the run fails if the set of failures differs from that list in either
-direction.  Prints one line per case and a summary."""
+direction.  --xla-text=YEAR (before the file) is passed on to hlo-index, for
+expectations written in the text of that XLA (the shared corpus is mid 2025's).
+Prints one line per case and a summary."""
 import os
 import re
 import subprocess
@@ -17,6 +19,7 @@ import sys
 import tempfile
 
 TOOL = "hlo-index"
+TEXT = []  # --xla-text=YEAR, given to the runs that print maps
 
 
 def run(args, stdin=None):
@@ -61,7 +64,7 @@ def cases(md):
 
 def check_case(kind, src, call, want, tmp):
     if kind == "simplify":
-        rc, out, err = run(["--simplify", "-"], src)
+        rc, out, err = run(TEXT + ["--simplify", "-"], src)
         if rc:
             return False, err.strip()
         return compare(out, want, tmp)
@@ -69,6 +72,9 @@ def check_case(kind, src, call, want, tmp):
     m = re.match(r"GetInputToOutputIndexing\(root(?:, (?:/\*input_id=\*/)?(\d+))?", call)
     if m:
         args = ["--input-to-output", "--operand", m.group(1) or "0"]
+    m = re.match(r"GetOutputToInputIndexing\(root, (?:/\*output_id=\*/)?(\d+)", call)
+    if m:
+        args = ["--output", m.group(1)]
     if "use_physical_layout=*/true" in call:
         args.append("--physical-layout")
     member = "one member of an unordered set" in call
@@ -76,7 +82,7 @@ def check_case(kind, src, call, want, tmp):
         args += ["--operand", "0"]
     path = os.path.join(tmp, "case.hlo")
     open(path, "w").write(src)
-    rc, out, err = run(args + [path])
+    rc, out, err = run(TEXT + args + [path])
     if rc:
         return False, err.strip()
     if member:
@@ -97,8 +103,13 @@ def exact(got, want, tmp):
 
 def main():
     global compare
-    if sys.argv[1] == "--exact":
-        compare = exact
+    while sys.argv[1].startswith("--"):
+        if sys.argv[1] == "--exact":
+            compare = exact
+        elif sys.argv[1].startswith("--xla-text="):
+            TEXT.append(sys.argv[1])
+        else:
+            sys.exit("unknown option " + sys.argv[1])
         del sys.argv[1]
     md = open(sys.argv[1]).read()
     known = set()

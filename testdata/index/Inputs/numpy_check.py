@@ -44,7 +44,7 @@ def parse_map(text):
     m = re.match(r"\((.*?)\)(?:\[(.*?)\])?(?:\{(.*?)\})? -> \((.*)\)$", head if dom else head.rstrip(","), re.S)
     dims = [v for v in m.group(1).split(", ") if v]
     syms = [v for v in (m.group(2) or "").split(", ") if v] + [v for v in (m.group(3) or "").split(", ") if v]
-    py = lambda e: e.replace(" floordiv ", " // ").replace(" mod ", " % ")
+    py = lambda e: e.replace(" floordiv ", " // ").replace(" / ", " // ").replace(" mod ", " % ")
     results = compile("(" + py(m.group(4)) + ",)" if m.group(4).strip() else "()", "map", "eval")
     bounds, cons = {}, []
     for line in dom.split("\n") if dom else []:
