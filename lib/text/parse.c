@@ -106,16 +106,23 @@ static hlo_instruction *operand_ref(parser *p, const char *nm, size_t n, size_t 
 
 static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested, bool check_attrs);
 
-/* An operand written with a shape its definition does not have. */
+/* An operand written with a shape its definition does not have; both
+ * shapes are shown with layouts, the default one where none was written
+ * (XLA's wording). */
 static int operand_shape_mismatch(scanner *scn, size_t at, const char *name, const hlo_shape *written,
                                   const hlo_shape *actual) {
   hlo_buf want, got;
   hlo_buf_init(&want, NULL);
   hlo_buf_init(&got, NULL);
-  hlo_print_shape(&want, written, false);
-  hlo_print_shape(&got, actual, false);
-  int rc = scan_errorf(scn, at, "operand '%s' is written with shape %s but its shape is %s", name,
-                     want.data ? want.data : "?", got.data ? got.data : "?");
+  hlo_shape w, g;
+  bool laid = !hlo_shape_copy(scn->scratch, &w, written) && !hlo_shape_copy(scn->scratch, &g, actual) &&
+              !hlo_shape_set_default_layouts(scn->scratch, &w) && !hlo_shape_set_default_layouts(scn->scratch, &g);
+  hlo_print_shape(&want, laid ? &w : written, laid);
+  hlo_print_shape(&got, laid ? &g : actual, laid);
+  int rc = scan_errorf(scn, at,
+                       "The declared operand shape %s is not compatible with the shape of the operand instruction %s. "
+                       "(operand '%s')",
+                       want.data ? want.data : "?", got.data ? got.data : "?", name);
   hlo_buf_release(&want);
   hlo_buf_release(&got);
   return rc;
@@ -141,13 +148,13 @@ static int compact_gte(parser *p, size_t at, const char *nm, size_t n, hlo_instr
     if (scan_int(scn, &idx)) return HLO_ERR;
     if (!base->shape_omitted && base->shape.type != HLO_TUPLE) {
       char *sh = hlo_shape_str(&p->scratch, &base->shape, false);
-      return scan_errorf(scn, at, "'%s#%" PRId64 "' takes an element of a tuple, but '%s' has shape %s", key, idx,
-                         key, sh ? sh : "?");
+      return scan_errorf(scn, at, "GTE operand must be tuple: '%s#%" PRId64 "' takes an element of '%s', of shape %s",
+                         key, idx, key, sh ? sh : "?");
     }
     if (idx < 0 || (!base->shape_omitted && idx >= base->shape.ntuple)) {
       char *sh = base->shape_omitted ? NULL : hlo_shape_str(&p->scratch, &base->shape, false);
-      return scan_errorf(scn, at, "tuple index %" PRId64 " of '%s' is out of range%s%s", idx, key,
-                         sh ? " for shape " : "", sh ? sh : "");
+      return scan_errorf(scn, at, "GTE index %" PRId64 " out of bounds: '%s' has%s%s", idx, key,
+                         sh ? " shape " : " no known shape", sh ? sh : "");
     }
     size_t kl = strlen(key);
     if (kl >= sizeof key - 24) return scan_errorf(scn, at, "operand name too long");
@@ -287,6 +294,8 @@ static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested, bo
     break;
   }
   int arity = hlo_opcode_arity(in->op);
+  if (in->op == HLO_OP_ASYNC_DONE && in->noperands == 0) /* XLA's words, as for async-update (parse_checks.c) */
+    return scan_errorf(scn, in->op_off, "No operand found for AsyncUpdate and AsyncDone (async-done)");
   if (arity != HLO_VARIADIC && in->noperands != arity) /* constant, parameter: 0, as in hlo_ops.def */
     return scan_errorf(scn, in->op_off, "%s takes %d operand%s but %d %s given", hlo_opcode_name(in->op),
                      arity, arity == 1 ? "" : "s", in->noperands, in->noperands == 1 ? "is" : "are");
@@ -433,7 +442,7 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   in->parent = c;
   if (is_root) {
     if (*root) {
-      scan_errorf(scn, in->off, "computation '%s' has more than one ROOT", c->name);
+      scan_errorf(scn, in->off, "one computation should have only one ROOT: '%s' has more than one", c->name);
       hlo_notef(scn->d, scn->src, (*root)->off, "first ROOT is here");
       return HLO_ERR;
     }
@@ -708,7 +717,7 @@ static int parse_module_body(parser *p) {
     }
     if (c->is_entry) {
       if (m->entry) {
-        rc = scan_errorf(scn, c->off, "more than one ENTRY computation");
+        rc = scan_errorf(scn, c->off, "expects only one ENTRY computation");
         hlo_notef(scn->d, scn->src, m->entry->off, "first ENTRY is '%s'", m->entry->name);
       }
       m->entry = c;

@@ -125,7 +125,7 @@ int scan_int(scanner *scn, int64_t *out) {
   if (p < scn->end && (scn->s[p] == '-' || scn->s[p] == '+')) neg = scn->s[p++] == '-';
   if (p >= scn->end || scn->s[p] < '0' || scn->s[p] > '9') {
     char buf[40];
-    return scan_errorf(scn, st, "expected an integer, found %s", describe_next(scn, buf, sizeof buf));
+    return scan_errorf(scn, st, "expects integer, found %s", describe_next(scn, buf, sizeof buf));
   }
   uint64_t v = 0;
   while (p < scn->end && scn->s[p] >= '0' && scn->s[p] <= '9') {
