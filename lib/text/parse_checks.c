@@ -218,6 +218,15 @@ static int64_t leaf_count(const hlo_shape *s) {
   return n;
 }
 
+/* XLA's parser takes `dimensions` of exactly one entry for these opcodes
+ * (required for most, checked when given for all-to-all). */
+static int check_one_dimension(scanner *scn, const hlo_instruction *in) {
+  const hlo_attr *d = attr(in, HLO_A_DIMENSIONS);
+  if (!d || d->kind != HLO_AK_INTS || d->u.ints.n == 1) return HLO_OK;
+  return scan_errorf(scn, d->off, "expects exactly one dimension in dimensions= of %s, but sees %d",
+                     hlo_opcode_name(in->op), d->u.ints.n);
+}
+
 int check_instr_semantics(scanner *scn, const hlo_instruction *in) {
   const hlo_attr *pr = attr(in, HLO_A_PARAMETER_REPLICATION);
   if (pr && pr->kind == HLO_AK_BOOLS && !in->shape_omitted && leaf_count(&in->shape) != pr->u.bools.n)
@@ -228,6 +237,26 @@ int check_instr_semantics(scanner *scn, const hlo_instruction *in) {
   if (check_result_accuracy(scn, in)) return HLO_ERR;
   switch (in->op) {
   case HLO_OP_INFEED: return check_infeed(scn, in);
+  case HLO_OP_RECV:
+    if (!in->shape_omitted && (in->shape.type != HLO_TUPLE || in->shape.ntuple == 0))
+      return scan_errorf(scn, in->op_off, "recv must have a non-empty tuple shape (data, context, token)");
+    return HLO_OK;
+  case HLO_OP_CONDITIONAL:
+    if (!in->noperands) return scan_errorf(scn, in->op_off, "conditional requires at least one operand");
+    return HLO_OK;
+  case HLO_OP_DYNAMIC_RESHAPE:
+    if (!in->noperands) return scan_errorf(scn, in->op_off, "DynamicReshape requires at least one operand.");
+    return HLO_OK;
+  case HLO_OP_ALL_GATHER:
+  case HLO_OP_ALL_GATHER_START:
+  case HLO_OP_REDUCE_SCATTER:
+  case HLO_OP_ALL_TO_ALL:
+  case HLO_OP_RAGGED_ALL_TO_ALL:
+  case HLO_OP_CONCATENATE:
+  case HLO_OP_GET_DIMENSION_SIZE:
+  case HLO_OP_SET_DIMENSION_SIZE:
+  case HLO_OP_SORT:
+  case HLO_OP_SCAN: return check_one_dimension(scn, in);
   case HLO_OP_CUSTOM_CALL: return check_custom_call(scn, in);
   case HLO_OP_SEND_DONE:
   case HLO_OP_RECV_DONE: return check_done_channel(scn, in);
