@@ -426,7 +426,8 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
     if (in->shape_omitted && scn->pos < scn->end && scn->s[scn->pos] == '[')
       return scan_errorf(scn, in->op_off, "unknown element type '%.*s'", (int)n, opn);
     if (!in->shape_omitted || !hlo_type_lookup(opn, n, &t))
-      return scan_errorf(scn, in->op_off, "unknown opcode '%.*s'", (int)n, opn);
+      return scan_errorf(scn, in->op_off, "expects opcode but sees: %.*s, error: Unknown opcode: %.*s", (int)n, opn,
+                         (int)n, opn);
     return scan_errorf(scn, in->op_off, "malformed shape: expected '[' after element type '%.*s'", (int)n, opn);
   }
   if (parse_instruction_rhs(p, in, false, !sugar)) return HLO_ERR;
