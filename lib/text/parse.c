@@ -60,7 +60,8 @@ typedef struct parser {
   hlo_strmap opcodes; /* spelling -> opcode + 1, built per parse from the table */
   hlo_strmap attrs;   /* spelling -> attribute key + 1 */
   vec async_comps;    /* computations made for sugared async-starts */
-  int async_taken;    /* how many of them are already in the module's list */
+  vec made;           /* those and computations written inline, in the order made */
+  int made_taken;     /* how many of `made` are already in the module's list */
   vec anon;           /* instructions written as nested operands */
 } parser;
 
@@ -138,7 +139,7 @@ static int set_layouts(parser *p, hlo_shape *s);
 static int compact_gte(parser *p, size_t at, const char *nm, size_t n, hlo_instruction **out) {
   scanner *scn = &p->scn;
   hlo_instruction *base = hlo_strmap_getn(&p->instrs, nm, n);
-  if (!base) return scan_errorf(scn, at, "use of undefined instruction '%.*s'", (int)n, nm);
+  if (!base) return scan_errorf(scn, at, "instruction does not exist: %.*s", (int)n, nm);
   char key[512];
   if (n >= sizeof key - 24) return scan_errorf(scn, at, "operand name too long");
   memcpy(key, nm, n);
@@ -392,7 +393,8 @@ static int async_sugar(parser *p, hlo_instruction *in, hlo_opcode wrapped) {
       check_attr_words(&p->scn, in) || (c && check_attr_words(&p->scn, c->root)))
     return HLO_ERR;
   if (!c) return HLO_OK;
-  if (hlo_strmap_put(&p->comps, c->name, c, NULL) || vpush_in(&p->scn, &p->scratch, &p->async_comps, c))
+  if (hlo_strmap_put(&p->comps, c->name, c, NULL) || vpush_in(&p->scn, &p->scratch, &p->async_comps, c) ||
+      vpush_in(&p->scn, &p->scratch, &p->made, c))
     return scan_errorf(&p->scn, in->op_off, "out of memory");
   return HLO_OK;
 }
@@ -488,7 +490,7 @@ static int resolve_instrs(parser *p, hlo_computation *c) {
       if (ref->id != -1) continue; /* nested operand, already real */
       hlo_instruction *def = hlo_strmap_get(&p->instrs, ref->name);
       if (!def) {
-        rc = scan_errorf(scn, ref->off, "use of undefined instruction '%s'", ref->name);
+        rc = scan_errorf(scn, ref->off, "instruction does not exist: %s", ref->name);
         continue;
       }
       if (def->off >= in->off) {
@@ -551,6 +553,80 @@ static int parse_signature(parser *p, hlo_shape *ret, size_t *ret_at) {
   return rc;
 }
 
+/* '{' {instruction} '}' into c: its instructions and root. */
+static int parse_body(parser *p, hlo_computation *c, int start_errors) {
+  scanner *scn = &p->scn;
+  if (scan_expect(scn, '{', "to start the computation body")) return HLO_ERR;
+  p->cur = (vec){0};
+  hlo_strmap_init(&p->instrs, &p->scratch);
+  hlo_instruction *root = NULL;
+  while (!scan_peek(scn, '}')) {
+    if (scan_at_end(scn)) {
+      if (scn->nerrors > start_errors) return HLO_ERR; /* the input ended inside a broken instruction */
+      return scan_errorf(scn, c->off, "computation '%s' is not closed with '}'", c->name);
+    }
+    if (parse_instruction(p, c, &root)) {
+      if (scn->nerrors >= MAX_ERRORS_PER_MODULE || scn->d->oom) return HLO_ERR;
+      sync_line(scn);
+    }
+  }
+  scn->pos++; /* '}' */
+  c->ninstrs = p->cur.n;
+  c->instrs = (hlo_instruction **)vfinal(scn, &p->cur);
+  if (p->cur.n && !c->instrs) return HLO_ERR;
+  if (!c->ninstrs) {
+    /* every instruction failed: that was reported already */
+    if (scn->nerrors > start_errors) return HLO_ERR;
+    return scan_errorf(scn, c->off, "computation '%s' has no instructions", c->name);
+  }
+  c->root = root ? root : c->instrs[c->ninstrs - 1];
+  c->root_explicit = root != NULL;
+  return scn->nerrors > start_errors ? HLO_ERR : HLO_OK;
+}
+
+/* Operands resolved, then the checks that need them; declared is the
+ * signature's result shape, or NULL. */
+static int check_body(parser *p, hlo_computation *c, const hlo_shape *declared, size_t declared_at) {
+  scanner *scn = &p->scn;
+  if (resolve_instrs(p, c)) return HLO_ERR;
+  int rc = HLO_OK;
+  for (int i = 0; i < c->ninstrs; i++)
+    if (check_instr_semantics(scn, c->instrs[i])) rc = HLO_ERR;
+  if (declared && check_signature_root(scn, c, declared, declared_at)) rc = HLO_ERR;
+  return rc;
+}
+
+/* A computation written inline where a computation name may stand
+ * (XLA's ParseHloComputation: '{' instructions '}', named "_" and made
+ * unique); it joins the module before the computation being read. */
+static hlo_computation *inline_computation(scanner *scn, void *ctx) {
+  parser *p = ctx;
+  size_t at = (scan_skip(scn), scn->pos);
+  hlo_computation *c = hlo_arena_alloc(scn->a, sizeof *c);
+  char name[32];
+  int k = 0;
+  do snprintf(name, sizeof name, k ? "_.%d" : "_", k);
+  while (hlo_strmap_get(&p->comps, name) && ++k);
+  if (!c || !(c->name = hlo_arena_strdup(scn->a, name))) {
+    scan_errorf(scn, at, "out of memory");
+    return NULL;
+  }
+  c->off = at;
+  if (scan_enter(scn)) return NULL;
+  vec outer = p->cur;
+  hlo_strmap outer_names = p->instrs;
+  int rc = parse_body(p, c, scn->nerrors) || check_body(p, c, NULL, 0);
+  p->cur = outer;
+  p->instrs = outer_names;
+  scan_leave(scn);
+  if (rc) return NULL;
+  if (hlo_strmap_put(&p->comps, c->name, c, NULL) || vpush_in(scn, &p->scratch, &p->made, c)) {
+    scan_errorf(scn, at, "out of memory");
+    return NULL;
+  }
+  return c;
+}
+
 static int parse_computation(parser *p, hlo_computation **out) {
   scanner *scn = &p->scn;
   hlo_computation *c = hlo_arena_alloc(scn->a, sizeof *c);
@@ -566,40 +642,9 @@ static int parse_computation(parser *p, hlo_computation **out) {
     if (parse_signature(p, &declared, &declared_at)) return HLO_ERR;
     c->has_signature = true;
   }
-  if (scan_expect(scn, '{', "to start the computation body")) return HLO_ERR;
-  p->cur = (vec){0};
-  hlo_strmap_init(&p->instrs, &p->scratch);
-  hlo_instruction *root = NULL;
-  int start_errors = scn->nerrors;
-  while (!scan_peek(scn, '}')) {
-    if (scan_at_end(scn)) {
-      if (scn->nerrors > start_errors) return HLO_ERR; /* the input ended inside a broken instruction */
-      return scan_errorf(scn, c->off, "computation '%s' is not closed with '}'", c->name);
-    }
-    if (parse_instruction(p, c, &root)) {
-      if (scn->nerrors >= MAX_ERRORS_PER_MODULE || scn->d->oom) return HLO_ERR;
-      sync_line(scn);
-    }
-  }
-  scn->pos++; /* '}' */
+  if (parse_body(p, c, scn->nerrors)) return HLO_ERR;
   if (parse_attrs(p, &c->attrs, &c->nattrs, false) || check_comp_attrs(scn, c)) return HLO_ERR;
-  c->ninstrs = p->cur.n;
-  c->instrs = (hlo_instruction **)vfinal(scn, &p->cur);
-  if (p->cur.n && !c->instrs) return HLO_ERR;
-  if (!c->ninstrs) {
-    /* every instruction failed: that was reported already */
-    if (scn->nerrors > start_errors) return HLO_ERR;
-    return scan_errorf(scn, c->off, "computation '%s' has no instructions", c->name);
-  }
-  c->root = root ? root : c->instrs[c->ninstrs - 1];
-  c->root_explicit = root != NULL;
-  if (scn->nerrors > start_errors) return HLO_ERR;
-  if (resolve_instrs(p, c)) return HLO_ERR;
-  int rc = HLO_OK;
-  for (int i = 0; i < c->ninstrs; i++)
-    if (check_instr_semantics(scn, c->instrs[i])) rc = HLO_ERR;
-  if (c->has_signature && check_signature_root(scn, c, &declared, declared_at)) rc = HLO_ERR;
-  if (rc) return HLO_ERR;
+  if (check_body(p, c, c->has_signature ? &declared : NULL, declared_at)) return HLO_ERR;
   *out = c;
   return HLO_OK;
 }
@@ -707,8 +752,8 @@ static int parse_module_body(parser *p) {
       rc = HLO_ERR;
       break; /* structure is unreliable after a broken computation */
     }
-    for (; p->async_taken < p->async_comps.n; p->async_taken++)
-      if (vpush_in(scn, &p->scratch, &comps, p->async_comps.v[p->async_taken])) return HLO_ERR;
+    for (; p->made_taken < p->made.n; p->made_taken++)
+      if (vpush_in(scn, &p->scratch, &comps, p->made.v[p->made_taken])) return HLO_ERR;
     void *old;
     if (hlo_strmap_put(&p->comps, c->name, c, &old) || vpush_in(scn, &p->scratch, &comps, c))
       return scan_errorf(scn, c->off, "out of memory");
@@ -758,7 +803,7 @@ hlo_module *hlo_parse_module(const hlo_src *src, size_t begin, size_t end,
   hlo_strmap_init(&p.layouts, &p.scratch);
   p.scn = (scanner){.src = src, .s = src->text, .pos = begin, .end = end, .d = d, .a = &m->arena,
                    .ir = &m->arena, .max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 256,
-                   .layouts = &p.layouts, .scratch = &p.scratch};
+                   .layouts = &p.layouts, .scratch = &p.scratch, .inline_comp = inline_computation, .inline_ctx = &p};
   /* NUL bytes cannot appear in HLO text; report the first instead of
    * letting it end a name or number silently */
   const char *nul = memchr(src->text + begin, 0, end - begin);

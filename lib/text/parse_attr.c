@@ -374,6 +374,7 @@ static int parse_groups(scanner *scn, hlo_replica_groups *g, bool pairs, hlo_att
 static hlo_computation *comp_ref(scanner *scn) {
   const char *nm;
   size_t at = (scan_skip(scn), scn->pos);
+  if (scan_peek(scn, '{') && scn->inline_comp) return scn->inline_comp(scn, scn->inline_ctx);
   size_t n = scan_name(scn, &nm, NULL);
   if (!n) {
     scan_errorf(scn, at, "expected a computation name");
@@ -434,6 +435,21 @@ static int parse_refs(scanner *scn, void ***out, int *nout, void *(*fn)(scanner 
 }
 
 static void *comp_ref_v(scanner *scn) { return comp_ref(scn); }
+
+/* At '{' opening a computation's instructions (ROOT, or a name and '='),
+ * not a braced list of computation names. */
+static bool at_inline_body(scanner *scn) {
+  if (!scn->inline_comp || !scan_peek(scn, '{')) return false;
+  size_t keep = scn->pos;
+  scn->pos++;
+  bool body = scan_accept_kw(scn, "ROOT");
+  if (!body) {
+    const char *nm;
+    body = scan_name(scn, &nm, NULL) && scan_peek(scn, '=');
+  }
+  scn->pos = keep;
+  return body;
+}
 static void *instr_ref_v(scanner *scn) { return instr_ref(scn); }
 
 static int parse_shapes(scanner *scn, hlo_attr *a) {
@@ -722,7 +738,8 @@ int scan_attr_value(scanner *scn, hlo_attr *a) {
   case HLO_AK_COMP:
     return (a->u.comp = comp_ref(scn)) ? HLO_OK : HLO_ERR;
   case HLO_AK_COMPS:
-    if (!scan_peek(scn, '{')) {
+    /* a name, or calls={ p = ... }: one computation written inline */
+    if (!scan_peek(scn, '{') || at_inline_body(scn)) {
       hlo_computation *c = comp_ref(scn);
       if (!c) return HLO_ERR;
       a->u.comps.v = hlo_arena_alloc(scn->a, sizeof(hlo_computation *));

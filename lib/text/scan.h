@@ -24,6 +24,10 @@ typedef struct scanner {
    * element type at offset seen_at - 1 ending at seen_end (0: none) */
   size_t seen_at, seen_end;
   hlo_type seen_type;
+  /* optional: reads a computation written inline, '{' instructions '}',
+   * where a computation name may stand (parse.c); NULL after an error */
+  struct hlo_computation *(*inline_comp)(struct scanner *scn, void *ctx);
+  void *inline_ctx;
 } scanner;
 
 /* The shared default layout for rank r (< 9) in the module arena, or NULL
