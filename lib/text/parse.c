@@ -63,6 +63,9 @@ typedef struct parser {
   vec made;           /* those and computations written inline, in the order made */
   int made_taken;     /* how many of `made` are already in the module's list */
   vec anon;           /* instructions written as nested operands */
+  bool single;        /* reading one instruction: undefined operands become parameters */
+  hlo_strmap params;  /* parameter number -> parameter, current computation */
+  int nparams;        /* parameters made so */
 } parser;
 
 static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level);
@@ -186,6 +189,33 @@ static int compact_gte(parser *p, size_t at, const char *nm, size_t n, hlo_instr
   return HLO_OK;
 }
 
+/* In a single instruction read without a module (XLA's
+ * ParseSingleInstruction), an operand not defined is a new parameter of
+ * its written shape, named as written or "_<number>". */
+static hlo_instruction *missing_parameter(parser *p, size_t at, const char *nm, size_t n, const hlo_shape *decl) {
+  scanner *scn = &p->scn;
+  if (!decl) {
+    scan_errorf(scn, at, "Operand had no shape in HLO text; cannot create parameter for single-instruction module.");
+    return NULL;
+  }
+  hlo_instruction *prm = hlo_arena_alloc(scn->a, sizeof *prm);
+  char gen[32];
+  snprintf(gen, sizeof gen, "_%d", p->nparams);
+  if (!prm || !(prm->name = nm ? hlo_arena_strndup(scn->a, nm, n) : hlo_arena_strdup(scn->a, gen)) ||
+      hlo_shape_copy(scn->a, &prm->shape, decl) || set_layouts(p, &prm->shape)) {
+    scan_errorf(scn, at, "out of memory");
+    return NULL;
+  }
+  prm->op = HLO_OP_PARAMETER;
+  prm->off = prm->op_off = at;
+  prm->param_number = p->nparams++;
+  if (hlo_strmap_put(&p->instrs, prm->name, prm, NULL) || vpush_in(scn, &p->scratch, &p->cur, prm)) {
+    scan_errorf(scn, at, "out of memory");
+    return NULL;
+  }
+  return prm;
+}
+
 /* operands -> [operand {',' operand}] ')'  ('(' already consumed) */
 static int parse_operands(parser *p, hlo_instruction *in) {
   scanner *scn = &p->scn;
@@ -208,6 +238,11 @@ static int parse_operands(parser *p, hlo_instruction *in) {
       const char *nm;
       size_t at = (scan_skip(scn), scn->pos);
       size_t n = scan_name(scn, &nm, NULL);
+      if (!n && p->single && has_shape && (scan_peek(scn, ',') || scan_peek(scn, ')'))) {
+        hlo_instruction *prm = missing_parameter(p, at, NULL, 0, &decl);
+        if (!prm || vpush_in(scn, &p->scratch, &ops, prm)) return HLO_ERR;
+        continue;
+      }
       if (!n) return scan_errorf(scn, at, "expected an operand name");
       hlo_opcode op;
       if (scan_peek(scn, '(') && lookup_opcode(p, nm, n, &op) && nm[-1] != '%') {
@@ -257,6 +292,11 @@ static int parse_operands(parser *p, hlo_instruction *in) {
         if (vpush_in(scn, &p->scratch, &ops, def)) return HLO_ERR;
         continue;
       }
+      if (p->single) { /* XLA's single-instruction form: a parameter of the declared shape */
+        hlo_instruction *prm = missing_parameter(p, at, nm, n, has_shape ? &decl : NULL);
+        if (!prm || vpush_in(scn, &p->scratch, &ops, prm)) return HLO_ERR;
+        continue;
+      }
       hlo_instruction *ref = operand_ref(p, nm, n, at, has_shape ? &decl : NULL);
       if (!ref || vpush_in(scn, &p->scratch, &ops, ref)) return HLO_ERR;
     } while (scan_accept(scn, ','));
@@ -286,7 +326,7 @@ static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested, bo
   case HLO_OP_PARAMETER: {
     size_t at = (scan_skip(scn), scn->pos);
     if (scan_int(scn, &in->param_number)) return HLO_ERR;
-    if (in->param_number < 0) return scan_errorf(scn, at, "negative parameter number");
+    if (in->param_number < 0) return scan_errorf(scn, at, "parameter number must be >= 0");
     if (scan_expect(scn, ')', "to close the parameter number")) return HLO_ERR;
     break;
   }
@@ -407,8 +447,13 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   if (!in) return scan_errorf(scn, scn->pos, "out of memory");
   scan_skip(scn);
   in->off = scn->pos;
-  if (scan_name_dup(scn, &in->name, "an instruction name")) return HLO_ERR;
-  if (scan_expect(scn, '=', "after the instruction name")) return HLO_ERR;
+  if (p->single && !is_root && (scan_at_shape(scn) || scan_peek(scn, '('))) {
+    in->name = "_"; /* a lone instruction may start at its shape; XLA names it after the module */
+  } else {
+    if (scan_name_dup(scn, &in->name, "an instruction name")) return HLO_ERR;
+    if (!scan_peek(scn, '=')) return scan_failed_at_next(scn, "expects '=' in instruction (after the instruction name)");
+    scn->pos++;
+  }
   scan_skip(scn);
   if (scan_at_shape(scn)) {
     if (scan_shape(scn, &in->shape) || set_layouts(p, &in->shape)) return HLO_ERR;
@@ -434,6 +479,14 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   }
   if (parse_instruction_rhs(p, in, false, !sugar)) return HLO_ERR;
   if (sugar && async_sugar(p, in, wrapped)) return HLO_ERR;
+  if (in->op == HLO_OP_PARAMETER) {
+    char num[24]; /* map keys are not copied: the key lives in scratch */
+    void *prev = NULL;
+    snprintf(num, sizeof num, "%" PRId64, in->param_number);
+    const char *key = hlo_arena_strdup(&p->scratch, num);
+    if (!key || hlo_strmap_put(&p->params, key, in, &prev)) return scan_errorf(scn, in->off, "out of memory");
+    if (prev) return scan_errorf(scn, in->op_off, "Duplicate parameter number %" PRId64, in->param_number);
+  }
   void *old;
   if (hlo_strmap_put(&p->instrs, in->name, in, &old)) return scan_errorf(scn, in->off, "out of memory");
   if (old) {
@@ -559,6 +612,7 @@ static int parse_body(parser *p, hlo_computation *c, int start_errors) {
   if (scan_expect(scn, '{', "to start the computation body")) return HLO_ERR;
   p->cur = (vec){0};
   hlo_strmap_init(&p->instrs, &p->scratch);
+  hlo_strmap_init(&p->params, &p->scratch);
   hlo_instruction *root = NULL;
   while (!scan_peek(scn, '}')) {
     if (scan_at_end(scn)) {
@@ -612,15 +666,24 @@ static hlo_computation *inline_computation(scanner *scn, void *ctx) {
     return NULL;
   }
   c->off = at;
+  /* the name is taken before the body, which may hold inline computations too */
+  if (hlo_strmap_put(&p->comps, c->name, c, NULL)) {
+    scan_errorf(scn, at, "out of memory");
+    return NULL;
+  }
   if (scan_enter(scn)) return NULL;
   vec outer = p->cur;
-  hlo_strmap outer_names = p->instrs;
+  hlo_strmap outer_names = p->instrs, outer_params = p->params;
+  bool single = p->single;
+  p->single = false; /* XLA makes parameters for the top-level scope only */
   int rc = parse_body(p, c, scn->nerrors) || check_body(p, c, NULL, 0);
+  p->single = single;
   p->cur = outer;
   p->instrs = outer_names;
+  p->params = outer_params;
   scan_leave(scn);
   if (rc) return NULL;
-  if (hlo_strmap_put(&p->comps, c->name, c, NULL) || vpush_in(scn, &p->scratch, &p->made, c)) {
+  if (vpush_in(scn, &p->scratch, &p->made, c)) {
     scan_errorf(scn, at, "out of memory");
     return NULL;
   }
@@ -726,6 +789,63 @@ bool hlo_chunk_is_blank(const hlo_src *src, size_t begin, size_t end) {
   return true;
 }
 
+/* XLA reads text that does not start with HloModule, ENTRY or a name and
+ * '{' as one instruction (HloParserImpl::Run); here: text starting with a
+ * shape, ROOT, a name and '=', or an opcode and '(' (a computation without
+ * header may still have a signature). */
+static bool at_single_instruction(parser *p) {
+  scanner *scn = &p->scn;
+  scan_skip(scn);
+  if (scan_at_end(scn)) return false;
+  if (scn->s[scn->pos] == '(' || scan_at_shape(scn)) return true;
+  size_t keep = scn->pos;
+  const char *nm;
+  hlo_opcode op;
+  size_t n = scan_name(scn, &nm, NULL);
+  bool single = n && ((n == 4 && memcmp(nm, "ROOT", 4) == 0) || scan_peek(scn, '=') ||
+                      (scan_peek(scn, '(') && lookup_opcode(p, nm, n, &op)));
+  scn->pos = keep;
+  return single;
+}
+
+/* One instruction as the entry computation "_" of module "_", its undefined
+ * operands made parameters (missing_parameter), scheduled in text order
+ * (XLA's ParseSingleInstruction). */
+static int parse_single(parser *p, hlo_computation **out) {
+  scanner *scn = &p->scn;
+  hlo_module *m = p->m;
+  hlo_computation *c = hlo_arena_alloc(scn->a, sizeof *c);
+  hlo_attr *sched = hlo_arena_alloc(scn->a, sizeof *sched);
+  if (!c || !sched || hlo_strmap_put(&p->comps, "_", c, NULL)) return scan_errorf(scn, scn->pos, "out of memory");
+  c->name = "_"; /* taken first: computations written inline are "_.1", ... */
+  c->is_entry = true;
+  c->off = scn->pos;
+  m->name = "_";
+  m->has_header = true;
+  *sched = (hlo_attr){.key = HLO_A_IS_SCHEDULED, .kind = HLO_AK_BOOL, .name = "is_scheduled", .off = scn->pos, .u.b = true};
+  m->attrs = sched;
+  m->nattrs = 1;
+  p->cur = (vec){0};
+  hlo_strmap_init(&p->instrs, &p->scratch);
+  hlo_strmap_init(&p->params, &p->scratch);
+  hlo_instruction *root = NULL;
+  p->single = true;
+  int rc = parse_instruction(p, c, &root);
+  p->single = false;
+  if (rc) return HLO_ERR;
+  if (!scan_at_end(scn))
+    return scan_errorf(scn, scn->pos, "Syntax error: Expected eof after parsing single instruction. Did you mean to "
+                       "write an HLO module and forget the \"HloModule\" header?");
+  c->ninstrs = p->cur.n;
+  c->instrs = (hlo_instruction **)vfinal(scn, &p->cur);
+  if (!c->instrs) return HLO_ERR;
+  c->root = c->instrs[c->ninstrs - 1];
+  c->root_explicit = root != NULL;
+  if (check_body(p, c, NULL, 0)) return HLO_ERR;
+  *out = c;
+  return HLO_OK;
+}
+
 static int parse_module_body(parser *p) {
   scanner *scn = &p->scn;
   hlo_module *m = p->m;
@@ -746,7 +866,16 @@ static int parse_module_body(parser *p) {
   vec comps = {0};
   hlo_strmap_init(&p->comps, &p->scratch);
   int rc = HLO_OK;
-  while (!scan_at_end(scn)) {
+  bool single = !m->has_header && at_single_instruction(p);
+  if (single) {
+    hlo_computation *c = NULL;
+    if (parse_single(p, &c)) return HLO_ERR;
+    for (; p->made_taken < p->made.n; p->made_taken++)
+      if (vpush_in(scn, &p->scratch, &comps, p->made.v[p->made_taken])) return HLO_ERR;
+    if (vpush_in(scn, &p->scratch, &comps, c)) return HLO_ERR;
+    m->entry = c;
+  }
+  while (!single && !scan_at_end(scn)) {
     hlo_computation *c = NULL;
     if (parse_computation(p, &c)) {
       rc = HLO_ERR;

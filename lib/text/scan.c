@@ -67,6 +67,11 @@ static const char *describe_next(scanner *scn, char *buf, size_t cap) {
   return buf;
 }
 
+int scan_failed_at_next(scanner *scn, const char *what) {
+  char buf[40];
+  return scan_errorf(scn, scn->pos, "%s, found %s", what, describe_next(scn, buf, sizeof buf));
+}
+
 int scan_expect_failed(scanner *scn, char c, const char *context) {
   char buf[40];
   return scan_errorf(scn, scn->pos, "expected '%c' %s, found %s", c, context,
@@ -246,7 +251,7 @@ int scan_raw_value(scanner *scn, const char **out) {
 int scan_enter(scanner *scn) {
   if (++scn->depth > scn->max_depth) {
     scn->depth--;
-    return scan_errorf(scn, scn->pos, "nesting deeper than %d levels", scn->max_depth);
+    return scan_errorf(scn, scn->pos, "maximum recursion depth exceeded: nesting deeper than %d levels", scn->max_depth);
   }
   return HLO_OK;
 }

@@ -55,6 +55,8 @@ static inline bool scan_accept(scanner *scn, char c) {
   return true;
 }
 int scan_expect_failed(scanner *scn, char c, const char *context);
+/* Record "<what>, found <next>" and return HLO_ERR. */
+int scan_failed_at_next(scanner *scn, const char *what);
 /* Consume c or record "expected ..." and return HLO_ERR. */
 static inline int scan_expect(scanner *scn, char c, const char *context) {
   return scan_accept(scn, c) ? HLO_OK : scan_expect_failed(scn, c, context);

@@ -12,6 +12,8 @@ import sys
 
 # Messages that cannot be triggered from HLO text, with the reason.
 EXCLUDED = {
+    'parameter number %lld is already used by %%%s':
+        'unreachable from text: XLA\'s parser (and lib/text/parse.c) refuses a parameter number used twice in a computation; the check guards modules built through the API',
     '%s needs exactly one dimension in dimensions={...}; got %d.':
         'unreachable from text: XLA\'s parser (and lib/text/parse_checks.c) refuses dimensions= of other than one entry on all-gather, reduce-scatter, all-to-all, concatenate, sort, scan and get/set-dimension-size; the check guards modules built through the API',
     'sort needs exactly one dimension in dimensions={...}; got %d.':
