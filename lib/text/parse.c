@@ -243,7 +243,7 @@ static int parse_operands(parser *p, hlo_instruction *in) {
         if (!prm || vpush_in(scn, &p->scratch, &ops, prm)) return HLO_ERR;
         continue;
       }
-      if (!n) return scan_errorf(scn, at, "expected an operand name");
+      if (!n) return scan_failed_at_next(scn, "expects name (of an operand)");
       hlo_opcode op;
       if (scan_peek(scn, '(') && lookup_opcode(p, nm, n, &op) && nm[-1] != '%') {
         /* nested operand: an anonymous instruction defined in place */
@@ -450,6 +450,8 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   if (p->single && !is_root && (scan_at_shape(scn) || scan_peek(scn, '('))) {
     in->name = "_"; /* a lone instruction may start at its shape; XLA names it after the module */
   } else {
+    /* a shape where the name should be: XLA's lexer reads it as a shape, not a name */
+    if (scan_at_shape(scn)) return scan_failed_at_next(scn, "expects name (an instruction is name = shape opcode(...))");
     if (scan_name_dup(scn, &in->name, "an instruction name")) return HLO_ERR;
     if (!scan_peek(scn, '=')) return scan_failed_at_next(scn, "expects '=' in instruction (after the instruction name)");
     scn->pos++;

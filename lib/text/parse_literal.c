@@ -256,6 +256,7 @@ int scan_literal(scanner *scn, const hlo_shape *s, hlo_literal *out) {
     out->elided = true;
     return HLO_OK;
   }
+  if (scan_peek(scn, '}')) return scan_errorf(scn, st, "unexpected '}' token");
   int64_t n;
   if (!hlo_shape_elements(s, &n)) return scan_errorf(scn, st, "the constant's shape is too large or dynamic");
   /* every element needs at least one character of text: refuse shapes the
