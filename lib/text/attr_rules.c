@@ -84,7 +84,7 @@ static const op_attr_rule RULES[HLO_OP_COUNT] = {
     /* convolution, dots, gather, scatter */
     [HLO_OP_CONVOLUTION] = {REQ(HLO_A_DIM_LABELS),
                             OPT(HLO_A_WINDOW, HLO_A_FEATURE_GROUP_COUNT, HLO_A_BATCH_GROUP_COUNT,
-                                HLO_A_CONV_KIND, HLO_A_OPERAND_PRECISION, HLO_A_ALGORITHM)},
+                                HLO_A_CONV_KIND, HLO_A_OPERAND_PRECISION, HLO_A_ALGORITHM, HLO_A_SPARSITY_CONFIG)},
     /* sparsity: older XLA's sparse dot, still in dumps the verifier reads */
     [HLO_OP_DOT] = {OPT(DOT_DIMS, HLO_A_OPERAND_PRECISION, HLO_A_ALGORITHM, HLO_A_SPARSITY)},
     [HLO_OP_RAGGED_DOT] = {OPT(DOT_DIMS, HLO_A_LHS_RAGGED_DIMS, HLO_A_RHS_GROUP_DIMS, HLO_A_OPERAND_PRECISION)},

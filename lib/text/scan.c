@@ -26,7 +26,7 @@ void scan_skip_slow(scanner *scn) {
   for (;;) {
     while (p < e && (s[p] == ' ' || s[p] == '\n' || s[p] == '\t' || s[p] == '\r')) p++;
     if (p + 1 < e && s[p] == '/' && s[p + 1] == '/') {
-      while (p < e && s[p] != '\n') p++;
+      while (p < e && s[p] != '\n' && s[p] != '\r') p++; /* as XLA's lexer: CR ends it too */
       continue;
     }
     if (p + 1 < e && s[p] == '/' && s[p + 1] == '*') {
