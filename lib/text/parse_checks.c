@@ -232,8 +232,6 @@ int check_instr_semantics(scanner *scn, const hlo_instruction *in) {
   if (pr && pr->kind == HLO_AK_BOOLS && !in->shape_omitted && leaf_count(&in->shape) != pr->u.bools.n)
     return scan_errorf(scn, pr->off, "parameter has %lld leaf buffers, but parameter_replication has %d elements",
                        (long long)leaf_count(&in->shape), pr->u.bools.n);
-  const hlo_attr *o = attr(in, HLO_A_ORIGIN);
-  if (o && in->shape_omitted) return scan_errorf(scn, o->off, "origin= needs the instruction's shape written");
   if (check_result_accuracy(scn, in)) return HLO_ERR;
   switch (in->op) {
   case HLO_OP_INFEED: return check_infeed(scn, in);
