@@ -6,6 +6,7 @@
  * against its root.  They run once
  * a computation's operands are resolved.  Verifier-only rules stay in
  * lib/verify. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -287,6 +288,27 @@ int check_async_callers(scanner *scn, const hlo_module *m, hlo_arena *scratch) {
       if (first)
         return scan_errorf(scn, a->off, "Computation %s is called by more than one async op ('%s' and '%s')",
                            a->u.comps.v[0]->name, ((hlo_instruction *)first)->name, in->name);
+    }
+  }
+  return HLO_OK;
+}
+
+int check_debug_attributes(scanner *scn, const hlo_module *m) {
+  for (int i = 0; i < m->nattrs; i++) {
+    const hlo_attr *a = &m->attrs[i];
+    if (strcmp(a->name, "debug_attributes") != 0 || a->kind != HLO_AK_RAW || !a->u.s) continue;
+    bool quoted = false;
+    for (const char *s = a->u.s; *s; s++) {
+      if (*s == '"' && (s == a->u.s || s[-1] != '\\')) quoted = !quoted;
+      if (quoted || strncmp(s, "log_mode", 8) != 0 || (s > a->u.s && (isalnum((unsigned char)s[-1]) || s[-1] == '_')))
+        continue;
+      const char *v = skip_blanks(s + 8), *e;
+      if (*v++ != '=') continue;
+      v = word(v, &e);
+      size_t n = (size_t)(e - v);
+      if (!((n == 7 && strncmp(v, "default", 7) == 0) || (n == 15 && strncmp(v, "fusion_debugger", 15) == 0)))
+        return scan_errorf(scn, a->off, "Invalid debug_log_mode value: %.*s (default or fusion_debugger)",
+                           (int)(n > 40 ? 40 : n), v);
     }
   }
   return HLO_OK;
