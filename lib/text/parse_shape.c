@@ -140,7 +140,8 @@ static int check_layout_items(scanner *scn, size_t st, size_t en) {
                          LAYOUT_ITEMS[item]);
     last = item;
     size_t open = skip_ws(s, p + strlen(LAYOUT_ITEMS[item]), en), q = open;
-    /* T takes several parenthesised tiles; the others one balanced group */
+    /* T takes several parenthesised tiles, SC several split configs; the
+     * others one balanced group */
     do {
       int depth = 0;
       do {
@@ -149,7 +150,7 @@ static int check_layout_items(scanner *scn, size_t st, size_t en) {
         q++;
       } while (q < en && depth > 0);
       if (depth) return scan_errorf(scn, open, "unterminated layout item %s(...)", LAYOUT_ITEMS[item]);
-    } while (item == 1 && q < en && s[q] == '(');
+    } while ((item == 1 || item == ITEM_SC) && q < en && s[q] == '(');
     if (item == ITEM_D && check_dim_level_types(scn, open + 1, q - 1, &sparse)) return HLO_ERR;
     if (item == ITEM_P && !sparse)
       return scan_errorf(scn, p, "Layout has physical shape, but is not for a sparse array (P(...) is for sparse layouts only)");
