@@ -73,9 +73,9 @@ static int parse_float(scanner *scn, hlo_type t, uint64_t *bits) {
   const char *why = NULL;
   char up[16];
   if (hlo_fp_parse_ex(scn->s + st, n, t, bits, &why)) {
-    const char *pl = memchr(scn->s + st, '(', n);
-    if (why && strstr(why, "NaN payload") && pl) /* XLA's words; the payload as written */
-      return scan_errorf(scn, st, "tries to set NaN payload %.*s to a literal of type %s, but %s", (int)(scn->s + st + n - pl - 2),
+    const char *pl = memchr(scn->s + st, '(', n), *pe = pl ? memchr(pl, ')', (size_t)(scn->s + st + n - pl)) : NULL;
+    if (why && strstr(why, "NaN payload") && pe) /* XLA's words; the payload as written */
+      return scan_errorf(scn, st, "tries to set NaN payload %.*s to a literal of type %s, but %s", (int)(pe - pl - 1),
                          pl + 1, hlo_type_name(t), why);
     if (why && strstr(why, "out of range"))
       return scan_errorf(scn, st, "value %.*s is out of range for literal's primitive type %s", (int)(n > 40 ? 40 : n),
