@@ -475,7 +475,7 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
     if (in->shape_omitted && scn->pos < scn->end && scn->s[scn->pos] == '[')
       return scan_errorf(scn, in->op_off, "unknown element type '%.*s'", (int)n, opn);
     if (!in->shape_omitted || !hlo_type_lookup(opn, n, &t))
-      return scan_errorf(scn, in->op_off, "expects opcode but sees: %.*s, error: Unknown opcode: %.*s", (int)n, opn,
+      return scan_errorf(scn, in->op_off, "expects opcode but sees: %.*s (Unknown opcode: %.*s)", (int)n, opn,
                          (int)n, opn);
     return scan_errorf(scn, in->op_off, "malformed shape: expected '[' after element type '%.*s'", (int)n, opn);
   }
@@ -836,7 +836,7 @@ static int parse_single(parser *p, hlo_computation **out) {
   p->single = false;
   if (rc) return HLO_ERR;
   if (!scan_at_end(scn))
-    return scan_errorf(scn, scn->pos, "Syntax error: Expected eof after parsing single instruction. Did you mean to "
+    return scan_errorf(scn, scn->pos, "Expected eof after parsing single instruction. Did you mean to "
                        "write an HLO module and forget the \"HloModule\" header?");
   c->ninstrs = p->cur.n;
   c->instrs = (hlo_instruction **)vfinal(scn, &p->cur);

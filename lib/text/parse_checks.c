@@ -48,8 +48,8 @@ static int check_custom_call(scanner *scn, const hlo_instruction *in) {
     if (!ok && strcmp(v->u.s, "API_VERSION_UNSPECIFIED") == 0)
       return scan_errorf(scn, v->off, "Invalid API version: %s", v->u.s);
     if (!ok)
-      return scan_errorf(scn, v->off, "expects custom-call API version but sees: %s, error: Unknown API version "
-                         "(API_VERSION_ORIGINAL, API_VERSION_STATUS_RETURNING, API_VERSION_STATUS_RETURNING_UNIFIED or "
+      return scan_errorf(scn, v->off, "expects custom-call API version but sees: %s (Unknown API version; one of "
+                         "API_VERSION_ORIGINAL, API_VERSION_STATUS_RETURNING, API_VERSION_STATUS_RETURNING_UNIFIED or "
                          "API_VERSION_TYPED_FFI)",
                          v->u.s);
   }
