@@ -84,7 +84,7 @@ static const op_attr_rule RULES[HLO_OP_COUNT] = {
     /* convolution, dots, gather, scatter */
     [HLO_OP_CONVOLUTION] = {REQ(HLO_A_DIM_LABELS),
                             OPT(HLO_A_WINDOW, HLO_A_FEATURE_GROUP_COUNT, HLO_A_BATCH_GROUP_COUNT,
-                                HLO_A_CONV_KIND, HLO_A_OPERAND_PRECISION, HLO_A_ALGORITHM)},
+                                HLO_A_CONV_KIND, HLO_A_OPERAND_PRECISION, HLO_A_ALGORITHM, HLO_A_SPARSITY_CONFIG)},
     /* sparsity: older XLA's sparse dot, still in dumps the verifier reads */
     [HLO_OP_DOT] = {OPT(DOT_DIMS, HLO_A_OPERAND_PRECISION, HLO_A_ALGORITHM, HLO_A_SPARSITY)},
     [HLO_OP_RAGGED_DOT] = {OPT(DOT_DIMS, HLO_A_LHS_RAGGED_DIMS, HLO_A_RHS_GROUP_DIMS, HLO_A_OPERAND_PRECISION)},
@@ -166,13 +166,13 @@ static int conditional_rule(scanner *scn, const hlo_instruction *in, op_attr_rul
   const hlo_shape *ix = known_shape(in, 0);
   if (!ix) return HLO_OK; /* index not known yet: either form */
   if (!hlo_shape_is_scalar(ix))
-    return scan_errorf(scn, in->op_off, "the first operand of a conditional (the branch index) must be a scalar");
+    return scan_errorf(scn, in->op_off, "The first operand must be a scalar (a conditional's branch index)");
   if (ix->type == HLO_PRED) {
     *r = (op_attr_rule){.req = pred_req};
   } else if (ix->type == HLO_S32) {
     *r = (op_attr_rule){.req = s32_req};
   } else {
-    return scan_errorf(scn, in->op_off, "the branch index of a conditional must be a pred or s32 scalar, not %s",
+    return scan_errorf(scn, in->op_off, "The first operand must be a scalar of PRED or S32 (a conditional's branch index), not %s",
                        hlo_type_name(ix->type));
   }
   return HLO_OK;
@@ -190,9 +190,9 @@ int check_instr_attrs(scanner *scn, const hlo_instruction *in, size_t attrs_at) 
     char allowed[512];
     list_allowed(allowed, sizeof allowed, &r);
     if (allowed[0])
-      return scan_errorf(scn, a->off, "unexpected attribute '%s' on %s; its own attributes are: %s", a->name,
+      return scan_errorf(scn, a->off, "unexpected attribute \"%s\" on %s; its own attributes are: %s", a->name,
                          opname, allowed);
-    return scan_errorf(scn, a->off, "unexpected attribute '%s' on %s, which takes none of its own", a->name, opname);
+    return scan_errorf(scn, a->off, "unexpected attribute \"%s\" on %s, which takes none of its own", a->name, opname);
   }
   for (const hlo_attr_key *l = r.req; l && *l != END; l++) {
     if (find(in, *l)) continue;
@@ -208,7 +208,7 @@ int check_instr_attrs(scanner *scn, const hlo_instruction *in, size_t attrs_at) 
 int check_comp_attrs(scanner *scn, const hlo_computation *c) {
   for (int i = 0; i < c->nattrs; i++)
     if (c->attrs[i].key != HLO_A_EXECUTION_THREAD)
-      return scan_errorf(scn, c->attrs[i].off, "unexpected attribute '%s' on computation '%s'; only execution_thread is allowed",
+      return scan_errorf(scn, c->attrs[i].off, "unexpected attribute \"%s\" on computation '%s'; only execution_thread is allowed",
                          c->attrs[i].name, c->name);
   return HLO_OK;
 }

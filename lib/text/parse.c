@@ -60,8 +60,12 @@ typedef struct parser {
   hlo_strmap opcodes; /* spelling -> opcode + 1, built per parse from the table */
   hlo_strmap attrs;   /* spelling -> attribute key + 1 */
   vec async_comps;    /* computations made for sugared async-starts */
-  int async_taken;    /* how many of them are already in the module's list */
+  vec made;           /* those and computations written inline, in the order made */
+  int made_taken;     /* how many of `made` are already in the module's list */
   vec anon;           /* instructions written as nested operands */
+  bool single;        /* reading one instruction: undefined operands become parameters */
+  hlo_strmap params;  /* parameter number -> parameter, current computation */
+  int nparams;        /* parameters made so */
 } parser;
 
 static int parse_attrs(parser *p, hlo_attr **out, int *nout, bool module_level);
@@ -106,16 +110,23 @@ static hlo_instruction *operand_ref(parser *p, const char *nm, size_t n, size_t 
 
 static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested, bool check_attrs);
 
-/* An operand written with a shape its definition does not have. */
+/* An operand written with a shape its definition does not have; both
+ * shapes are shown with layouts, the default one where none was written
+ * (XLA's wording). */
 static int operand_shape_mismatch(scanner *scn, size_t at, const char *name, const hlo_shape *written,
                                   const hlo_shape *actual) {
   hlo_buf want, got;
   hlo_buf_init(&want, NULL);
   hlo_buf_init(&got, NULL);
-  hlo_print_shape(&want, written, false);
-  hlo_print_shape(&got, actual, false);
-  int rc = scan_errorf(scn, at, "operand '%s' is written with shape %s but its shape is %s", name,
-                     want.data ? want.data : "?", got.data ? got.data : "?");
+  hlo_shape w, g;
+  bool laid = !hlo_shape_copy(scn->scratch, &w, written) && !hlo_shape_copy(scn->scratch, &g, actual) &&
+              !hlo_shape_set_default_layouts(scn->scratch, &w) && !hlo_shape_set_default_layouts(scn->scratch, &g);
+  hlo_print_shape(&want, laid ? &w : written, laid);
+  hlo_print_shape(&got, laid ? &g : actual, laid);
+  int rc = scan_errorf(scn, at,
+                       "The declared operand shape %s is not compatible with the shape of the operand instruction %s. "
+                       "(operand '%s')",
+                       want.data ? want.data : "?", got.data ? got.data : "?", name);
   hlo_buf_release(&want);
   hlo_buf_release(&got);
   return rc;
@@ -131,7 +142,7 @@ static int set_layouts(parser *p, hlo_shape *s);
 static int compact_gte(parser *p, size_t at, const char *nm, size_t n, hlo_instruction **out) {
   scanner *scn = &p->scn;
   hlo_instruction *base = hlo_strmap_getn(&p->instrs, nm, n);
-  if (!base) return scan_errorf(scn, at, "use of undefined instruction '%.*s'", (int)n, nm);
+  if (!base) return scan_errorf(scn, at, "instruction does not exist: %.*s", (int)n, nm);
   char key[512];
   if (n >= sizeof key - 24) return scan_errorf(scn, at, "operand name too long");
   memcpy(key, nm, n);
@@ -141,13 +152,13 @@ static int compact_gte(parser *p, size_t at, const char *nm, size_t n, hlo_instr
     if (scan_int(scn, &idx)) return HLO_ERR;
     if (!base->shape_omitted && base->shape.type != HLO_TUPLE) {
       char *sh = hlo_shape_str(&p->scratch, &base->shape, false);
-      return scan_errorf(scn, at, "'%s#%" PRId64 "' takes an element of a tuple, but '%s' has shape %s", key, idx,
-                         key, sh ? sh : "?");
+      return scan_errorf(scn, at, "GTE operand must be tuple: '%s#%" PRId64 "' takes an element of '%s', of shape %s",
+                         key, idx, key, sh ? sh : "?");
     }
     if (idx < 0 || (!base->shape_omitted && idx >= base->shape.ntuple)) {
       char *sh = base->shape_omitted ? NULL : hlo_shape_str(&p->scratch, &base->shape, false);
-      return scan_errorf(scn, at, "tuple index %" PRId64 " of '%s' is out of range%s%s", idx, key,
-                         sh ? " for shape " : "", sh ? sh : "");
+      return scan_errorf(scn, at, "GTE index %" PRId64 " out of bounds: '%s' has%s%s", idx, key,
+                         sh ? " shape " : " no known shape", sh ? sh : "");
     }
     size_t kl = strlen(key);
     if (kl >= sizeof key - 24) return scan_errorf(scn, at, "operand name too long");
@@ -178,6 +189,33 @@ static int compact_gte(parser *p, size_t at, const char *nm, size_t n, hlo_instr
   return HLO_OK;
 }
 
+/* In a single instruction read without a module (XLA's
+ * ParseSingleInstruction), an operand not defined is a new parameter of
+ * its written shape, named as written or "_<number>". */
+static hlo_instruction *missing_parameter(parser *p, size_t at, const char *nm, size_t n, const hlo_shape *decl) {
+  scanner *scn = &p->scn;
+  if (!decl) {
+    scan_errorf(scn, at, "Operand had no shape in HLO text; cannot create parameter for single-instruction module.");
+    return NULL;
+  }
+  hlo_instruction *prm = hlo_arena_alloc(scn->a, sizeof *prm);
+  char gen[32];
+  snprintf(gen, sizeof gen, "_%d", p->nparams);
+  if (!prm || !(prm->name = nm ? hlo_arena_strndup(scn->a, nm, n) : hlo_arena_strdup(scn->a, gen)) ||
+      hlo_shape_copy(scn->a, &prm->shape, decl) || set_layouts(p, &prm->shape)) {
+    scan_errorf(scn, at, "out of memory");
+    return NULL;
+  }
+  prm->op = HLO_OP_PARAMETER;
+  prm->off = prm->op_off = at;
+  prm->param_number = p->nparams++;
+  if (hlo_strmap_put(&p->instrs, prm->name, prm, NULL) || vpush_in(scn, &p->scratch, &p->cur, prm)) {
+    scan_errorf(scn, at, "out of memory");
+    return NULL;
+  }
+  return prm;
+}
+
 /* operands -> [operand {',' operand}] ')'  ('(' already consumed) */
 static int parse_operands(parser *p, hlo_instruction *in) {
   scanner *scn = &p->scn;
@@ -200,7 +238,12 @@ static int parse_operands(parser *p, hlo_instruction *in) {
       const char *nm;
       size_t at = (scan_skip(scn), scn->pos);
       size_t n = scan_name(scn, &nm, NULL);
-      if (!n) return scan_errorf(scn, at, "expected an operand name");
+      if (!n && p->single && has_shape && (scan_peek(scn, ',') || scan_peek(scn, ')'))) {
+        hlo_instruction *prm = missing_parameter(p, at, NULL, 0, &decl);
+        if (!prm || vpush_in(scn, &p->scratch, &ops, prm)) return HLO_ERR;
+        continue;
+      }
+      if (!n) return scan_failed_at_next(scn, "expects name (of an operand)");
       hlo_opcode op;
       if (scan_peek(scn, '(') && lookup_opcode(p, nm, n, &op) && nm[-1] != '%') {
         /* nested operand: an anonymous instruction defined in place */
@@ -249,6 +292,11 @@ static int parse_operands(parser *p, hlo_instruction *in) {
         if (vpush_in(scn, &p->scratch, &ops, def)) return HLO_ERR;
         continue;
       }
+      if (p->single) { /* XLA's single-instruction form: a parameter of the declared shape */
+        hlo_instruction *prm = missing_parameter(p, at, nm, n, has_shape ? &decl : NULL);
+        if (!prm || vpush_in(scn, &p->scratch, &ops, prm)) return HLO_ERR;
+        continue;
+      }
       hlo_instruction *ref = operand_ref(p, nm, n, at, has_shape ? &decl : NULL);
       if (!ref || vpush_in(scn, &p->scratch, &ops, ref)) return HLO_ERR;
     } while (scan_accept(scn, ','));
@@ -278,7 +326,7 @@ static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested, bo
   case HLO_OP_PARAMETER: {
     size_t at = (scan_skip(scn), scn->pos);
     if (scan_int(scn, &in->param_number)) return HLO_ERR;
-    if (in->param_number < 0) return scan_errorf(scn, at, "negative parameter number");
+    if (in->param_number < 0) return scan_errorf(scn, at, "parameter number must be >= 0");
     if (scan_expect(scn, ')', "to close the parameter number")) return HLO_ERR;
     break;
   }
@@ -287,6 +335,8 @@ static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested, bo
     break;
   }
   int arity = hlo_opcode_arity(in->op);
+  if (in->op == HLO_OP_ASYNC_DONE && in->noperands == 0) /* XLA's words, as for async-update (parse_checks.c) */
+    return scan_errorf(scn, in->op_off, "No operand found for AsyncUpdate and AsyncDone (async-done)");
   if (arity != HLO_VARIADIC && in->noperands != arity) /* constant, parameter: 0, as in hlo_ops.def */
     return scan_errorf(scn, in->op_off, "%s takes %d operand%s but %d %s given", hlo_opcode_name(in->op),
                      arity, arity == 1 ? "" : "s", in->noperands, in->noperands == 1 ? "is" : "are");
@@ -383,7 +433,8 @@ static int async_sugar(parser *p, hlo_instruction *in, hlo_opcode wrapped) {
       check_attr_words(&p->scn, in) || (c && check_attr_words(&p->scn, c->root)))
     return HLO_ERR;
   if (!c) return HLO_OK;
-  if (hlo_strmap_put(&p->comps, c->name, c, NULL) || vpush_in(&p->scn, &p->scratch, &p->async_comps, c))
+  if (hlo_strmap_put(&p->comps, c->name, c, NULL) || vpush_in(&p->scn, &p->scratch, &p->async_comps, c) ||
+      vpush_in(&p->scn, &p->scratch, &p->made, c))
     return scan_errorf(&p->scn, in->op_off, "out of memory");
   return HLO_OK;
 }
@@ -396,8 +447,15 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   if (!in) return scan_errorf(scn, scn->pos, "out of memory");
   scan_skip(scn);
   in->off = scn->pos;
-  if (scan_name_dup(scn, &in->name, "an instruction name")) return HLO_ERR;
-  if (scan_expect(scn, '=', "after the instruction name")) return HLO_ERR;
+  if (p->single && !is_root && (scan_at_shape(scn) || scan_peek(scn, '('))) {
+    in->name = "_"; /* a lone instruction may start at its shape; XLA names it after the module */
+  } else {
+    /* a shape where the name should be: XLA's lexer reads it as a shape, not a name */
+    if (scan_at_shape(scn)) return scan_failed_at_next(scn, "expects name (an instruction is name = shape opcode(...))");
+    if (scan_name_dup(scn, &in->name, "an instruction name")) return HLO_ERR;
+    if (!scan_peek(scn, '=')) return scan_failed_at_next(scn, "expects '=' in instruction (after the instruction name)");
+    scn->pos++;
+  }
   scan_skip(scn);
   if (scan_at_shape(scn)) {
     if (scan_shape(scn, &in->shape) || set_layouts(p, &in->shape)) return HLO_ERR;
@@ -417,11 +475,20 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
     if (in->shape_omitted && scn->pos < scn->end && scn->s[scn->pos] == '[')
       return scan_errorf(scn, in->op_off, "unknown element type '%.*s'", (int)n, opn);
     if (!in->shape_omitted || !hlo_type_lookup(opn, n, &t))
-      return scan_errorf(scn, in->op_off, "unknown opcode '%.*s'", (int)n, opn);
+      return scan_errorf(scn, in->op_off, "expects opcode but sees: %.*s (Unknown opcode: %.*s)", (int)n, opn,
+                         (int)n, opn);
     return scan_errorf(scn, in->op_off, "malformed shape: expected '[' after element type '%.*s'", (int)n, opn);
   }
   if (parse_instruction_rhs(p, in, false, !sugar)) return HLO_ERR;
   if (sugar && async_sugar(p, in, wrapped)) return HLO_ERR;
+  if (in->op == HLO_OP_PARAMETER) {
+    char num[24]; /* map keys are not copied: the key lives in scratch */
+    void *prev = NULL;
+    snprintf(num, sizeof num, "%" PRId64, in->param_number);
+    const char *key = hlo_arena_strdup(&p->scratch, num);
+    if (!key || hlo_strmap_put(&p->params, key, in, &prev)) return scan_errorf(scn, in->off, "out of memory");
+    if (prev) return scan_errorf(scn, in->op_off, "Duplicate parameter number %" PRId64, in->param_number);
+  }
   void *old;
   if (hlo_strmap_put(&p->instrs, in->name, in, &old)) return scan_errorf(scn, in->off, "out of memory");
   if (old) {
@@ -433,7 +500,7 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   in->parent = c;
   if (is_root) {
     if (*root) {
-      scan_errorf(scn, in->off, "computation '%s' has more than one ROOT", c->name);
+      scan_errorf(scn, in->off, "one computation should have only one ROOT: '%s' has more than one", c->name);
       hlo_notef(scn->d, scn->src, (*root)->off, "first ROOT is here");
       return HLO_ERR;
     }
@@ -478,7 +545,7 @@ static int resolve_instrs(parser *p, hlo_computation *c) {
       if (ref->id != -1) continue; /* nested operand, already real */
       hlo_instruction *def = hlo_strmap_get(&p->instrs, ref->name);
       if (!def) {
-        rc = scan_errorf(scn, ref->off, "use of undefined instruction '%s'", ref->name);
+        rc = scan_errorf(scn, ref->off, "instruction does not exist: %s", ref->name);
         continue;
       }
       if (def->off >= in->off) {
@@ -541,6 +608,90 @@ static int parse_signature(parser *p, hlo_shape *ret, size_t *ret_at) {
   return rc;
 }
 
+/* '{' {instruction} '}' into c: its instructions and root. */
+static int parse_body(parser *p, hlo_computation *c, int start_errors) {
+  scanner *scn = &p->scn;
+  if (scan_expect(scn, '{', "to start the computation body")) return HLO_ERR;
+  p->cur = (vec){0};
+  hlo_strmap_init(&p->instrs, &p->scratch);
+  hlo_strmap_init(&p->params, &p->scratch);
+  hlo_instruction *root = NULL;
+  while (!scan_peek(scn, '}')) {
+    if (scan_at_end(scn)) {
+      if (scn->nerrors > start_errors) return HLO_ERR; /* the input ended inside a broken instruction */
+      return scan_errorf(scn, c->off, "computation '%s' is not closed with '}'", c->name);
+    }
+    if (parse_instruction(p, c, &root)) {
+      if (scn->nerrors >= MAX_ERRORS_PER_MODULE || scn->d->oom) return HLO_ERR;
+      sync_line(scn);
+    }
+  }
+  scn->pos++; /* '}' */
+  c->ninstrs = p->cur.n;
+  c->instrs = (hlo_instruction **)vfinal(scn, &p->cur);
+  if (p->cur.n && !c->instrs) return HLO_ERR;
+  if (!c->ninstrs) {
+    /* every instruction failed: that was reported already */
+    if (scn->nerrors > start_errors) return HLO_ERR;
+    return scan_errorf(scn, c->off, "computation '%s' has no instructions", c->name);
+  }
+  c->root = root ? root : c->instrs[c->ninstrs - 1];
+  c->root_explicit = root != NULL;
+  return scn->nerrors > start_errors ? HLO_ERR : HLO_OK;
+}
+
+/* Operands resolved, then the checks that need them; declared is the
+ * signature's result shape, or NULL. */
+static int check_body(parser *p, hlo_computation *c, const hlo_shape *declared, size_t declared_at) {
+  scanner *scn = &p->scn;
+  if (resolve_instrs(p, c)) return HLO_ERR;
+  int rc = HLO_OK;
+  for (int i = 0; i < c->ninstrs; i++)
+    if (check_instr_semantics(scn, c->instrs[i])) rc = HLO_ERR;
+  if (declared && check_signature_root(scn, c, declared, declared_at)) rc = HLO_ERR;
+  return rc;
+}
+
+/* A computation written inline where a computation name may stand
+ * (XLA's ParseHloComputation: '{' instructions '}', named "_" and made
+ * unique); it joins the module before the computation being read. */
+static hlo_computation *inline_computation(scanner *scn, void *ctx) {
+  parser *p = ctx;
+  size_t at = (scan_skip(scn), scn->pos);
+  hlo_computation *c = hlo_arena_alloc(scn->a, sizeof *c);
+  char name[32];
+  int k = 0;
+  do snprintf(name, sizeof name, k ? "_.%d" : "_", k);
+  while (hlo_strmap_get(&p->comps, name) && ++k);
+  if (!c || !(c->name = hlo_arena_strdup(scn->a, name))) {
+    scan_errorf(scn, at, "out of memory");
+    return NULL;
+  }
+  c->off = at;
+  /* the name is taken before the body, which may hold inline computations too */
+  if (hlo_strmap_put(&p->comps, c->name, c, NULL)) {
+    scan_errorf(scn, at, "out of memory");
+    return NULL;
+  }
+  if (scan_enter(scn)) return NULL;
+  vec outer = p->cur;
+  hlo_strmap outer_names = p->instrs, outer_params = p->params;
+  bool single = p->single;
+  p->single = false; /* XLA makes parameters for the top-level scope only */
+  int rc = parse_body(p, c, scn->nerrors) || check_body(p, c, NULL, 0);
+  p->single = single;
+  p->cur = outer;
+  p->instrs = outer_names;
+  p->params = outer_params;
+  scan_leave(scn);
+  if (rc) return NULL;
+  if (vpush_in(scn, &p->scratch, &p->made, c)) {
+    scan_errorf(scn, at, "out of memory");
+    return NULL;
+  }
+  return c;
+}
+
 static int parse_computation(parser *p, hlo_computation **out) {
   scanner *scn = &p->scn;
   hlo_computation *c = hlo_arena_alloc(scn->a, sizeof *c);
@@ -556,40 +707,9 @@ static int parse_computation(parser *p, hlo_computation **out) {
     if (parse_signature(p, &declared, &declared_at)) return HLO_ERR;
     c->has_signature = true;
   }
-  if (scan_expect(scn, '{', "to start the computation body")) return HLO_ERR;
-  p->cur = (vec){0};
-  hlo_strmap_init(&p->instrs, &p->scratch);
-  hlo_instruction *root = NULL;
-  int start_errors = scn->nerrors;
-  while (!scan_peek(scn, '}')) {
-    if (scan_at_end(scn)) {
-      if (scn->nerrors > start_errors) return HLO_ERR; /* the input ended inside a broken instruction */
-      return scan_errorf(scn, c->off, "computation '%s' is not closed with '}'", c->name);
-    }
-    if (parse_instruction(p, c, &root)) {
-      if (scn->nerrors >= MAX_ERRORS_PER_MODULE || scn->d->oom) return HLO_ERR;
-      sync_line(scn);
-    }
-  }
-  scn->pos++; /* '}' */
+  if (parse_body(p, c, scn->nerrors)) return HLO_ERR;
   if (parse_attrs(p, &c->attrs, &c->nattrs, false) || check_comp_attrs(scn, c)) return HLO_ERR;
-  c->ninstrs = p->cur.n;
-  c->instrs = (hlo_instruction **)vfinal(scn, &p->cur);
-  if (p->cur.n && !c->instrs) return HLO_ERR;
-  if (!c->ninstrs) {
-    /* every instruction failed: that was reported already */
-    if (scn->nerrors > start_errors) return HLO_ERR;
-    return scan_errorf(scn, c->off, "computation '%s' has no instructions", c->name);
-  }
-  c->root = root ? root : c->instrs[c->ninstrs - 1];
-  c->root_explicit = root != NULL;
-  if (scn->nerrors > start_errors) return HLO_ERR;
-  if (resolve_instrs(p, c)) return HLO_ERR;
-  int rc = HLO_OK;
-  for (int i = 0; i < c->ninstrs; i++)
-    if (check_instr_semantics(scn, c->instrs[i])) rc = HLO_ERR;
-  if (c->has_signature && check_signature_root(scn, c, &declared, declared_at)) rc = HLO_ERR;
-  if (rc) return HLO_ERR;
+  if (check_body(p, c, c->has_signature ? &declared : NULL, declared_at)) return HLO_ERR;
   *out = c;
   return HLO_OK;
 }
@@ -671,6 +791,63 @@ bool hlo_chunk_is_blank(const hlo_src *src, size_t begin, size_t end) {
   return true;
 }
 
+/* XLA reads text that does not start with HloModule, ENTRY or a name and
+ * '{' as one instruction (HloParserImpl::Run); here: text starting with a
+ * shape, ROOT, a name and '=', or an opcode and '(' (a computation without
+ * header may still have a signature). */
+static bool at_single_instruction(parser *p) {
+  scanner *scn = &p->scn;
+  scan_skip(scn);
+  if (scan_at_end(scn)) return false;
+  if (scn->s[scn->pos] == '(' || scan_at_shape(scn)) return true;
+  size_t keep = scn->pos;
+  const char *nm;
+  hlo_opcode op;
+  size_t n = scan_name(scn, &nm, NULL);
+  bool single = n && ((n == 4 && memcmp(nm, "ROOT", 4) == 0) || scan_peek(scn, '=') ||
+                      (scan_peek(scn, '(') && lookup_opcode(p, nm, n, &op)));
+  scn->pos = keep;
+  return single;
+}
+
+/* One instruction as the entry computation "_" of module "_", its undefined
+ * operands made parameters (missing_parameter), scheduled in text order
+ * (XLA's ParseSingleInstruction). */
+static int parse_single(parser *p, hlo_computation **out) {
+  scanner *scn = &p->scn;
+  hlo_module *m = p->m;
+  hlo_computation *c = hlo_arena_alloc(scn->a, sizeof *c);
+  hlo_attr *sched = hlo_arena_alloc(scn->a, sizeof *sched);
+  if (!c || !sched || hlo_strmap_put(&p->comps, "_", c, NULL)) return scan_errorf(scn, scn->pos, "out of memory");
+  c->name = "_"; /* taken first: computations written inline are "_.1", ... */
+  c->is_entry = true;
+  c->off = scn->pos;
+  m->name = "_";
+  m->has_header = true;
+  *sched = (hlo_attr){.key = HLO_A_IS_SCHEDULED, .kind = HLO_AK_BOOL, .name = "is_scheduled", .off = scn->pos, .u.b = true};
+  m->attrs = sched;
+  m->nattrs = 1;
+  p->cur = (vec){0};
+  hlo_strmap_init(&p->instrs, &p->scratch);
+  hlo_strmap_init(&p->params, &p->scratch);
+  hlo_instruction *root = NULL;
+  p->single = true;
+  int rc = parse_instruction(p, c, &root);
+  p->single = false;
+  if (rc) return HLO_ERR;
+  if (!scan_at_end(scn))
+    return scan_errorf(scn, scn->pos, "Expected eof after parsing single instruction. Did you mean to "
+                       "write an HLO module and forget the \"HloModule\" header?");
+  c->ninstrs = p->cur.n;
+  c->instrs = (hlo_instruction **)vfinal(scn, &p->cur);
+  if (!c->instrs) return HLO_ERR;
+  c->root = c->instrs[c->ninstrs - 1];
+  c->root_explicit = root != NULL;
+  if (check_body(p, c, NULL, 0)) return HLO_ERR;
+  *out = c;
+  return HLO_OK;
+}
+
 static int parse_module_body(parser *p) {
   scanner *scn = &p->scn;
   hlo_module *m = p->m;
@@ -679,7 +856,8 @@ static int parse_module_body(parser *p) {
     m->has_header = true;
     if (scan_name_dup(scn, &m->name, "the module name")) return HLO_ERR;
     scan_accept(scn, ':'); /* older dumps write "HloModule name:" */
-    if (parse_attrs(p, &m->attrs, &m->nattrs, true) || check_module_attrs(scn, m)) return HLO_ERR;
+    if (parse_attrs(p, &m->attrs, &m->nattrs, true) || check_module_attrs(scn, m) || check_debug_attributes(scn, m))
+      return HLO_ERR;
     for (int i = 0; i < m->nattrs; i++)
       if (m->attrs[i].kind == HLO_AK_PROGRAM_SHAPE) {
         hlo_program_shape *ps = m->attrs[i].u.pshape;
@@ -692,14 +870,23 @@ static int parse_module_body(parser *p) {
   vec comps = {0};
   hlo_strmap_init(&p->comps, &p->scratch);
   int rc = HLO_OK;
-  while (!scan_at_end(scn)) {
+  bool single = !m->has_header && at_single_instruction(p);
+  if (single) {
+    hlo_computation *c = NULL;
+    if (parse_single(p, &c)) return HLO_ERR;
+    for (; p->made_taken < p->made.n; p->made_taken++)
+      if (vpush_in(scn, &p->scratch, &comps, p->made.v[p->made_taken])) return HLO_ERR;
+    if (vpush_in(scn, &p->scratch, &comps, c)) return HLO_ERR;
+    m->entry = c;
+  }
+  while (!single && !scan_at_end(scn)) {
     hlo_computation *c = NULL;
     if (parse_computation(p, &c)) {
       rc = HLO_ERR;
       break; /* structure is unreliable after a broken computation */
     }
-    for (; p->async_taken < p->async_comps.n; p->async_taken++)
-      if (vpush_in(scn, &p->scratch, &comps, p->async_comps.v[p->async_taken])) return HLO_ERR;
+    for (; p->made_taken < p->made.n; p->made_taken++)
+      if (vpush_in(scn, &p->scratch, &comps, p->made.v[p->made_taken])) return HLO_ERR;
     void *old;
     if (hlo_strmap_put(&p->comps, c->name, c, &old) || vpush_in(scn, &p->scratch, &comps, c))
       return scan_errorf(scn, c->off, "out of memory");
@@ -709,7 +896,7 @@ static int parse_module_body(parser *p) {
     }
     if (c->is_entry) {
       if (m->entry) {
-        rc = scan_errorf(scn, c->off, "more than one ENTRY computation");
+        rc = scan_errorf(scn, c->off, "expects only one ENTRY computation");
         hlo_notef(scn->d, scn->src, m->entry->off, "first ENTRY is '%s'", m->entry->name);
       }
       m->entry = c;
@@ -749,7 +936,7 @@ hlo_module *hlo_parse_module(const hlo_src *src, size_t begin, size_t end,
   hlo_strmap_init(&p.layouts, &p.scratch);
   p.scn = (scanner){.src = src, .s = src->text, .pos = begin, .end = end, .d = d, .a = &m->arena,
                    .ir = &m->arena, .max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 256,
-                   .layouts = &p.layouts, .scratch = &p.scratch};
+                   .layouts = &p.layouts, .scratch = &p.scratch, .inline_comp = inline_computation, .inline_ctx = &p};
   /* NUL bytes cannot appear in HLO text; report the first instead of
    * letting it end a name or number silently */
   const char *nul = memchr(src->text + begin, 0, end - begin);

@@ -31,6 +31,20 @@ static int ipush(scanner *scn, ilist *l, int64_t x) {
   return HLO_OK;
 }
 
+/* A ShapeIndex in an aliasing entry: '{' [INT {',' INT}] '}', with XLA's
+ * messages (ParseShapeIndex). */
+static int parse_shape_index(scanner *scn, ilist *l) {
+  l->a = scn->a;
+  if (!scan_accept(scn, '{')) return scan_errorf(scn, (scan_skip(scn), scn->pos), "Expects '{' at the start of ShapeIndex");
+  if (scan_accept(scn, '}')) return HLO_OK;
+  do {
+    int64_t v;
+    if (scan_int(scn, &v) || ipush(scn, l, v)) return HLO_ERR;
+  } while (scan_accept(scn, ','));
+  if (!scan_accept(scn, '}')) return scan_errorf(scn, (scan_skip(scn), scn->pos), "Expects '}' at the end of ShapeIndex");
+  return HLO_OK;
+}
+
 /* '{' [INT {',' INT}] '}' */
 static int parse_ints(scanner *scn, ilist *l) {
   l->a = scn->a;
@@ -63,6 +77,8 @@ static int parse_xlist(scanner *scn, ilist *l, int per, const char *what) {
       if (scan_int(scn, &v) || ipush(scn, l, v)) return HLO_ERR;
     }
   } while (scn->pos < scn->end && scn->s[scn->pos] == 'x' && ++scn->pos);
+  if (per == 2 && scn->pos < scn->end && scn->s[scn->pos] == '_') /* XLA's words for "1_1_0" */
+    return scan_errorf(scn, scn->pos, "expects padding_low and padding_high separated by '_' in %s", what);
   if (scn->pos < scn->end && scan_is_name_char(scn->s[scn->pos]))
     return scan_errorf(scn, scn->pos, "unexpected '%c' in %s", scn->s[scn->pos], what);
   return HLO_OK;
@@ -110,33 +126,42 @@ static int parse_window(scanner *scn, hlo_window *w) {
   return HLO_OK;
 }
 
-/* One side of dim_labels: b/f (or i/o) and spatial digits. */
-static int parse_labels(scanner *scn, const char *s, size_t n, char a, char b, int64_t *pa,
+/* One side of dim_labels: b/f (or i/o) and spatial digits, checked in
+ * XLA's order (ParseConvolutionDimensionNumbers): no label twice, then
+ * each label one of a, b, '?' or a digit below the side's length. */
+static int parse_labels(scanner *scn, const char *side, const char *s, size_t n, char a, char b, int64_t *pa,
                         int64_t *pb, int64_t *spatial, int *nsp, size_t at) {
   *pa = *pb = -1;
   int count = 0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < i; j++)
+      if (s[i] == s[j] && s[i] != '?')
+        return scan_errorf(scn, at, "expects unique %s dimension numbers, but sees %.*s", side, (int)n, s);
   for (size_t i = 0; i < n; i++) {
     char c = s[i];
     if (c == '?') continue; /* a position naming no dimension */
     if (c == a) {
-      if (*pa >= 0) return scan_errorf(scn, at, "dim_labels repeat '%c'", c);
       *pa = (int64_t)i;
     } else if (c == b) {
-      if (*pb >= 0) return scan_errorf(scn, at, "dim_labels repeat '%c'", c);
       *pb = (int64_t)i;
-    } else if (c >= '0' && c <= '9') {
-      int k = c - '0';
-      if (spatial[k] >= 0) return scan_errorf(scn, at, "dim_labels repeat '%c'", c);
-      spatial[k] = (int64_t)i;
+    } else if (c >= '0' && c <= '9' && (size_t)(c - '0') < n) {
+      spatial[c - '0'] = (int64_t)i;
       count++;
     } else {
-      return scan_errorf(scn, at, "unexpected '%c' in dim_labels", c);
+      return scan_errorf(scn, at, "expects [0-%d%c%c?] in %s dimension numbers", (int)n - 1, a, b, side);
     }
   }
-  if (*pa < 0 || *pb < 0) return scan_errorf(scn, at, "dim_labels need '%c' and '%c' on each side", a, b);
+  *nsp = count;
+  return HLO_OK;
+}
+
+/* What XLA leaves to later stages, checked here since the IR needs it:
+ * both of a, b on the side and spatial digits 0..count-1. */
+static int check_labels(scanner *scn, char a, char b, int64_t pa, int64_t pb, const int64_t *spatial, int count,
+                        size_t at) {
+  if (pa < 0 || pb < 0) return scan_errorf(scn, at, "dim_labels need '%c' and '%c' on each side", a, b);
   for (int k = 0; k < count; k++)
     if (spatial[k] < 0) return scan_errorf(scn, at, "dim_labels spatial dimensions must be 0..%d", count - 1);
-  *nsp = count;
   return HLO_OK;
 }
 
@@ -153,11 +178,20 @@ static int parse_conv_dnums(scanner *scn, hlo_conv_dnums *c) {
   int64_t in_sp[10], k_sp[10], out_sp[10];
   for (int i = 0; i < 10; i++) in_sp[i] = k_sp[i] = out_sp[i] = -1;
   int n1, n2, n3;
-  if (parse_labels(scn, s, (size_t)(us - s), 'b', 'f', &c->in_batch, &c->in_feature, in_sp, &n1, st) ||
-      parse_labels(scn, us + 1, (size_t)(ar - us - 1), 'i', 'o', &c->kernel_in, &c->kernel_out, k_sp, &n2, st) ||
-      parse_labels(scn, ar + 2, (size_t)(s + n - ar - 2), 'b', 'f', &c->out_batch, &c->out_feature, out_sp, &n3, st))
+  if (parse_labels(scn, "lhs", s, (size_t)(us - s), 'b', 'f', &c->in_batch, &c->in_feature, in_sp, &n1, st) ||
+      parse_labels(scn, "rhs", us + 1, (size_t)(ar - us - 1), 'i', 'o', &c->kernel_in, &c->kernel_out, k_sp, &n2, st) ||
+      parse_labels(scn, "output", ar + 2, (size_t)(s + n - ar - 2), 'b', 'f', &c->out_batch, &c->out_feature, out_sp,
+                   &n3, st))
     return HLO_ERR;
-  if (n1 != n2 || n1 != n3) return scan_errorf(scn, st, "dim_labels sides have different numbers of spatial dimensions");
+  if (n1 != n2 || n1 != n3)
+    return scan_errorf(scn, st,
+                       "input, kernel, and output must have same number of spatial dimensions, but got %d, %d, %d, "
+                       "respectively.",
+                       n1, n2, n3);
+  if (check_labels(scn, 'b', 'f', c->in_batch, c->in_feature, in_sp, n1, st) ||
+      check_labels(scn, 'i', 'o', c->kernel_in, c->kernel_out, k_sp, n2, st) ||
+      check_labels(scn, 'b', 'f', c->out_batch, c->out_feature, out_sp, n3, st))
+    return HLO_ERR;
   c->nspatial = n1;
   c->in_spatial = hlo_arena_array(scn->a, (size_t)n1 + 1, sizeof(int64_t));
   c->kernel_spatial = hlo_arena_array(scn->a, (size_t)n1 + 1, sizeof(int64_t));
@@ -340,6 +374,7 @@ static int parse_groups(scanner *scn, hlo_replica_groups *g, bool pairs, hlo_att
 static hlo_computation *comp_ref(scanner *scn) {
   const char *nm;
   size_t at = (scan_skip(scn), scn->pos);
+  if (scan_peek(scn, '{') && scn->inline_comp) return scn->inline_comp(scn, scn->inline_ctx);
   size_t n = scan_name(scn, &nm, NULL);
   if (!n) {
     scan_errorf(scn, at, "expected a computation name");
@@ -400,6 +435,21 @@ static int parse_refs(scanner *scn, void ***out, int *nout, void *(*fn)(scanner 
 }
 
 static void *comp_ref_v(scanner *scn) { return comp_ref(scn); }
+
+/* At '{' opening a computation's instructions (ROOT, or a name and '='),
+ * not a braced list of computation names. */
+static bool at_inline_body(scanner *scn) {
+  if (!scn->inline_comp || !scan_peek(scn, '{')) return false;
+  size_t keep = scn->pos;
+  scn->pos++;
+  bool body = scan_accept_kw(scn, "ROOT");
+  if (!body) {
+    const char *nm;
+    body = scan_name(scn, &nm, NULL) && scan_peek(scn, '=');
+  }
+  scn->pos = keep;
+  return body;
+}
 static void *instr_ref_v(scanner *scn) { return instr_ref(scn); }
 
 static int parse_shapes(scanner *scn, hlo_attr *a) {
@@ -454,7 +504,8 @@ static int parse_aliasing(scanner *scn, hlo_aliasing *al, hlo_attr_key key) {
   if (scan_expect(scn, '{', "to start an aliasing list")) return HLO_ERR;
   int cap = 0;
   while (!scan_peek(scn, '}')) {
-    if (al->n && scan_expect(scn, ',', "between aliasing entries")) return HLO_ERR;
+    if (al->n && !scan_accept(scn, ','))
+      return scan_errorf(scn, (scan_skip(scn), scn->pos), "Expects '}' at the end of aliasing description");
     if (al->n == cap) {
       cap = cap ? cap * 2 : 4;
       hlo_alias_entry *nv = hlo_arena_array(scn->a, (size_t)cap, sizeof *nv);
@@ -464,17 +515,15 @@ static int parse_aliasing(scanner *scn, hlo_aliasing *al, hlo_attr_key key) {
     }
     hlo_alias_entry *e = &al->v[al->n];
     memset(e, 0, sizeof *e);
-    if (with_output && !scan_peek(scn, '{'))
-      return scan_errorf(scn, (scan_skip(scn), scn->pos), "expected '{' to start the output index of an aliasing entry");
     if (with_output) {
       ilist out = {0};
-      if (parse_ints(scn, &out) || scan_expect(scn, ':', "after the output index")) return HLO_ERR;
+      if (parse_shape_index(scn, &out) || scan_expect(scn, ':', "after the output index")) return HLO_ERR;
       e->output_index = out.v;
       e->noutput = out.n;
     }
     ilist idx = {0};
     if (scan_expect(scn, '(', "to start an aliased operand") || scan_int(scn, &e->operand) ||
-        scan_expect(scn, ',', "after the operand number") || parse_ints(scn, &idx))
+        scan_expect(scn, ',', "after the operand number") || parse_shape_index(scn, &idx))
       return HLO_ERR;
     e->operand_index = idx.v;
     e->noperand_index = idx.n;
@@ -718,7 +767,8 @@ int scan_attr_value(scanner *scn, hlo_attr *a) {
   case HLO_AK_COMP:
     return (a->u.comp = comp_ref(scn)) ? HLO_OK : HLO_ERR;
   case HLO_AK_COMPS:
-    if (!scan_peek(scn, '{')) {
+    /* a name, or calls={ p = ... }: one computation written inline */
+    if (!scan_peek(scn, '{') || at_inline_body(scn)) {
       hlo_computation *c = comp_ref(scn);
       if (!c) return HLO_ERR;
       a->u.comps.v = hlo_arena_alloc(scn->a, sizeof(hlo_computation *));

@@ -12,5 +12,8 @@ int check_signature_root(scanner *scn, const hlo_computation *c, const hlo_shape
 /* Each computation wrapped by an async-start has exactly one such caller
  * (after computation names are resolved). */
 int check_async_callers(scanner *scn, const hlo_module *m, hlo_arena *scratch);
+/* The values of the header's debug_attributes (kept as written) that XLA's
+ * parser checks: log_mode is default or fusion_debugger. */
+int check_debug_attributes(scanner *scn, const hlo_module *m);
 
 #endif

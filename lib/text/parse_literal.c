@@ -1,6 +1,7 @@
 /* parse_literal.c - constant values:
  *   literal -> scalar | '{' literal {',' literal} '}' | '{...}' | '(' literal {',' literal} ')'
  * Array values are stored dense and row-major (see hlo_ir.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "hlo/hlo_fp.h"
@@ -17,7 +18,29 @@ typedef struct lit_ctx {
   unsigned char *data;
   int64_t next; /* elements written */
   int bytes;
+  int64_t *seen; /* per dimension: elements seen in the open sub-array */
 } lit_ctx;
+
+/* XLA's name of an element type in literal errors: "F16", "U4". */
+static const char *upper_type(hlo_type t, char *buf, size_t n) {
+  const char *s = hlo_type_name(t);
+  size_t i = 0;
+  for (; s[i] && i + 1 < n; i++) buf[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 'a' + 'A' : s[i]);
+  buf[i] = 0;
+  return buf;
+}
+
+/* "[i,j]": the index of the sub-array of dimension `dim` being read, as
+ * XLA's literal errors name it. */
+static const char *index_str(const lit_ctx *c, int dim, char *buf, size_t n) {
+  size_t k = 0;
+  buf[k++] = '[';
+  for (int d = 0; d < dim && d < 64 && k + 24 < n; d++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? "," : "", (long long)c->seen[d] - 1);
+  if (k + 2 <= n) buf[k++] = ']';
+  buf[k < n ? k : n - 1] = 0;
+  return buf;
+}
 
 static void store(lit_ctx *c, const void *v) {
   memcpy(c->data + c->next * c->bytes, v, (size_t)c->bytes);
@@ -32,7 +55,7 @@ static int parse_uint_text(scanner *scn, uint64_t *v, bool *neg) {
     *neg = true;
     p++;
   }
-  if (p >= scn->end || scn->s[p] < '0' || scn->s[p] > '9') return scan_errorf(scn, st, "expected an integer");
+  if (p >= scn->end || scn->s[p] < '0' || scn->s[p] > '9') return scan_errorf(scn, st, "expects integer");
   uint64_t r = 0;
   while (p < scn->end && scn->s[p] >= '0' && scn->s[p] <= '9') {
     unsigned d = (unsigned)(scn->s[p] - '0');
@@ -53,9 +76,18 @@ static int parse_float(scanner *scn, hlo_type t, uint64_t *bits) {
   size_t n = hlo_fp_scan(scn->s + st, scn->end - st);
   if (!n) return scan_errorf(scn, st, "expected a %s value", hlo_type_name(t));
   const char *why = NULL;
-  if (hlo_fp_parse_ex(scn->s + st, n, t, bits, &why))
+  char up[16];
+  if (hlo_fp_parse_ex(scn->s + st, n, t, bits, &why)) {
+    const char *pl = memchr(scn->s + st, '(', n), *pe = pl ? memchr(pl, ')', (size_t)(scn->s + st + n - pl)) : NULL;
+    if (why && strstr(why, "NaN payload") && pe) /* XLA's words; the payload as written */
+      return scan_errorf(scn, st, "tries to set NaN payload %.*s to a literal of type %s, but %s", (int)(pe - pl - 1),
+                         pl + 1, hlo_type_name(t), why);
+    if (why && strstr(why, "out of range"))
+      return scan_errorf(scn, st, "value %.*s is out of range for literal's primitive type %s", (int)(n > 40 ? 40 : n),
+                         scn->s + st, upper_type(t, up, sizeof up));
     return scan_errorf(scn, st, "bad %s literal '%.*s': %s", hlo_type_name(t), (int)(n > 40 ? 40 : n),
                      scn->s + st, why ? why : "malformed");
+  }
   scn->pos = st + n;
   return HLO_OK;
 }
@@ -91,8 +123,14 @@ static int parse_scalar(lit_ctx *c) {
     uint64_t maxpos = is_signed ? ((uint64_t)1 << (bits - 1)) - 1
                                 : (bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1);
     uint64_t maxneg = is_signed ? (uint64_t)1 << (bits - 1) : 0;
-    if ((neg && u > maxneg) || (!neg && u > maxpos))
-      return scan_errorf(scn, st, "value out of range for %s", hlo_type_name(t));
+    /* XLA reads an integer as int64 and an unsigned type takes its bits:
+     * u64 accepts -1 (as 2^64-1), narrower unsigned types do not */
+    if (neg && !is_signed && bits == 64 && u <= (uint64_t)1 << 63) maxneg = u;
+    if ((neg && u > maxneg) || (!neg && u > maxpos)) {
+      char up[16];
+      return scan_errorf(scn, st, "value %s%llu is out of range for literal's primitive type %s", neg ? "-" : "",
+                         (unsigned long long)u, upper_type(t, up, sizeof up));
+    }
     uint64_t v = neg ? 0 - u : u;
     /* store the low bytes (little-endian hosts) */
     uint8_t b8 = (uint8_t)v;
@@ -153,8 +191,14 @@ static bool at_elided(scanner *scn) {
 static int parse_dims(lit_ctx *c, int dim) {
   scanner *scn = c->scn;
   const hlo_shape *s = c->shape;
-  if (dim == s->rank) return parse_scalar(c);
+  if (dim == s->rank) {
+    if (scan_peek(scn, '{'))
+      return scan_errorf(scn, (scan_skip(scn), scn->pos), "expects nested array in rank %d, but sees larger", s->rank);
+    return parse_scalar(c);
+  }
   size_t st = (scan_skip(scn), scn->pos);
+  if (dim > 0 && !scan_peek(scn, '{') && !scan_peek(scn, '}'))
+    return scan_errorf(scn, st, "expects nested array in rank %d, but sees %d", s->rank, dim);
   if (scan_expect(scn, '{', "to start an array literal")) return HLO_ERR;
   if (scan_enter(scn)) return HLO_ERR;
   int64_t n = 0;
@@ -162,11 +206,16 @@ static int parse_dims(lit_ctx *c, int dim) {
   if (!scan_peek(scn, '}')) {
     do {
       if (n >= s->dims[dim]) {
-        rc = scan_errorf(scn, (scan_skip(scn), scn->pos),
-                       "too many elements in dimension %d of the literal: the shape has %lld", dim,
-                       (long long)s->dims[dim]);
+        char ix[128];
+        if (dim == s->rank - 1)
+          rc = scan_errorf(scn, (scan_skip(scn), scn->pos), "expects %lld elements on the minor-most dimension, but sees more",
+                           (long long)s->dims[dim]);
+        else
+          rc = scan_errorf(scn, (scan_skip(scn), scn->pos), "expects %lld elements in the %sth element, but sees more",
+                           (long long)s->dims[dim], index_str(c, dim, ix, sizeof ix));
         break;
       }
+      if (dim < 64) c->seen[dim] = n + 1;
       if ((rc = parse_dims(c, dim + 1))) break;
       n++;
     } while (scan_accept(scn, ','));
@@ -174,9 +223,11 @@ static int parse_dims(lit_ctx *c, int dim) {
   scan_leave(scn);
   if (rc) return HLO_ERR;
   if (scan_expect(scn, '}', "to close the array literal")) return HLO_ERR;
-  if (n != s->dims[dim])
-    return scan_errorf(scn, st, "dimension %d of the literal has %lld elements but the shape says %lld",
-                     dim, (long long)n, (long long)s->dims[dim]);
+  if (n != s->dims[dim]) {
+    char ix[128];
+    return scan_errorf(scn, st, "expects %lld elements in the %sth element, but sees %lld", (long long)s->dims[dim],
+                       index_str(c, dim, ix, sizeof ix), (long long)n);
+  }
   return HLO_OK;
 }
 
@@ -210,6 +261,7 @@ int scan_literal(scanner *scn, const hlo_shape *s, hlo_literal *out) {
     out->elided = true;
     return HLO_OK;
   }
+  if (scan_peek(scn, '}')) return scan_errorf(scn, st, "unexpected '}' token");
   int64_t n;
   if (!hlo_shape_elements(s, &n)) return scan_errorf(scn, st, "the constant's shape is too large or dynamic");
   /* A lone scalar stands for the whole array (XLA's leniency, below); any
@@ -221,7 +273,8 @@ int scan_literal(scanner *scn, const hlo_shape *s, hlo_literal *out) {
                        (long long)n, (long long)LONE_SCALAR_MAX_ELEMENTS);
   if (!lone_scalar && n > (int64_t)(scn->end - st) + 1 && n > 1)
     return scan_errorf(scn, st, "the literal cannot hold the %lld elements of its shape", (long long)n);
-  lit_ctx c = {scn, s, NULL, 0, hlo_type_bytes(s->type)};
+  int64_t seen[64] = {0};
+  lit_ctx c = {scn, s, NULL, 0, hlo_type_bytes(s->type), seen};
   c.data = hlo_arena_array(scn->a, (size_t)(n ? n : 1), (size_t)c.bytes);
   if (!c.data) return scan_errorf(scn, st, "out of memory for a literal of %lld elements", (long long)n);
   if (lone_scalar) {

@@ -110,14 +110,14 @@ static int check_dim_level_types(scanner *scn, size_t p, size_t close, bool *spa
   p = skip_ws(s, p, close);
   while (p < close) {
     if (s[p] != 'D' && s[p] != 'C' && s[p] != 'S' && s[p] != 'H')
-      return scan_errorf(scn, p, "expected a dim level type in D(...): D, C, S or H, then optionally + and ~");
+      return scan_errorf(scn, p, "expected a DimLevelType abbreviation (D, C, S or H, then optionally + and ~)");
     *sparse |= s[p] != 'D';
     p++;
     if (p < close && s[p] == '+') p++;
     if (p < close && s[p] == '~') p++;
     p = skip_ws(s, p, close);
     if (p < close && s[p] != ',')
-      return scan_errorf(scn, p, "expected a dim level type in D(...): D, C, S or H, then optionally + and ~");
+      return scan_errorf(scn, p, "expected a DimLevelType abbreviation (D, C, S or H, then optionally + and ~)");
     if (p < close) p = skip_ws(s, p + 1, close);
   }
   return HLO_OK;
@@ -140,7 +140,8 @@ static int check_layout_items(scanner *scn, size_t st, size_t en) {
                          LAYOUT_ITEMS[item]);
     last = item;
     size_t open = skip_ws(s, p + strlen(LAYOUT_ITEMS[item]), en), q = open;
-    /* T takes several parenthesised tiles; the others one balanced group */
+    /* T takes several parenthesised tiles, SC several split configs; the
+     * others one balanced group */
     do {
       int depth = 0;
       do {
@@ -149,10 +150,10 @@ static int check_layout_items(scanner *scn, size_t st, size_t en) {
         q++;
       } while (q < en && depth > 0);
       if (depth) return scan_errorf(scn, open, "unterminated layout item %s(...)", LAYOUT_ITEMS[item]);
-    } while (item == 1 && q < en && s[q] == '(');
+    } while ((item == 1 || item == ITEM_SC) && q < en && s[q] == '(');
     if (item == ITEM_D && check_dim_level_types(scn, open + 1, q - 1, &sparse)) return HLO_ERR;
     if (item == ITEM_P && !sparse)
-      return scan_errorf(scn, p, "a physical shape P(...) is only allowed in the layout of a sparse array");
+      return scan_errorf(scn, p, "Layout has physical shape, but is not for a sparse array (P(...) is for sparse layouts only)");
     p = skip_ws(s, q, en);
   }
   return HLO_OK;
@@ -245,7 +246,7 @@ static int parse_layout_new(scanner *scn, hlo_shape *sh) {
   }
   if (scan_expect(scn, '}', "to close the layout")) return HLO_ERR;
   if (n != sh->rank && !(n == 0 && sh->rank == 0))
-    return scan_errorf(scn, st, "layout has %d dimensions but the shape has rank %d", n, sh->rank);
+    return scan_errorf(scn, st, "Dimensions size is %d, but minor to major size is %d.", sh->rank, n);
   bool seen[MAX_RANK] = {false};
   for (int i = 0; i < n; i++) {
     if (m2m[i] < 0 || m2m[i] >= sh->rank)
@@ -309,7 +310,8 @@ int scan_shape(scanner *scn, hlo_shape *out) {
     if (out->type == HLO_TUPLE || out->buffer || !hlo_type_is_array(out->type))
       return scan_errorf(scn, at, "a buffer shape b(...) holds an array shape");
     out->buffer = true;
-    return scan_expect(scn, ')', "to close the buffer shape");
+    if (!scan_accept(scn, ')')) return scan_errorf(scn, (scan_skip(scn), scn->pos), "expects ')' at the end of buffer shape.");
+    return HLO_OK;
   }
   size_t st = scn->pos, p = st;
   hlo_type t;
@@ -320,7 +322,7 @@ int scan_shape(scanner *scn, hlo_shape *out) {
     while (p < scn->end && ((scn->s[p] >= 'a' && scn->s[p] <= 'z') || (scn->s[p] >= '0' && scn->s[p] <= '9')))
       p++;
     if (p == st || !hlo_type_lookup(scn->s + st, p - st, &t)) {
-    if (p == st) return scan_errorf(scn, st, "expected a shape");
+    if (p == st) return scan_errorf(scn, st, "expected primitive type (a shape)");
       return scan_errorf(scn, st, "unknown element type '%.*s'", (int)(p - st), scn->s + st);
     }
   }

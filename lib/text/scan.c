@@ -26,7 +26,7 @@ void scan_skip_slow(scanner *scn) {
   for (;;) {
     while (p < e && (s[p] == ' ' || s[p] == '\n' || s[p] == '\t' || s[p] == '\r')) p++;
     if (p + 1 < e && s[p] == '/' && s[p + 1] == '/') {
-      while (p < e && s[p] != '\n') p++;
+      while (p < e && s[p] != '\n' && s[p] != '\r') p++; /* as XLA's lexer: CR ends it too */
       continue;
     }
     if (p + 1 < e && s[p] == '/' && s[p + 1] == '*') {
@@ -65,6 +65,11 @@ static const char *describe_next(scanner *scn, char *buf, size_t cap) {
     snprintf(buf, cap, "byte 0x%02x", c);
   }
   return buf;
+}
+
+int scan_failed_at_next(scanner *scn, const char *what) {
+  char buf[40];
+  return scan_errorf(scn, scn->pos, "%s, found %s", what, describe_next(scn, buf, sizeof buf));
 }
 
 int scan_expect_failed(scanner *scn, char c, const char *context) {
@@ -125,7 +130,7 @@ int scan_int(scanner *scn, int64_t *out) {
   if (p < scn->end && (scn->s[p] == '-' || scn->s[p] == '+')) neg = scn->s[p++] == '-';
   if (p >= scn->end || scn->s[p] < '0' || scn->s[p] > '9') {
     char buf[40];
-    return scan_errorf(scn, st, "expected an integer, found %s", describe_next(scn, buf, sizeof buf));
+    return scan_errorf(scn, st, "expects integer, found %s", describe_next(scn, buf, sizeof buf));
   }
   uint64_t v = 0;
   while (p < scn->end && scn->s[p] >= '0' && scn->s[p] <= '9') {
@@ -248,7 +253,7 @@ int scan_raw_value(scanner *scn, const char **out) {
 int scan_enter(scanner *scn) {
   if (++scn->depth > scn->max_depth) {
     scn->depth--;
-    return scan_errorf(scn, scn->pos, "nesting deeper than %d levels", scn->max_depth);
+    return scan_errorf(scn, scn->pos, "maximum recursion depth exceeded: nesting deeper than %d levels", scn->max_depth);
   }
   return HLO_OK;
 }

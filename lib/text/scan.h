@@ -24,6 +24,10 @@ typedef struct scanner {
    * element type at offset seen_at - 1 ending at seen_end (0: none) */
   size_t seen_at, seen_end;
   hlo_type seen_type;
+  /* optional: reads a computation written inline, '{' instructions '}',
+   * where a computation name may stand (parse.c); NULL after an error */
+  struct hlo_computation *(*inline_comp)(struct scanner *scn, void *ctx);
+  void *inline_ctx;
 } scanner;
 
 /* The shared default layout for rank r (< 9) in the module arena, or NULL
@@ -51,6 +55,8 @@ static inline bool scan_accept(scanner *scn, char c) {
   return true;
 }
 int scan_expect_failed(scanner *scn, char c, const char *context);
+/* Record "<what>, found <next>" and return HLO_ERR. */
+int scan_failed_at_next(scanner *scn, const char *what);
 /* Consume c or record "expected ..." and return HLO_ERR. */
 static inline int scan_expect(scanner *scn, char c, const char *context) {
   return scan_accept(scn, c) ? HLO_OK : scan_expect_failed(scn, c, context);

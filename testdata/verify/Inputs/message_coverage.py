@@ -12,6 +12,20 @@ import sys
 
 # Messages that cannot be triggered from HLO text, with the reason.
 EXCLUDED = {
+    'parameter number %lld is already used by %%%s':
+        'unreachable from text: XLA\'s parser (and lib/text/parse.c) refuses a parameter number used twice in a computation; the check guards modules built through the API',
+    '%s needs exactly one dimension in dimensions={...}; got %d.':
+        'unreachable from text: XLA\'s parser (and lib/text/parse_checks.c) refuses dimensions= of other than one entry on all-gather, reduce-scatter, all-to-all, concatenate, sort, scan and get/set-dimension-size; the check guards modules built through the API',
+    'sort needs exactly one dimension in dimensions={...}; got %d.':
+        'unreachable from text: XLA\'s parser (and lib/text/parse_checks.c) refuses dimensions= of other than one entry on all-gather, reduce-scatter, all-to-all, concatenate, sort, scan and get/set-dimension-size; the check guards modules built through the API',
+    'all-to-all takes at most one split dimension; got %d.':
+        'unreachable from text: XLA\'s parser (and lib/text/parse_checks.c) refuses dimensions= of other than one entry on all-gather, reduce-scatter, all-to-all, concatenate, sort, scan and get/set-dimension-size; the check guards modules built through the API',
+    'Concatenate needs exactly one dimension in dimensions={...}; got %d.':
+        'unreachable from text: XLA\'s parser (and lib/text/parse_checks.c) refuses dimensions= of other than one entry on all-gather, reduce-scatter, all-to-all, concatenate, sort, scan and get/set-dimension-size; the check guards modules built through the API',
+    'get-dimension-size needs exactly one dimension; got %d.':
+        'unreachable from text: XLA\'s parser (and lib/text/parse_checks.c) refuses dimensions= of other than one entry on all-gather, reduce-scatter, all-to-all, concatenate, sort, scan and get/set-dimension-size; the check guards modules built through the API',
+    'set-dimension-size needs exactly one dimension; got %d.':
+        'unreachable from text: XLA\'s parser (and lib/text/parse_checks.c) refuses dimensions= of other than one entry on all-gather, reduce-scatter, all-to-all, concatenate, sort, scan and get/set-dimension-size; the check guards modules built through the API',
     'Unknown fft_type %s.':
         'unreachable from text: the parser takes only the words XLA\'s parser takes for this attribute (lib/text/attr_words.c); the check guards modules built through the API',
     'compare needs direction=EQ, NE, GE, GT, LE or LT; got %s':
