@@ -153,13 +153,14 @@ static int check_result_accuracy(scanner *scn, const hlo_instruction *in) {
   return why ? scan_errorf(scn, a->off, "malformed result_accuracy: %s", why) : HLO_OK;
 }
 
-/* async-start's shape is ((operands...), result, state...); update and done
- * take one async-start or async-update and repeat its computation and
- * execution thread if they name them. */
+/* async-start's shape is ((bound operands...), result, state...); update
+ * and done take an async-start or async-update first (an update's further
+ * operands bind more parameters) and repeat its computation and execution
+ * thread if they name them. */
 static const hlo_instruction *async_start_of(const hlo_instruction *in) {
   for (int guard = 0; in && guard < 1 << 20; guard++) {
     if (in->op == HLO_OP_ASYNC_START) return in;
-    if (in->op != HLO_OP_ASYNC_UPDATE || in->noperands != 1) return NULL;
+    if (in->op != HLO_OP_ASYNC_UPDATE || in->noperands < 1) return NULL;
     in = in->operands[0];
   }
   return NULL;
@@ -171,12 +172,10 @@ static int check_async(scanner *scn, const hlo_instruction *in) {
     return scan_errorf(scn, in->op_off, "the shape of %s must be a tuple ((operands...), result, ...)",
                        hlo_opcode_name(in->op));
   if (in->op == HLO_OP_ASYNC_START) return HLO_OK;
-  const hlo_instruction *o = in->noperands == 1 ? in->operands[0] : NULL;
+  const hlo_instruction *o = in->noperands >= 1 ? in->operands[0] : NULL;
   if (!o || (o->op != HLO_OP_ASYNC_START && o->op != HLO_OP_ASYNC_UPDATE))
-    return scan_errorf(scn, in->op_off, "%s takes one operand, an async-start or async-update",
+    return scan_errorf(scn, in->op_off, "%s takes an async-start or async-update as its first operand",
                        hlo_opcode_name(in->op));
-  if (in->op == HLO_OP_ASYNC_UPDATE && !in->shape_omitted && !o->shape_omitted && !hlo_shape_equal(&in->shape, &o->shape))
-    return scan_errorf(scn, in->op_off, "async-update must have the shape of its operand '%s'", o->name);
   const hlo_instruction *start = async_start_of(o);
   if (!start) return HLO_OK;
   const hlo_attr *calls = attr(in, HLO_A_CALLS), *scalls = attr(start, HLO_A_CALLS);

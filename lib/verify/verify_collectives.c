@@ -10,10 +10,10 @@
 typedef enum { MODE_REPLICA, MODE_PARTITION, MODE_REPLICA_AND_PARTITION, MODE_FLATTENED } group_mode;
 
 static const char *const MODE_NAME[] = {
-    [MODE_REPLICA] = "kCrossReplica",
-    [MODE_PARTITION] = "kCrossPartition",
-    [MODE_REPLICA_AND_PARTITION] = "kCrossReplicaAndPartition",
-    [MODE_FLATTENED] = "kFlattenedID",
+    [MODE_REPLICA] = "cross_replica",
+    [MODE_PARTITION] = "cross_partition",
+    [MODE_REPLICA_AND_PARTITION] = "cross_replica_and_partition",
+    [MODE_FLATTENED] = "flattened_id",
 };
 
 /* Ops whose group mode ignores use_global_device_ids (XLA passes "no flag"). */
@@ -38,21 +38,12 @@ static bool mode_of(vctx *v, const hlo_instruction *in, group_mode *mode) {
   return true;
 }
 
-typedef struct id_at {
-  int64_t id;
-  int64_t pos; /* order of appearance */
-} id_at;
-
-static int by_id_then_pos(const void *a, const void *b) {
-  const id_at *x = a, *y = b;
-  if (x->id != y->id) return x->id < y->id ? -1 : 1;
-  return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* XLA's CheckReplicaGroups: no empty group, no repeated id, ids exactly
- * 0..n-1, n the count of the mode (unless that count is 1), and groups of
- * one size when `uniform`.  Returns false if an error was reported. */
+/* XLA's CheckReplicaGroups: no empty group, ids in 0..n-1 (n the number of
+ * ids written) and none repeated, n the count of the mode (unless that
+ * count is 1), and groups of one size when `uniform`; nothing with
+ * no_check_replica_groups.  Returns false if an error was reported. */
 static bool check_groups(vctx *v, const hlo_instruction *in, group_mode mode, bool uniform) {
+  if (v->o.no_check_replica_groups) return true;
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_REPLICA_GROUPS);
   const hlo_replica_groups *g = a && a->kind == HLO_AK_REPLICA_GROUPS ? a->u.groups : NULL;
   bool empty = !g || (!g->iota && g->ngroups == 0);
@@ -77,27 +68,26 @@ static bool check_groups(vctx *v, const hlo_instruction *in, group_mode mode, bo
       }
       total += g->group_sizes[i];
     }
-    id_at *ids = hlo_arena_array(&v->scratch, (size_t)total, sizeof *ids);
-    if (!ids) return true;
-    int64_t k = 0;
+    /* the ids must be 0..total-1, each once; the first id out of range or
+     * seen before, in group order, is the one reported */
+    unsigned char *seen = total ? hlo_arena_array(&v->scratch, (size_t)total, 1) : NULL;
+    if (total && !seen) return true;
+    for (int64_t i = 0; i < total; i++) seen[i] = 0;
     for (int i = 0; i < g->ngroups; i++)
-      for (int j = 0; j < g->group_sizes[i]; j++, k++) ids[k] = (id_at){g->groups[i][j], k};
-    qsort(ids, (size_t)total, sizeof *ids, by_id_then_pos);
-    int64_t first_repeat = -1, repeat_pos = total;
-    for (int64_t i = 1; i < total; i++)
-      if (ids[i].id == ids[i - 1].id && ids[i].pos < repeat_pos) repeat_pos = ids[i].pos, first_repeat = ids[i].id;
-    if (repeat_pos < total) {
-      vx_fail(v, in, "Replica %lld is repeated in instruction's replica-groups", (long long)first_repeat);
-      return false;
-    }
-    n = total; /* all distinct: each of 0..n-1 must be named */
-    for (int64_t i = 0, j = 0; i < n; i++) {
-      while (j < total && ids[j].id < i) j++;
-      if (j == total || ids[j].id != i) {
-        vx_fail(v, in, "Replica %lld is not named in instruction's replica-groups", (long long)i);
-        return false;
+      for (int j = 0; j < g->group_sizes[i]; j++) {
+        int64_t id = g->groups[i][j];
+        if (id < 0 || id >= total) {
+          vx_fail(v, in, "Replica %lld is out of range (should be in [0, %lld) range) in instruction's replica-groups",
+                  (long long)id, (long long)total);
+          return false;
+        }
+        if (seen[id]) {
+          vx_fail(v, in, "Replica %lld is repeated in instruction's replica-groups", (long long)id);
+          return false;
+        }
+        seen[id] = 1;
       }
-    }
+    n = total;
   }
   int64_t want = mode == MODE_PARTITION ? v->partitions
                  : mode == MODE_FLATTENED ? v->replicas * v->partitions
