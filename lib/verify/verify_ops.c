@@ -176,7 +176,21 @@ void vx_op_bitcast(vctx *v, const hlo_instruction *in) {
             (long long)b);
 }
 
+/* XLA's InstructionVerifier::HandleCustomCall: the GetRngSeed target takes
+ * no operand and gives a u64 scalar (first broken rule only). */
+static void check_get_rng_seed(vctx *v, const hlo_instruction *in) {
+  const hlo_attr *t = hlo_instr_attr(in, HLO_A_CUSTOM_CALL_TARGET);
+  if (!t || t->kind != HLO_AK_STRING || !t->u.s || strcmp(t->u.s, "GetRngSeed")) return;
+  if (in->noperands)
+    vx_fail(v, in, "GetRngSeed custom call must have 0 operands, but has %d", in->noperands);
+  else if (in->shape.type != HLO_U64)
+    vx_fail(v, in, "GetRngSeed custom call must return U64 type, but got %s", vx_str(v, &in->shape));
+  else if (in->shape.rank)
+    vx_fail(v, in, "GetRngSeed custom call must return a scalar, but got %s", vx_str(v, &in->shape));
+}
+
 void vx_op_custom_call(vctx *v, const hlo_instruction *in) {
+  check_get_rng_seed(v, in);
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_OPERAND_LAYOUT_CONSTRAINTS);
   if (!a || a->kind != HLO_AK_SHAPES) return;
   if (a->u.shapes.n != in->noperands) {
