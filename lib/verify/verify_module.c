@@ -1,7 +1,8 @@
 /* verify_module.c - XLA's module-wide verifier passes: asynchronous pairs
  * (one consumer per start, the right operand per done), send/recv channels,
  * async computations that wrap a single instruction, a uniform
- * constrain_layout over all-reduces, original values without empty leaves
+ * constrain_layout over all-reduces, original values shaped like their
+ * instruction's shape
  * and (optionally) instruction names kept equal to metadata's
  * scheduling_name. */
 #include <string.h>
@@ -164,29 +165,141 @@ static void check_constrain_layout(vctx *v) {
     }
 }
 
-/* An original value's leaf written as an empty {} holds no value. */
-static bool has_empty_leaf(const char *s) {
+/* Shape indices as XLA prints them ("{0,1}"), collected in scratch. */
+typedef struct leaf_set {
+  const char **v;
+  int n, cap;
+  bool overflow;
+} leaf_set;
+
+enum { LEAF_MAX = 4096, INDEX_DEPTH_MAX = 64 };
+
+static void add_leaf(vctx *v, leaf_set *ls, const int64_t *idx, int depth) {
+  if (ls->overflow) return;
+  if (ls->n == ls->cap) {
+    int cap = ls->cap ? ls->cap * 2 : 16;
+    const char **nv = cap <= LEAF_MAX ? hlo_arena_array(&v->scratch, (size_t)cap, sizeof *nv) : NULL;
+    if (!nv) {
+      ls->overflow = true;
+      return;
+    }
+    for (int i = 0; i < ls->n; i++) nv[i] = ls->v[i];
+    ls->v = nv, ls->cap = cap;
+  }
+  ls->v[ls->n++] = vx_index_str(v, idx, depth);
+}
+
+static void shape_leaves(vctx *v, const hlo_shape *s, int64_t *idx, int depth, leaf_set *ls) {
+  if (s->type != HLO_TUPLE) {
+    add_leaf(v, ls, idx, depth);
+    return;
+  }
+  if (depth >= INDEX_DEPTH_MAX) {
+    ls->overflow = true;
+    return;
+  }
+  for (int i = 0; i < s->ntuple; i++) {
+    idx[depth] = i;
+    shape_leaves(v, &s->tuple[i], idx, depth + 1, ls);
+  }
+}
+
+/* The end of the braced or quoted text starting at s (NULL if unclosed). */
+static const char *skip_braced(const char *s) {
+  int depth = 0;
   bool quoted = false;
   for (; *s; s++) {
-    if (*s == '\\' && quoted && s[1]) {
-      s++;
+    if (quoted) {
+      if (*s == '\\' && s[1]) s++;
+      else if (*s == '"') quoted = false;
     } else if (*s == '"') {
-      quoted = !quoted;
-    } else if (!quoted && *s == '{') {
-      const char *t = s + 1;
-      while (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r') t++;
-      if (*t == '}') return true;
+      quoted = true;
+    } else if (*s == '{') {
+      depth++;
+    } else if (*s == '}' && --depth == 0) {
+      return s + 1;
     }
   }
+  return NULL;
+}
+
+/* XLA's parser reads an original value's tuple tree: '(' opens a level at
+ * element 0, ',' moves to the next element, ')' closes it, and each
+ * braced original array is a leaf at the current index.  Returns false
+ * for [synthetic_call] (not compared) or text it cannot walk. */
+static bool value_leaves(vctx *v, const char *s, leaf_set *ls) {
+  int64_t idx[INDEX_DEPTH_MAX];
+  int depth = 0;
+  while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
+  if (*s++ != '{') return false;
+  for (;;) {
+    while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
+    switch (*s) {
+    case '(':
+      if (depth == INDEX_DEPTH_MAX) return false;
+      idx[depth++] = 0, s++;
+      break;
+    case ')':
+      if (!depth) return false;
+      depth--, s++;
+      break;
+    case ',':
+      if (!depth) return false;
+      idx[depth - 1]++, s++;
+      break;
+    case '{':
+      add_leaf(v, ls, idx, depth);
+      if (!(s = skip_braced(s))) return false;
+      break;
+    case '}':
+      return !ls->overflow;
+    default:
+      return false; /* [synthetic_call] */
+    }
+  }
+}
+
+static bool in_set(const leaf_set *ls, const char *x) {
+  for (int i = 0; i < ls->n; i++)
+    if (!strcmp(ls->v[i], x)) return true;
   return false;
+}
+
+static const char *only_in(vctx *v, const leaf_set *a, const leaf_set *b) {
+  hlo_buf buf;
+  hlo_buf_init(&buf, v->d->alloc);
+  int k = 0;
+  for (int i = 0; i < a->n; i++)
+    if (!in_set(b, a->v[i])) hlo_buf_printf(&buf, "%s%s", k++ ? ", " : "", a->v[i]);
+  const char *r = buf.data && !buf.failed ? hlo_arena_strdup(&v->scratch, buf.data) : "";
+  hlo_buf_release(&buf);
+  return r ? r : "";
+}
+
+/* XLA's VerifyOriginalValue: the original value's leaves are at exactly the
+ * shape's leaf indices. */
+static void check_original_value(vctx *v, const hlo_instruction *in) {
+  const hlo_attr *o = hlo_instr_attr(in, HLO_A_ORIGIN);
+  if (!o || o->kind != HLO_AK_RAW || !o->u.s) return;
+  leaf_set sl = {0}, ol = {0};
+  int64_t idx[INDEX_DEPTH_MAX];
+  if (!value_leaves(v, o->u.s, &ol)) return;
+  shape_leaves(v, &in->shape, idx, 0, &sl);
+  if (sl.overflow) return;
+  bool same = true;
+  for (int i = 0; i < sl.n && same; i++) same = in_set(&ol, sl.v[i]);
+  for (int i = 0; i < ol.n && same; i++) same = in_set(&sl, ol.v[i]);
+  if (!same)
+    vx_fail(v, in,
+            "Mismatched tuple structure in shape and original value. Shape indices in shape only: {%s}; shape "
+            "indices in original value only: {%s}",
+            only_in(v, &sl, &ol), only_in(v, &ol, &sl));
 }
 
 static void check_instruction(vctx *v, const hlo_instruction *in) {
   check_async_pairs(v, in);
   check_channel(v, in);
-  const hlo_attr *o = hlo_instr_attr(in, HLO_A_ORIGIN);
-  if (o && o->kind == HLO_AK_RAW && o->u.s && has_empty_leaf(o->u.s))
-    vx_fail(v, in, "Leaf nodes in an original value is expected to contain values.");
+  check_original_value(v, in);
   if (!v->o.verify_instruction_name_unchanged) return;
   const hlo_attr *md = hlo_instr_attr(in, HLO_A_METADATA);
   const char *was = md && md->kind == HLO_AK_RAW && md->u.s ? vx_raw_value(v, md->u.s, "scheduling_name") : NULL;
