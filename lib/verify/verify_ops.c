@@ -204,6 +204,50 @@ void vx_op_custom_call(vctx *v, const hlo_instruction *in) {
               vx_str(v, &in->operands[i]->shape), vx_str_layout(v, &a->u.shapes.v[i]));
 }
 
+/* XLA's IsNoOpScale: a bf16 scale of all-1 dimensions for a bf16 operand
+ * that is not all 1s stands for no scale. */
+static bool no_op_scale(const hlo_shape *operand, const hlo_shape *scale) {
+  if (scale->type != operand->type || operand->type != HLO_BF16) return false;
+  bool ones = true, other = false;
+  for (int i = 0; i < scale->rank; i++) ones &= scale->dims[i] == 1;
+  for (int i = 0; i < operand->rank; i++) other |= operand->dims[i] != 1;
+  return ones && other;
+}
+
+/* XLA's ScalesShapeVerifier for operand k (0 lhs, 1 rhs) and its scale k + 2. */
+static bool check_scale(vctx *v, const hlo_instruction *in, int k) {
+  const hlo_instruction *op = in->operands[k], *sc = in->operands[k + 2];
+  const hlo_shape *o = &op->shape, *s = &sc->shape;
+  if (!hlo_shape_is_array(o) || !hlo_shape_is_array(s) || no_op_scale(o, s)) return true;
+  if (s->rank != o->rank) {
+    vx_fail(v, in, "Scale operand %s has a different number of dimensions than operand %s in %s", sc->name, op->name,
+            in->name);
+    return false;
+  }
+  int nc;
+  hlo_instr_ints(in, k ? HLO_A_RHS_CONTRACTING_DIMS : HLO_A_LHS_CONTRACTING_DIMS, &nc);
+  if (nc != 1) {
+    vx_fail(v, in, "Contracting dimensions must have exactly one dimension in instruction %s", in->name);
+    return false;
+  }
+  for (int i = 0; i < o->rank; i++)
+    if (s->dims[i] == 0 ? o->dims[i] != 0 : o->dims[i] % s->dims[i] != 0) {
+      vx_fail(v, in, "Dimension %d of operand %s should be a multiple of dimension %d of scale operand %s in %s", i,
+              op->name, i, sc->name, in->name);
+      return false;
+    }
+  return true;
+}
+
+/* XLA's HandleScaledDot before the shape check: the scales of lhs and rhs,
+ * and not both scalars. */
+void vx_op_scaled_dot(vctx *v, const hlo_instruction *in) {
+  if (in->noperands != 4 || !check_scale(v, in, 0) || !check_scale(v, in, 1)) return;
+  if (!in->operands[2]->shape.rank && in->operands[2]->shape.type != HLO_TUPLE && !in->operands[3]->shape.rank &&
+      in->operands[3]->shape.type != HLO_TUPLE)
+    vx_fail(v, in, "At least one of the scales should be not a scalar in %s", in->name);
+}
+
 void vx_op_dot_precision(vctx *v, const hlo_instruction *in) {
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_OPERAND_PRECISION);
   if (a && a->kind == HLO_AK_WORDS && a->u.words.n != 2 && a->u.words.n != 0)

@@ -731,8 +731,8 @@ ENTRY e {
   sls = f8e8m0fnu[2,1] parameter(1)
   sr = f8e4m3fn[32,4] parameter(2)
   srs = f8e8m0fnu[4] parameter(3)
-@  ROOT sd = f32[2,4] scaled-dot(sl, sls, sr, srs), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-}''', 'scaled-dot rhs scale f8e8m0fnu[4] must have the rank of the rhs f8e4m3fn[32,4].'),
+@  ROOT sd = f32[2,4] scaled-dot(sl, sr, sls, srs), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}''', 'Scale operand srs has a different number of dimensions than operand sr in sd'),
 ('''ENTRY e {
   v = f32[4] parameter(0)
   w = f32[2,2] parameter(1)
