@@ -51,13 +51,27 @@ static bool async_root(const vctx *v, const hlo_instruction *in) {
          v->async_comp[in->parent->id];
 }
 
+static bool starts_or_updates(const hlo_instruction *o) {
+  return o && (o->op == HLO_OP_ASYNC_START || o->op == HLO_OP_ASYNC_UPDATE);
+}
+
 static void check_async_pairs(vctx *v, const hlo_instruction *in) {
+  for (int i = 0; i < in->noperands; i++)
+    if (starts_or_updates(in->operands[i]) &&
+        (i || (in->op != HLO_OP_ASYNC_UPDATE && in->op != HLO_OP_ASYNC_DONE))) {
+      vx_fail(v, in,
+              "Async instruction %s used as operand %d of %s. Async instructions can only be used as the first "
+              "operand of async-update or async-done.",
+              in->operands[i]->name, i, in->name);
+      break;
+    }
   switch (in->op) {
   case HLO_OP_ASYNC_START: single_user(v, in, SET(HLO_OP_ASYNC_UPDATE, HLO_OP_ASYNC_DONE)); break;
-  case HLO_OP_ASYNC_UPDATE:
-    single_operand(v, in, SET(HLO_OP_ASYNC_START, HLO_OP_ASYNC_UPDATE));
+  case HLO_OP_ASYNC_UPDATE: /* operands after the first bind parameters */
     single_user(v, in, SET(HLO_OP_ASYNC_UPDATE, HLO_OP_ASYNC_DONE));
     break;
+  case HLO_OP_ALL_GATHER_START: single_user(v, in, SET(HLO_OP_ALL_GATHER_DONE)); break;
+  case HLO_OP_ALL_GATHER_DONE: single_operand(v, in, SET(HLO_OP_ALL_GATHER_START)); break;
   case HLO_OP_ASYNC_DONE: single_operand(v, in, SET(HLO_OP_ASYNC_START, HLO_OP_ASYNC_UPDATE)); break;
   case HLO_OP_ALL_REDUCE_START: single_user(v, in, SET(HLO_OP_ALL_REDUCE_DONE)); break;
   case HLO_OP_ALL_REDUCE_DONE: single_operand(v, in, SET(HLO_OP_ALL_REDUCE_START)); break;

@@ -696,7 +696,8 @@ ENTRY e {
 ('''ENTRY e {
   v = f32[4] parameter(0)
 @  ROOT a = f32[8] all-gather-start(v), replica_groups={{0,1}}, dimensions={0}
-}''', 'all-gather-start must have a 2-element tuple shape (operands, results); got f32[8].'),
+}''', ['The all-gather-start instruction requires one consumer, found 0',
+       'all-gather-start must have a 2-element tuple shape (operands, results); got f32[8].']),
 ('''b0 {
   p = f32[] parameter(0)
   ROOT r = f32[] negate(p)
