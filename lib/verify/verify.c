@@ -79,6 +79,17 @@ bool vx_same(const vctx *v, const hlo_shape *a, const hlo_shape *b) {
   return !v->o.layout_sensitive || vx_layout_equal(a, b);
 }
 
+bool vx_same_text(const char *p, const char *q) {
+  p = p ? p : "", q = q ? q : "";
+  for (;;) {
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
+    while (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r') q++;
+    if (*p != *q) return false;
+    if (!*p) return true;
+    p++, q++;
+  }
+}
+
 bool vx_has_unbounded(const hlo_shape *s) {
   if (s->type == HLO_TUPLE) {
     for (int i = 0; i < s->ntuple; i++)

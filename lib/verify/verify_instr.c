@@ -97,14 +97,7 @@ static void check_threads(vctx *v, const hlo_instruction *in) {
 
 /* Sharding texts equal up to whitespace. */
 static bool same_sharding(const hlo_sharding *a, const hlo_sharding *b) {
-  const char *p = a->text ? a->text : "", *q = b->text ? b->text : "";
-  for (;;) {
-    while (*p == ' ' || *p == '\n' || *p == '\t') p++;
-    while (*q == ' ' || *q == '\n' || *q == '\t') q++;
-    if (*p != *q) return false;
-    if (!*p) return true;
-    p++, q++;
-  }
+  return vx_same_text(a->text, b->text);
 }
 
 static const hlo_sharding *sharding_of(const hlo_instruction *in) {

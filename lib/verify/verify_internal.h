@@ -39,6 +39,8 @@ const char *vx_index_str(vctx *v, const int64_t *idx, int n);
 /* Minor-to-major equality of two array layouts (missing = default). */
 bool vx_layout_equal(const hlo_shape *a, const hlo_shape *b);
 bool vx_has_unbounded(const hlo_shape *s);
+/* Texts equal up to whitespace (NULL is ""). */
+bool vx_same_text(const char *a, const char *b);
 
 void hlo_verify_structure(vctx *v);
 /* The checks every instruction gets (unbounded dimensions, mixed precision,

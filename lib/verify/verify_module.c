@@ -321,6 +321,64 @@ static void check_instruction(vctx *v, const hlo_instruction *in) {
     vx_fail(v, in, "Expected instruction name to remain the same. Was '%s' is '%s'.", was, in->name);
 }
 
+static const char *raw_attr(const hlo_instruction *in, hlo_attr_key k) {
+  const hlo_attr *a = hlo_instr_attr(in, k);
+  return a && a->kind == HLO_AK_RAW ? a->u.s : NULL;
+}
+
+static const char *sharding_text(const hlo_instruction *in) {
+  const hlo_attr *a = hlo_instr_attr(in, HLO_A_SHARDING);
+  return a && a->kind == HLO_AK_SHARDING && a->u.sharding ? a->u.sharding->text : NULL;
+}
+
+/* XLA's HloInstruction::Identical for two host-transfer sends or recvs,
+ * operands compared by shape: the opcode, the shape XLA builds (a send's
+ * from its data operand), the operand shapes and the attributes. */
+static bool same_transfer(const hlo_instruction *a, const hlo_instruction *b) {
+  if (a->op != b->op || a->noperands != b->noperands) return false;
+  for (int i = 0; i < a->noperands; i++)
+    if (!hlo_shape_equal(&a->operands[i]->shape, &b->operands[i]->shape)) return false;
+  if (a->op == HLO_OP_RECV && !hlo_shape_equal(&a->shape, &b->shape)) return false;
+  return vx_same_text(raw_attr(a, HLO_A_FRONTEND_ATTRIBUTES), raw_attr(b, HLO_A_FRONTEND_ATTRIBUTES)) &&
+         vx_same_text(sharding_text(a), sharding_text(b));
+}
+
+/* XLA's VerifyChannels: host-transfer sends and recvs of one channel are
+ * identical up to their operands (which keep their shapes); the first one
+ * of the channel is the reference. */
+static int64_t host_channel(const hlo_instruction *in) {
+  const hlo_attr *ch = hlo_instr_attr(in, HLO_A_CHANNEL_ID);
+  if ((in->op != HLO_OP_SEND && in->op != HLO_OP_RECV) || !ch || ch->kind != HLO_AK_INT ||
+      !hlo_instr_bool(in, HLO_A_IS_HOST_TRANSFER, false))
+    return -1;
+  return ch->u.i < 0 ? -1 : ch->u.i;
+}
+
+static void check_host_transfers(vctx *v) {
+  const hlo_module *m = v->m;
+  int n = 0;
+  for (int ci = 0; ci < m->ncomps; ci++)
+    for (int i = 0; i < m->comps[ci]->ninstrs; i++) n += host_channel(m->comps[ci]->instrs[i]) >= 0;
+  if (n < 2) return;
+  const hlo_instruction **h = hlo_arena_array(&v->scratch, (size_t)n, sizeof *h);
+  if (!h) return;
+  n = 0;
+  for (int ci = 0; ci < m->ncomps; ci++)
+    for (int i = 0; i < m->comps[ci]->ninstrs; i++)
+      if (host_channel(m->comps[ci]->instrs[i]) >= 0) h[n++] = m->comps[ci]->instrs[i];
+  for (int i = 1; i < n; i++) {
+    int j = 0;
+    while (host_channel(h[j]) != host_channel(h[i])) j++;
+    if (j < i && !same_transfer(h[j], h[i])) {
+      vx_fail(v, h[i],
+              "Host-transfer send/recv instructions that use the same channel must be identical up to having "
+              "different operands. Found different instructions with the same channel ID: %%%s vs %%%s.",
+              h[j]->name, h[i]->name);
+      return;
+    }
+  }
+}
+
 void hlo_verify_module_passes(vctx *v) {
   mark_async(v);
   for (int ci = 0; ci < v->m->ncomps; ci++) {
@@ -329,4 +387,5 @@ void hlo_verify_module_passes(vctx *v) {
     check_async_computation(v, c);
   }
   check_constrain_layout(v);
+  check_host_transfers(v);
 }
