@@ -113,10 +113,57 @@ void vx_op_replica_groups(vctx *v, const hlo_instruction *in) {
   if (mode_of(v, in, &mode)) check_groups(v, in, mode, false);
 }
 
+/* XLA's inplace(): slice_sizes written (the parser then wants 4 operands). */
+static bool permute_inplace(const hlo_instruction *in) {
+  return hlo_instr_attr(in, HLO_A_SLICE_SIZES) != NULL && in->noperands == 4;
+}
+
+/* XLA's CheckBufferOffset: offsets are a tuple of arrays (one per buffer
+ * dimension) or a tuple of such tuples. */
+static const char *buffer_offset_error(const hlo_shape *buf, const hlo_shape *off) {
+  if (off->type != HLO_TUPLE) return "Buffer offset is not tuple.";
+  bool arrays = true, tuples = true;
+  for (int i = 0; i < off->ntuple; i++) {
+    arrays &= hlo_shape_is_array(&off->tuple[i]);
+    tuples &= off->tuple[i].type == HLO_TUPLE;
+  }
+  if (!arrays && !tuples) return "Buffer offset should either be a tuple of arrays or  a tuple of tuples.";
+  const char *rank = "Buffer offset index should have the same number of elements as the buffer's rank.";
+  if (tuples) {
+    for (int i = 0; i < off->ntuple; i++)
+      if (off->tuple[i].ntuple != buf->rank) return rank;
+  } else if (off->ntuple != buf->rank) {
+    return rank;
+  }
+  return NULL;
+}
+
+/* XLA's CheckInplaceCollectivePermute: input and output buffers both
+ * arrays or both tuples of one length, each with offsets that fit it. */
+static bool check_inplace(vctx *v, const hlo_instruction *in) {
+  const hlo_shape *ib = &in->operands[0]->shape, *ob = &in->operands[1]->shape;
+  const hlo_shape *io = &in->operands[2]->shape, *oo = &in->operands[3]->shape;
+  const char *why = NULL;
+  if (hlo_shape_is_array(ib) && hlo_shape_is_array(ob)) {
+    if (!(why = buffer_offset_error(ib, io))) why = buffer_offset_error(ob, oo);
+  } else if (ib->type == HLO_TUPLE && ob->type == HLO_TUPLE) {
+    if (ib->ntuple != ob->ntuple) why = "Unmatching input buffers and output buffers.";
+    else if (io->type != HLO_TUPLE || io->ntuple != ib->ntuple) why = "Unmatching input buffers and input offset.";
+    for (int i = 0; !why && i < ib->ntuple; i++) why = buffer_offset_error(&ib->tuple[i], &io->tuple[i]);
+    if (!why && (oo->type != HLO_TUPLE || oo->ntuple != ob->ntuple))
+      why = "Unmatching output buffers and output offset.";
+    for (int i = 0; !why && i < ob->ntuple; i++) why = buffer_offset_error(&ob->tuple[i], &oo->tuple[i]);
+  } else {
+    why = "Unmatching input buffers and output buffers.";
+  }
+  if (why) vx_fail(v, in, "%s", why);
+  return !why;
+}
+
 /* How many times an id may appear as a source (or a target): once, or once
- * per offset of the in-place (4-operand) form. */
+ * per offset of the in-place form. */
 static int64_t allowed_repeats(const hlo_instruction *in) {
-  if (in->noperands != 4) return 1;
+  if (!permute_inplace(in)) return 1;
   const hlo_shape *off = &in->operands[2]->shape;
   if (off->type != HLO_TUPLE) return 1;
   if (hlo_shape_is_array(&in->operands[0]->shape)) return off->ntuple;
@@ -153,6 +200,7 @@ static bool check_pair_side(vctx *v, const hlo_instruction *in, int64_t (*p)[2],
 void vx_op_source_target_pairs(vctx *v, const hlo_instruction *in) {
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_SOURCE_TARGET_PAIRS);
   if (!a || a->kind != HLO_AK_PAIRS) return;
+  if (permute_inplace(in) && !check_inplace(v, in)) return;
   group_mode mode;
   if (!mode_of(v, in, &mode)) return;
   int64_t limit = mode == MODE_REPLICA ? v->replicas : v->partitions;
