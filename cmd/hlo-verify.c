@@ -42,7 +42,7 @@ static const cli_opt OPTS[] = {
     [OPT_NO_UNIQUE_CHANNELS] = {"no-verify-unique-channel-ids", 0, 0, NULL, "accepted for XLA compatibility; no effect"},
     [OPT_NO_S4U4] = {"no-verify-s4u4-usage", 0, 0, NULL, "accepted for XLA compatibility; no effect"},
     [OPT_DEADLOCKS] = {"verify-no-collective-deadlocks", 0, 0, NULL,
-                       "accepted for XLA compatibility; not checked yet"},
+                       "scheduled sends/recvs pair up before other collectives"},
     [OPT_NO_REPLICA_GROUPS] = {"no-check-replica-groups", 0, 0, NULL, "do not check replica groups"},
     {0},
 };

@@ -24,7 +24,7 @@ typedef struct vctx {
 
 /* Record "%name: msg" at the instruction (counts the error). */
 void vx_fail(vctx *v, const hlo_instruction *in, const char *fmt, ...) HLO_PRINTF(3, 4);
-/* The value of key="..." in raw attribute text (verify_ops.c), copied to scratch; NULL if absent. */
+/* The value of key="..." (or key={...}, braces kept) in raw attribute text (verify_ops.c), copied to scratch; NULL if absent. */
 const char *vx_raw_value(vctx *v, const char *raw, const char *key);
 /* Record msg at a raw offset. */
 void vx_fail_at(vctx *v, size_t off, const char *fmt, ...) HLO_PRINTF(3, 4);
@@ -50,6 +50,8 @@ void hlo_verify_sharding(vctx *v, const hlo_instruction *in);
 /* verify_module.c: module-wide passes (async pairs, channels, async
  * computations, constrain_layout, original values, instruction names). */
 void hlo_verify_module_passes(vctx *v);
+/* verify_deadlock.c: XLA's VerifyNoCollectiveDeadlocks (with the option). */
+void vx_check_deadlocks(vctx *v);
 /* verify_instr.c: threads, sharding consistency and option-driven checks. */
 void hlo_verify_instr(vctx *v, const hlo_instruction *in);
 /* output_to_operand_aliasing of fusion, custom-call, async-start (verify_alias.c) */

@@ -388,4 +388,5 @@ void hlo_verify_module_passes(vctx *v) {
   }
   check_constrain_layout(v);
   check_host_transfers(v);
+  vx_check_deadlocks(v);
 }

@@ -121,9 +121,19 @@ const char *vx_raw_value(vctx *v, const char *raw, const char *key) {
     while (*q == ' ') q++;
     if (*q++ != '=') continue;
     while (*q == ' ') q++;
-    if (*q != '"') continue;
-    const char *e = ++q;
-    while (*e && *e != '"') e += *e == '\\' && e[1] ? 2 : 1;
+    const char *e;
+    if (*q == '{') { /* an unquoted braced value */
+      int depth = 0;
+      for (e = q; *e; e++)
+        if (*e == '{') depth++;
+        else if (*e == '}' && --depth == 0) break;
+      if (*e) e++;
+    } else if (*q == '"') {
+      e = ++q;
+      while (*e && *e != '"') e += *e == '\\' && e[1] ? 2 : 1;
+    } else {
+      continue;
+    }
     char *r = hlo_arena_alloc(&v->scratch, (size_t)(e - q) + 1);
     if (!r) return NULL;
     memcpy(r, q, (size_t)(e - q));
