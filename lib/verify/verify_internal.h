@@ -89,7 +89,7 @@ vx_check vx_calls_reduce, vx_calls_all_reduce, vx_calls_scatter, vx_calls_select
     vx_calls_while, vx_calls_conditional, vx_calls_call, vx_calls_fusion, vx_calls_map;
 /* verify_ops.c: op-specific checks. */
 vx_check vx_op_compare, vx_op_rng, vx_op_rng_bit_generator, vx_op_composite, vx_op_bitcast, vx_op_custom_call,
-    vx_op_dot_precision, vx_op_dot, vx_op_async, vx_op_scaled_dot;
+    vx_op_dot_precision, vx_op_dot, vx_op_async, vx_op_scaled_dot, vx_op_scan;
 /* verify_collectives.c: group modes, replica groups, source-target pairs. */
 vx_check vx_op_source_target_pairs, vx_op_replica_groups, vx_op_uniform_groups, vx_op_all_to_all, vx_op_shard_count,
     vx_op_ragged_all_to_all;

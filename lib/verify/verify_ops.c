@@ -258,6 +258,16 @@ void vx_op_scaled_dot(vctx *v, const hlo_instruction *in) {
     vx_fail(v, in, "At least one of the scales should be not a scalar in %s", in->name);
 }
 
+/* XLA's HandleScan: a layout-sensitive verifier sees only associative
+ * scans (ScanExpander turns the others into while loops first). */
+void vx_op_scan(vctx *v, const hlo_instruction *in) {
+  if (v->o.layout_sensitive && !hlo_instr_bool(in, HLO_A_IS_ASSOCIATIVE, false))
+    vx_fail(v, in,
+            "Non-associative scan reached layout-sensitive HloVerifier; it should have been expanded to a while loop "
+            "by ScanExpander: %s",
+            in->name);
+}
+
 void vx_op_dot_precision(vctx *v, const hlo_instruction *in) {
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_OPERAND_PRECISION);
   if (a && a->kind == HLO_AK_WORDS && a->u.words.n != 2 && a->u.words.n != 0)

@@ -114,7 +114,7 @@ const vx_rule hlo_verify_rules[HLO_OP_COUNT] = {
     [HLO_OP_ROUND_NEAREST_EVEN] = {.keeps_layout = true},
     [HLO_OP_RSQRT] = {.keeps_layout = true},
     [HLO_OP_SCALED_DOT] = {.check = vx_op_scaled_dot, .mixed_precision_ok = true, .check_first = true},
-    [HLO_OP_SCAN] = {0},
+    [HLO_OP_SCAN] = {.check = vx_op_scan, .check_first = true},
     [HLO_OP_SCATTER] = {.calls = vx_calls_scatter, .keeps_layout = true},
     [HLO_OP_SELECT] = {.keeps_layout = true},
     [HLO_OP_SELECT_AND_SCATTER] = {.calls = vx_calls_select_and_scatter, .keeps_layout = true},
