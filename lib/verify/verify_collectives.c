@@ -31,7 +31,7 @@ static bool mode_of(vctx *v, const hlo_instruction *in, group_mode *mode) {
   }
   bool global = hlo_instr_bool(in, HLO_A_USE_GLOBAL_DEVICE_IDS, false);
   if (!channel && global) {
-    vx_fail(v, in, "Invalid combination of has_channel_id and use_global_device_ids");
+    vx_fail(v, in, "Cannot have use_global_device_ids=true without channel_id");
     return false;
   }
   *mode = !channel ? MODE_REPLICA : global ? MODE_FLATTENED : MODE_REPLICA_AND_PARTITION;
@@ -188,10 +188,11 @@ static bool check_pair_side(vctx *v, const hlo_instruction *in, int64_t (*p)[2],
   for (int j = 0; j < i; j++) seen += p[j][side] == id;
   if (seen < allowed) return true;
   if (allowed == 1)
-    vx_fail(v, in, "%s %lld appears more than once in instruction's source-target pairs", what, (long long)id);
+    vx_fail(v, in, "%s %lld appears more than once in instruction's source-target pairs: %s", what, (long long)id,
+            in->name);
   else
-    vx_fail(v, in, "%s %lld appears more than %lld times in instruction's source-target pairs", what, (long long)id,
-            (long long)allowed);
+    vx_fail(v, in, "%s %lld appears more than %lld times in instruction's source-target pairs: %s", what, (long long)id,
+            (long long)allowed, in->name);
   return false;
 }
 
