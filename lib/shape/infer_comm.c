@@ -136,6 +136,18 @@ int hlo_shape_infer_same_as_operands(infer_ctx *c) {
   return operands_or_tuple(c);
 }
 
+/* Array layouts with the same minor-to-major order (none written: the
+ * default); other shapes compare equal. */
+static bool same_minor_to_major(const hlo_shape *a, const hlo_shape *b) {
+  if (!hlo_type_is_array(a->type) || !hlo_type_is_array(b->type) || a->rank != b->rank) return true;
+  for (int i = 0; i < a->rank; i++) {
+    int64_t x = a->layout && a->layout->n == a->rank ? a->layout->minor_to_major[i] : a->rank - 1 - i;
+    int64_t y = b->layout && b->layout->n == b->rank ? b->layout->minor_to_major[i] : b->rank - 1 - i;
+    if (x != y) return false;
+  }
+  return true;
+}
+
 int hlo_shape_infer_all_to_all(infer_ctx *c) {
   const hlo_instruction *in = c->in;
   int n = c->in->noperands;
@@ -154,6 +166,10 @@ int hlo_shape_infer_all_to_all(infer_ctx *c) {
       return sx_fail(c, "AllToAll split dimension size %lld must be dividable by split_count %lld.",
                      (long long)s->dims[d[0]], (long long)g);
   }
+  for (int i = 1; i < n && nd == 0; i++) /* XLA's InferAllToAllTupleShape: one shape, layouts too */
+    if (!hlo_shape_xla_compatible(sx_op(c, 0), sx_op(c, i), false) || !same_minor_to_major(sx_op(c, 0), sx_op(c, i)))
+      return sx_fail(c, "HLO all-to-all has operands with different shapes: the 0th operand shape %s, but the %dth "
+                     "operand has shape %s.", sx_str(c, sx_op(c, 0)), i, sx_str(c, sx_op(c, i)));
   return operands_or_tuple(c);
 }
 
