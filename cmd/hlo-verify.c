@@ -15,7 +15,8 @@
 enum {
   OPT_JSON, OPT_LAYOUT, OPT_MIXED, OPT_UNBOUNDED, OPT_REPLICAS, OPT_PARTITIONS, OPT_QUIET, OPT_MAX_ERRORS,
   OPT_BCAST_ORDER, OPT_RESHAPE_BITCAST, OPT_NO_HOST_MEMORY, OPT_NAME_UNCHANGED, OPT_CALL_THREADS,
-  OPT_BITCAST_SIZE, OPT_NO_SHARDING_DEVICES, OPT_NO_UNIQUE_CHANNELS, OPT_NO_S4U4
+  OPT_BITCAST_SIZE, OPT_NO_SHARDING_DEVICES, OPT_NO_UNIQUE_CHANNELS, OPT_NO_S4U4,
+  OPT_DEADLOCKS, OPT_NO_REPLICA_GROUPS
 };
 
 static const cli_opt OPTS[] = {
@@ -40,6 +41,9 @@ static const cli_opt OPTS[] = {
                                  "do not bound sharding device ids by num_partitions"},
     [OPT_NO_UNIQUE_CHANNELS] = {"no-verify-unique-channel-ids", 0, 0, NULL, "accepted for XLA compatibility; no effect"},
     [OPT_NO_S4U4] = {"no-verify-s4u4-usage", 0, 0, NULL, "accepted for XLA compatibility; no effect"},
+    [OPT_DEADLOCKS] = {"verify-no-collective-deadlocks", 0, 0, NULL,
+                       "scheduled sends/recvs pair up before other collectives"},
+    [OPT_NO_REPLICA_GROUPS] = {"no-check-replica-groups", 0, 0, NULL, "do not check replica groups"},
     {0},
 };
 
@@ -76,6 +80,8 @@ static int on_opt(int idx, const char *arg, void *ud) {
   case OPT_NO_SHARDING_DEVICES: a->vo.no_verify_sharding_device_numbers = true; break;
   case OPT_NO_UNIQUE_CHANNELS: a->vo.no_verify_unique_channel_ids = true; break;
   case OPT_NO_S4U4: a->vo.no_verify_s4u4_usage = true; break;
+  case OPT_DEADLOCKS: a->vo.verify_no_collective_deadlocks = true; break;
+  case OPT_NO_REPLICA_GROUPS: a->vo.no_check_replica_groups = true; break;
   }
   return 0;
 }

@@ -32,6 +32,9 @@ typedef struct hlo_verify_options {
   bool no_verify_sharding_device_numbers;  /* skip sharding device-id bounds */
   bool no_verify_unique_channel_ids;       /* accepted; XLA reads it nowhere */
   bool no_verify_s4u4_usage;               /* accepted; XLA reads it nowhere */
+  bool verify_no_collective_deadlocks;     /* send/recv pairs and other
+                                              collectives cannot deadlock */
+  bool no_check_replica_groups;            /* skip CheckReplicaGroups */
 } hlo_verify_options;
 
 /* Verify module m (parsed and linked with hlo_module_link; shapes written or

@@ -181,7 +181,7 @@ static int blocks(hlo_run *r, const hlo_instruction *in, const hlo_shape *v, con
 
 DECL_KERN(hlo_ref_scaled_dot) {
   const hlo_instruction *in = s->in;
-  const hlo_val *L = args[0], *LS = args[1], *R = args[2], *RS = args[3];
+  const hlo_val *L = args[0], *R = args[1], *LS = args[2], *RS = args[3]; /* XLA's operand order */
   const hlo_shape *ls = L->shape, *rs = R->shape, *os = &in->shape;
   int64_t lblk[MAXR], rblk[MAXR];
   if (blocks(r, in, ls, LS->shape, lblk) || blocks(r, in, rs, RS->shape, rblk)) return HLO_ERR;

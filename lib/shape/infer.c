@@ -34,7 +34,7 @@ static const shape_rule RULES[HLO_OP_COUNT] = {
     [HLO_OP_ASINH] = {.infer = hlo_shape_infer_unary},
     [HLO_OP_ASYNC_DONE] = {.infer = hlo_shape_infer_async_done},
     [HLO_OP_ASYNC_START] = {.infer = hlo_shape_infer_async_start},
-    [HLO_OP_ASYNC_UPDATE] = {.infer = hlo_shape_infer_async_update, .operands = {1, 1}},
+    [HLO_OP_ASYNC_UPDATE] = {.infer = hlo_shape_infer_async_update, .operands = {1, ANY}},
     [HLO_OP_ATAN] = {.infer = hlo_shape_infer_unary},
     [HLO_OP_ATAN2] = {.infer = hlo_shape_infer_binary},
     [HLO_OP_ATANH] = {.infer = hlo_shape_infer_unary},

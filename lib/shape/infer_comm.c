@@ -136,6 +136,18 @@ int hlo_shape_infer_same_as_operands(infer_ctx *c) {
   return operands_or_tuple(c);
 }
 
+/* Array layouts with the same minor-to-major order (none written: the
+ * default); other shapes compare equal. */
+static bool same_minor_to_major(const hlo_shape *a, const hlo_shape *b) {
+  if (!hlo_type_is_array(a->type) || !hlo_type_is_array(b->type) || a->rank != b->rank) return true;
+  for (int i = 0; i < a->rank; i++) {
+    int64_t x = a->layout && a->layout->n == a->rank ? a->layout->minor_to_major[i] : a->rank - 1 - i;
+    int64_t y = b->layout && b->layout->n == b->rank ? b->layout->minor_to_major[i] : b->rank - 1 - i;
+    if (x != y) return false;
+  }
+  return true;
+}
+
 int hlo_shape_infer_all_to_all(infer_ctx *c) {
   const hlo_instruction *in = c->in;
   int n = c->in->noperands;
@@ -154,6 +166,10 @@ int hlo_shape_infer_all_to_all(infer_ctx *c) {
       return sx_fail(c, "AllToAll split dimension size %lld must be dividable by split_count %lld.",
                      (long long)s->dims[d[0]], (long long)g);
   }
+  for (int i = 1; i < n && nd == 0; i++) /* XLA's InferAllToAllTupleShape: one shape, layouts too */
+    if (!hlo_shape_xla_compatible(sx_op(c, 0), sx_op(c, i), false) || !same_minor_to_major(sx_op(c, 0), sx_op(c, i)))
+      return sx_fail(c, "HLO all-to-all has operands with different shapes: the 0th operand shape %s, but the %dth "
+                     "operand has shape %s.", sx_str(c, sx_op(c, 0)), i, sx_str(c, sx_op(c, i)));
   return operands_or_tuple(c);
 }
 
@@ -192,37 +208,58 @@ int hlo_shape_infer_ragged_all_to_all(infer_ctx *c) {
   return sx_copy(c, sx_op(c, 1));
 }
 
+/* XLA's HloCollectivePermuteInstruction::inplace: slice_sizes is written
+ * (the parser then requires the four operands input, output, offsets). */
+static bool permute_inplace(const infer_ctx *c) {
+  return hlo_instr_attr(c->in, HLO_A_SLICE_SIZES) != NULL && c->in->noperands == 4;
+}
+
+/* InferCollectivePermuteShape: in place the output buffer's shape; else
+ * each operand an array, the result the operand or the tuple of them
+ * (a combined permute). */
 int hlo_shape_infer_collective_permute(infer_ctx *c) {
   int n = c->in->noperands;
   HLO_ASSERT(n >= 1); /* hlo_infer_shape checked the operand count */
-  if (n == 4 && (sx_op(c, 2)->type == HLO_TUPLE || hlo_type_is_int(sx_op(c, 2)->type)) &&
-      !hlo_shape_xla_compatible(sx_op(c, 2), sx_op(c, 0), true))
-    return sx_copy(c, sx_op(c, 1)); /* in-place form: input, output, offsets */
+  if (permute_inplace(c)) return sx_copy(c, sx_op(c, 1));
+  for (int i = 0; i < n; i++)
+    if (sx_need_array(c, i, "operand of collective-permute")) return HLO_ERR;
   return operands_or_tuple(c);
 }
 
+/* InferCollectivePermuteStartShape: (input, output, context...): in place
+ * operands 0 and 1; one operand twice; several operands their tuple twice;
+ * the context elements are the declared ones after the first two. */
 int hlo_shape_infer_collective_permute_start(infer_ctx *c) {
   int n = c->in->noperands;
   HLO_ASSERT(n >= 1); /* hlo_infer_shape checked the operand count */
-  const hlo_shape *s = n == 4 ? sx_op(c, 1) : sx_op(c, 0);
-  if (!c->in->shape_omitted && c->in->shape.type == HLO_TUPLE && c->in->shape.ntuple >= 2 && n == 1) {
-    /* keep declared context elements; check the buffers */
-    const hlo_shape *ds = &c->in->shape;
-    if (!hlo_shape_xla_compatible(&ds->tuple[0], sx_op(c, 0), true) ||
-        !hlo_shape_xla_compatible(&ds->tuple[1], s, true))
-      return sx_fail(c, "collective-permute-start buffers %s must have the operand shape %s.", sx_str(c, ds),
-                     sx_str(c, s));
-    return sx_copy(c, ds);
+  const hlo_shape *ds = c->in->shape_omitted ? NULL : &c->in->shape;
+  int nctx = ds && ds->type == HLO_TUPLE && ds->ntuple > 2 ? ds->ntuple - 2 : 0;
+  const hlo_shape **p = SX_TMP(c, 2 + nctx, const hlo_shape *);
+  if (!p) return HLO_ERR;
+  hlo_shape ops;
+  if (permute_inplace(c)) {
+    p[0] = sx_op(c, 0), p[1] = sx_op(c, 1);
+  } else if (n == 1) {
+    if (sx_need_array(c, 0, "operand of collective-permute-start")) return HLO_ERR;
+    p[0] = p[1] = sx_op(c, 0);
+  } else {
+    hlo_shape *save = c->out;
+    c->out = &ops;
+    const hlo_shape **el = SX_TMP(c, n, const hlo_shape *);
+    if (!el) return HLO_ERR;
+    for (int i = 0; i < n; i++) el[i] = sx_op(c, i);
+    if (sx_tuple(c, n, el)) return HLO_ERR;
+    c->out = save;
+    p[0] = p[1] = &ops;
   }
-  hlo_shape u;
-  if (hlo_shape_make_array(c->a, &u, HLO_U32, 0, NULL)) return HLO_ERR;
-  const hlo_shape *p[4] = {sx_op(c, 0), s, &u, &u};
-  return sx_tuple(c, 4, p);
+  for (int i = 0; i < nctx; i++) p[2 + i] = &ds->tuple[2 + i];
+  return sx_tuple(c, 2 + nctx, p);
 }
 
+/* send and send-done: the shapes XLA's HloSendInstruction and
+ * HloSendDoneInstruction give themselves, whatever the operands are (XLA's
+ * parser and verifier check neither the token nor the context). */
 int hlo_shape_infer_send(infer_ctx *c) {
-  if (sx_op(c, 1)->type != HLO_TOKEN)
-    return sx_fail(c, "The second operand of send must be a token; got %s.", sx_str(c, sx_op(c, 1)));
   hlo_shape u, t = {.type = HLO_TOKEN};
   if (hlo_shape_make_array(c->a, &u, HLO_U32, 0, NULL)) return HLO_ERR;
   const hlo_shape *p[3] = {sx_op(c, 0), &u, &t};
@@ -230,8 +267,6 @@ int hlo_shape_infer_send(infer_ctx *c) {
 }
 
 int hlo_shape_infer_send_done(infer_ctx *c) {
-  if (sx_op(c, 0)->type != HLO_TUPLE)
-    return sx_fail(c, "The operand of send-done must be a send context tuple; got %s.", sx_str(c, sx_op(c, 0)));
   return sx_token(c);
 }
 

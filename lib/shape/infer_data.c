@@ -281,6 +281,6 @@ int hlo_shape_infer_iota(infer_ctx *c) {
   if (d < 0 || d >= r->rank)
     return sx_fail(c, "The iota dimension cannot go beyond the operation rank or be negative (iota_dimension=%lld, rank %d).",
                    (long long)d, r->rank);
-  if (r->type == HLO_PRED) return sx_fail(c, "Iota does not support the pred element type.");
+  if (r->type == HLO_PRED) return sx_fail(c, "Only support iota of integral, floating point or complex primitive types, got PRED");
   return HLO_OK;
 }

@@ -92,15 +92,12 @@ int hlo_shape_infer_dot(infer_ctx *c) {
   return dot_like(c, 0, 1, -1, 0, NULL);
 }
 
+/* scaled-dot(lhs, rhs, lhs_scale, rhs_scale): the dot of lhs and rhs
+ * (XLA's InferDotOpShape); the verifier checks the scales. */
 int hlo_shape_infer_scaled_dot(infer_ctx *c) {
   for (int i = 0; i < 4; i++)
     if (sx_need_array(c, i, "scaled-dot")) return HLO_ERR;
-  const hlo_shape *l = sx_op(c, 0), *ls = sx_op(c, 1), *r = sx_op(c, 2), *rs = sx_op(c, 3);
-  if (ls->rank != l->rank && ls->rank != 0)
-    return sx_fail(c, "scaled-dot lhs scale %s must have the rank of the lhs %s.", sx_str(c, ls), sx_str(c, l));
-  if (rs->rank != r->rank && rs->rank != 0)
-    return sx_fail(c, "scaled-dot rhs scale %s must have the rank of the rhs %s.", sx_str(c, rs), sx_str(c, r));
-  return dot_like(c, 0, 2, -1, 0, NULL);
+  return dot_like(c, 0, 1, -1, 0, NULL);
 }
 
 /* ragged-dot(lhs, rhs, group_sizes): the ragged lhs dimension decides the

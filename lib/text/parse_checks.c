@@ -164,13 +164,14 @@ static int check_result_accuracy(scanner *scn, const hlo_instruction *in) {
   return why ? scan_errorf(scn, a->off, "malformed result_accuracy: %s", why) : HLO_OK;
 }
 
-/* async-start's shape is ((operands...), result, state...); update and done
- * take one async-start or async-update and repeat its computation and
- * execution thread if they name them. */
+/* async-start's shape is ((bound operands...), result, state...); update
+ * and done take an async-start or async-update first (an update's further
+ * operands bind more parameters) and repeat its computation and execution
+ * thread if they name them. */
 static const hlo_instruction *async_start_of(const hlo_instruction *in) {
   for (int guard = 0; in && guard < 1 << 20; guard++) {
     if (in->op == HLO_OP_ASYNC_START) return in;
-    if (in->op != HLO_OP_ASYNC_UPDATE || in->noperands != 1) return NULL;
+    if (in->op != HLO_OP_ASYNC_UPDATE || in->noperands < 1) return NULL;
     in = in->operands[0];
   }
   return NULL;

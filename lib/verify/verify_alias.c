@@ -1,30 +1,13 @@
 /* verify_alias.c - output_to_operand_aliasing of fusion, custom-call and
  * async-start, as XLA's ShapeVerifier checks it (HandleFusion,
- * HandleCustomCall, HandleAsyncStart): each pair names an operand (for
- * async-start, a parameter of the wrapped computation) that exists, shape
- * indices valid in that operand and in the output, and the two subshapes
- * agree: equal with layouts when layout-sensitive, else compatible. */
+ * HandleCustomCall, CheckAsyncOpAliasConfig): each pair names an operand
+ * (for async-start, a parameter of the wrapped computation) that exists,
+ * shape indices valid in that operand and in the output, and the two
+ * subshapes agree: equal with layouts when layout-sensitive, else
+ * compatible. */
 #include <string.h>
 
 #include "verify/verify_internal.h"
-
-/* The shapes an async-start's output index walks: ((params...), result,
- * the start's own context elements...). */
-static hlo_shape async_shape(vctx *v, const hlo_instruction *start, const hlo_computation *w) {
-  hlo_shape s = {.type = HLO_TUPLE};
-  int extra = start->shape.type == HLO_TUPLE && start->shape.ntuple > 2 ? start->shape.ntuple - 2 : 0;
-  hlo_shape *el = hlo_arena_array(&v->scratch, (size_t)(2 + extra), sizeof *el);
-  hlo_shape *ps = w->nparams ? hlo_arena_array(&v->scratch, (size_t)w->nparams, sizeof *ps) : NULL;
-  if (!el || (w->nparams && !ps)) return s;
-  for (int i = 0; i < w->nparams; i++)
-    if (w->params[i]) ps[i] = w->params[i]->shape;
-  el[0] = (hlo_shape){.type = HLO_TUPLE, .ntuple = w->nparams, .tuple = ps};
-  el[1] = w->root->shape;
-  for (int i = 0; i < extra; i++) el[2 + i] = start->shape.tuple[2 + i];
-  s.ntuple = 2 + extra;
-  s.tuple = el;
-  return s;
-}
 
 static void check_pair(vctx *v, const hlo_instruction *in, const hlo_alias_entry *en, const hlo_shape *out,
                        const hlo_shape *operand_shape, bool layouts, bool ignore_buffer) {
@@ -61,13 +44,7 @@ void hlo_verify_aliasing(vctx *v, const hlo_instruction *in) {
     if (fa && fa->kind == HLO_AK_RAW && fa->u.s && strstr(fa->u.s, "xla_skip_custom_call_alias_shape_check"))
       return;
   }
-  const hlo_computation *w = NULL;
-  hlo_shape out = in->shape;
-  if (in->op == HLO_OP_ASYNC_START) {
-    w = in->ncalled ? in->called[0] : NULL;
-    if (!w || !w->root) return;
-    out = async_shape(v, in, w);
-  }
+  if (in->op == HLO_OP_ASYNC_START) return; /* vx_async_aliasing, from vx_op_async */
   /* Pin and Unpin alias an array with the buffer that holds it; an
    * async-start's pairs compare shapes without the buffer marks too */
   bool pin = false;
@@ -77,19 +54,53 @@ void hlo_verify_aliasing(vctx *v, const hlo_instruction *in) {
   }
   for (int i = 0; i < a->u.aliasing.n; i++) {
     const hlo_alias_entry *en = &a->u.aliasing.v[i];
-    int limit = w ? w->nparams : in->noperands;
-    if (en->operand < 0 || en->operand >= limit) {
-      vx_fail(v, in, "output_to_operand_aliasing names %s %lld, but there are %d", w ? "parameter" : "operand",
-              (long long)en->operand, limit);
+    if (en->operand < 0 || en->operand >= in->noperands) {
+      vx_fail(v, in, "output_to_operand_aliasing names operand %lld, but there are %d", (long long)en->operand,
+              in->noperands);
       continue;
     }
-    if (w && !en->noutput) {
-      vx_fail(v, in, "output_to_operand_aliasing of an async-start needs a non-empty output index");
-      continue;
+    check_pair(v, in, en, &in->shape, &in->operands[en->operand]->shape, v->o.layout_sensitive, pin);
+  }
+}
+
+/* XLA's CheckAsyncOpAliasConfig: output indices walk ((parameters...),
+ * result, the start's own context elements...); the first broken rule ends
+ * the check, in XLA's words. */
+void vx_async_aliasing(vctx *v, const hlo_instruction *in, const hlo_computation *w, const hlo_shape *params) {
+  const hlo_attr *a = hlo_instr_attr(in, HLO_A_OUTPUT_TO_OPERAND_ALIASING);
+  if (!a || a->kind != HLO_AK_ALIASING) return;
+  int n = in->shape.ntuple;
+  hlo_shape *el = hlo_arena_array(&v->scratch, (size_t)n, sizeof *el);
+  if (!el) return;
+  el[0] = *params;
+  el[1] = w->root->shape;
+  for (int i = 2; i < n; i++) el[i] = in->shape.tuple[i];
+  hlo_shape out = {.type = HLO_TUPLE, .ntuple = n, .tuple = el};
+  for (int i = 0; i < a->u.aliasing.n; i++) {
+    const hlo_alias_entry *en = &a->u.aliasing.v[i];
+    const char *why = NULL;
+    const hlo_shape *os = NULL, *rs = NULL;
+    if (en->operand < 0) why = "Negative operand number in aliasing config.";
+    else if (en->operand >= w->nparams || !w->params[en->operand]) why = "";
+    else if (!(os = vx_subshape(&w->params[en->operand]->shape, en->operand_index, en->noperand_index)))
+      why = "Invalid aliasing operand shape index.";
+    else if (!en->noutput) why = "Output index should not be empty.";
+    else if (!(rs = vx_subshape(&out, en->output_index, en->noutput))) why = "Invalid aliasing output shape index.";
+    if (why && !*why) {
+      vx_fail(v, in, "Operand number %lld in aliasing config is out of bounds.", (long long)en->operand);
+      return;
     }
-    const hlo_shape *operand_shape = w ? (w->params[en->operand] ? &w->params[en->operand]->shape : NULL)
-                                       : &in->operands[en->operand]->shape;
-    if (!operand_shape) continue;
-    check_pair(v, in, en, &out, operand_shape, v->o.layout_sensitive, pin || w);
+    if (why) {
+      vx_fail(v, in, "%s", why);
+      return;
+    }
+    hlo_shape x = *os, y = *rs;
+    x.buffer = y.buffer = false;
+    bool ok = hlo_shape_compatible(&x, &y) &&
+              (!v->o.layout_sensitive || vx_layout_equal(os, rs));
+    if (!ok) {
+      vx_fail(v, in, "Different aliasing shapes: %s vs %s", vx_str_layout(v, os), vx_str_layout(v, rs));
+      return;
+    }
   }
 }

@@ -264,7 +264,3 @@ void vx_calls_scatter(vctx *v, const hlo_instruction *in) {
 void vx_calls_call(vctx *v, const hlo_instruction *in) {
   check_params_match_operands(v, in, need(v, in, HLO_A_TO_APPLY));
 }
-
-void vx_calls_async_start(vctx *v, const hlo_instruction *in) {
-  check_params_match_operands(v, in, need(v, in, HLO_A_CALLS));
-}

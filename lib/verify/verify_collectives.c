@@ -10,10 +10,10 @@
 typedef enum { MODE_REPLICA, MODE_PARTITION, MODE_REPLICA_AND_PARTITION, MODE_FLATTENED } group_mode;
 
 static const char *const MODE_NAME[] = {
-    [MODE_REPLICA] = "kCrossReplica",
-    [MODE_PARTITION] = "kCrossPartition",
-    [MODE_REPLICA_AND_PARTITION] = "kCrossReplicaAndPartition",
-    [MODE_FLATTENED] = "kFlattenedID",
+    [MODE_REPLICA] = "cross_replica",
+    [MODE_PARTITION] = "cross_partition",
+    [MODE_REPLICA_AND_PARTITION] = "cross_replica_and_partition",
+    [MODE_FLATTENED] = "flattened_id",
 };
 
 /* Ops whose group mode ignores use_global_device_ids (XLA passes "no flag"). */
@@ -31,28 +31,19 @@ static bool mode_of(vctx *v, const hlo_instruction *in, group_mode *mode) {
   }
   bool global = hlo_instr_bool(in, HLO_A_USE_GLOBAL_DEVICE_IDS, false);
   if (!channel && global) {
-    vx_fail(v, in, "Invalid combination of has_channel_id and use_global_device_ids");
+    vx_fail(v, in, "Cannot have use_global_device_ids=true without channel_id");
     return false;
   }
   *mode = !channel ? MODE_REPLICA : global ? MODE_FLATTENED : MODE_REPLICA_AND_PARTITION;
   return true;
 }
 
-typedef struct id_at {
-  int64_t id;
-  int64_t pos; /* order of appearance */
-} id_at;
-
-static int by_id_then_pos(const void *a, const void *b) {
-  const id_at *x = a, *y = b;
-  if (x->id != y->id) return x->id < y->id ? -1 : 1;
-  return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* XLA's CheckReplicaGroups: no empty group, no repeated id, ids exactly
- * 0..n-1, n the count of the mode (unless that count is 1), and groups of
- * one size when `uniform`.  Returns false if an error was reported. */
+/* XLA's CheckReplicaGroups: no empty group, ids in 0..n-1 (n the number of
+ * ids written) and none repeated, n the count of the mode (unless that
+ * count is 1), and groups of one size when `uniform`; nothing with
+ * no_check_replica_groups.  Returns false if an error was reported. */
 static bool check_groups(vctx *v, const hlo_instruction *in, group_mode mode, bool uniform) {
+  if (v->o.no_check_replica_groups) return true;
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_REPLICA_GROUPS);
   const hlo_replica_groups *g = a && a->kind == HLO_AK_REPLICA_GROUPS ? a->u.groups : NULL;
   bool empty = !g || (!g->iota && g->ngroups == 0);
@@ -77,27 +68,26 @@ static bool check_groups(vctx *v, const hlo_instruction *in, group_mode mode, bo
       }
       total += g->group_sizes[i];
     }
-    id_at *ids = hlo_arena_array(&v->scratch, (size_t)total, sizeof *ids);
-    if (!ids) return true;
-    int64_t k = 0;
+    /* the ids must be 0..total-1, each once; the first id out of range or
+     * seen before, in group order, is the one reported */
+    unsigned char *seen = total ? hlo_arena_array(&v->scratch, (size_t)total, 1) : NULL;
+    if (total && !seen) return true;
+    for (int64_t i = 0; i < total; i++) seen[i] = 0;
     for (int i = 0; i < g->ngroups; i++)
-      for (int j = 0; j < g->group_sizes[i]; j++, k++) ids[k] = (id_at){g->groups[i][j], k};
-    qsort(ids, (size_t)total, sizeof *ids, by_id_then_pos);
-    int64_t first_repeat = -1, repeat_pos = total;
-    for (int64_t i = 1; i < total; i++)
-      if (ids[i].id == ids[i - 1].id && ids[i].pos < repeat_pos) repeat_pos = ids[i].pos, first_repeat = ids[i].id;
-    if (repeat_pos < total) {
-      vx_fail(v, in, "Replica %lld is repeated in instruction's replica-groups", (long long)first_repeat);
-      return false;
-    }
-    n = total; /* all distinct: each of 0..n-1 must be named */
-    for (int64_t i = 0, j = 0; i < n; i++) {
-      while (j < total && ids[j].id < i) j++;
-      if (j == total || ids[j].id != i) {
-        vx_fail(v, in, "Replica %lld is not named in instruction's replica-groups", (long long)i);
-        return false;
+      for (int j = 0; j < g->group_sizes[i]; j++) {
+        int64_t id = g->groups[i][j];
+        if (id < 0 || id >= total) {
+          vx_fail(v, in, "Replica %lld is out of range (should be in [0, %lld) range) in instruction's replica-groups",
+                  (long long)id, (long long)total);
+          return false;
+        }
+        if (seen[id]) {
+          vx_fail(v, in, "Replica %lld is repeated in instruction's replica-groups", (long long)id);
+          return false;
+        }
+        seen[id] = 1;
       }
-    }
+    n = total;
   }
   int64_t want = mode == MODE_PARTITION ? v->partitions
                  : mode == MODE_FLATTENED ? v->replicas * v->partitions
@@ -123,10 +113,57 @@ void vx_op_replica_groups(vctx *v, const hlo_instruction *in) {
   if (mode_of(v, in, &mode)) check_groups(v, in, mode, false);
 }
 
+/* XLA's inplace(): slice_sizes written (the parser then wants 4 operands). */
+static bool permute_inplace(const hlo_instruction *in) {
+  return hlo_instr_attr(in, HLO_A_SLICE_SIZES) != NULL && in->noperands == 4;
+}
+
+/* XLA's CheckBufferOffset: offsets are a tuple of arrays (one per buffer
+ * dimension) or a tuple of such tuples. */
+static const char *buffer_offset_error(const hlo_shape *buf, const hlo_shape *off) {
+  if (off->type != HLO_TUPLE) return "Buffer offset is not tuple.";
+  bool arrays = true, tuples = true;
+  for (int i = 0; i < off->ntuple; i++) {
+    arrays &= hlo_shape_is_array(&off->tuple[i]);
+    tuples &= off->tuple[i].type == HLO_TUPLE;
+  }
+  if (!arrays && !tuples) return "Buffer offset should either be a tuple of arrays or  a tuple of tuples.";
+  const char *rank = "Buffer offset index should have the same number of elements as the buffer's rank.";
+  if (tuples) {
+    for (int i = 0; i < off->ntuple; i++)
+      if (off->tuple[i].ntuple != buf->rank) return rank;
+  } else if (off->ntuple != buf->rank) {
+    return rank;
+  }
+  return NULL;
+}
+
+/* XLA's CheckInplaceCollectivePermute: input and output buffers both
+ * arrays or both tuples of one length, each with offsets that fit it. */
+static bool check_inplace(vctx *v, const hlo_instruction *in) {
+  const hlo_shape *ib = &in->operands[0]->shape, *ob = &in->operands[1]->shape;
+  const hlo_shape *io = &in->operands[2]->shape, *oo = &in->operands[3]->shape;
+  const char *why = NULL;
+  if (hlo_shape_is_array(ib) && hlo_shape_is_array(ob)) {
+    if (!(why = buffer_offset_error(ib, io))) why = buffer_offset_error(ob, oo);
+  } else if (ib->type == HLO_TUPLE && ob->type == HLO_TUPLE) {
+    if (ib->ntuple != ob->ntuple) why = "Unmatching input buffers and output buffers.";
+    else if (io->type != HLO_TUPLE || io->ntuple != ib->ntuple) why = "Unmatching input buffers and input offset.";
+    for (int i = 0; !why && i < ib->ntuple; i++) why = buffer_offset_error(&ib->tuple[i], &io->tuple[i]);
+    if (!why && (oo->type != HLO_TUPLE || oo->ntuple != ob->ntuple))
+      why = "Unmatching output buffers and output offset.";
+    for (int i = 0; !why && i < ob->ntuple; i++) why = buffer_offset_error(&ob->tuple[i], &oo->tuple[i]);
+  } else {
+    why = "Unmatching input buffers and output buffers.";
+  }
+  if (why) vx_fail(v, in, "%s", why);
+  return !why;
+}
+
 /* How many times an id may appear as a source (or a target): once, or once
- * per offset of the in-place (4-operand) form. */
+ * per offset of the in-place form. */
 static int64_t allowed_repeats(const hlo_instruction *in) {
-  if (in->noperands != 4) return 1;
+  if (!permute_inplace(in)) return 1;
   const hlo_shape *off = &in->operands[2]->shape;
   if (off->type != HLO_TUPLE) return 1;
   if (hlo_shape_is_array(&in->operands[0]->shape)) return off->ntuple;
@@ -151,10 +188,11 @@ static bool check_pair_side(vctx *v, const hlo_instruction *in, int64_t (*p)[2],
   for (int j = 0; j < i; j++) seen += p[j][side] == id;
   if (seen < allowed) return true;
   if (allowed == 1)
-    vx_fail(v, in, "%s %lld appears more than once in instruction's source-target pairs", what, (long long)id);
+    vx_fail(v, in, "%s %lld appears more than once in instruction's source-target pairs: %s", what, (long long)id,
+            in->name);
   else
-    vx_fail(v, in, "%s %lld appears more than %lld times in instruction's source-target pairs", what, (long long)id,
-            (long long)allowed);
+    vx_fail(v, in, "%s %lld appears more than %lld times in instruction's source-target pairs: %s", what, (long long)id,
+            (long long)allowed, in->name);
   return false;
 }
 
@@ -163,6 +201,7 @@ static bool check_pair_side(vctx *v, const hlo_instruction *in, int64_t (*p)[2],
 void vx_op_source_target_pairs(vctx *v, const hlo_instruction *in) {
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_SOURCE_TARGET_PAIRS);
   if (!a || a->kind != HLO_AK_PAIRS) return;
+  if (permute_inplace(in) && !check_inplace(v, in)) return;
   group_mode mode;
   if (!mode_of(v, in, &mode)) return;
   int64_t limit = mode == MODE_REPLICA ? v->replicas : v->partitions;

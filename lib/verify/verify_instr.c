@@ -9,57 +9,81 @@
 
 enum { RANK_MAX = 64 }; /* reshape_is_bitcast accepts higher ranks unchecked */
 
-const char *vx_thread(const hlo_computation *c) {
+static const char *written_thread(const hlo_computation *c) {
   for (int i = 0; c && i < c->nattrs; i++)
     if (c->attrs[i].key == HLO_A_EXECUTION_THREAD && c->attrs[i].kind == HLO_AK_STRING && c->attrs[i].u.s)
       return c->attrs[i].u.s;
   return "main";
 }
 
+static bool has_id(const vctx *v, const hlo_computation *c) {
+  return c && c->id >= 0 && c->id < v->m->ncomps && v->m->comps[c->id] == c;
+}
+
+const char *vx_thread(const vctx *v, const hlo_computation *c) {
+  return v->threads && has_id(v, c) ? v->threads[c->id] : written_thread(c);
+}
+
+const char *vx_async_thread(const vctx *v, const hlo_instruction *start) {
+  /* a thread imposed on the start's computation was imposed on the start too */
+  if (v->thread_set && has_id(v, start->parent) && v->thread_set[start->parent->id]) return v->threads[start->parent->id];
+  const hlo_attr *a = hlo_instr_attr(start, HLO_A_ASYNC_EXECUTION_THREAD);
+  return a && a->kind == HLO_AK_STRING && a->u.s ? a->u.s : "main";
+}
+
+/* SetThreadName: c and everything it calls run on t (each computation once
+ * per imposition: seen holds the stamp of the last one that reached it). */
+static void impose(vctx *v, const hlo_computation *c, const char *t, int *seen, int stamp, int depth) {
+  if (!has_id(v, c) || seen[c->id] == stamp || depth > 4096) return;
+  seen[c->id] = stamp;
+  v->threads[c->id] = t;
+  v->thread_set[c->id] = 1;
+  for (int i = 0; i < c->ninstrs; i++)
+    for (int k = 0; c->instrs[i] && k < c->instrs[i]->ncalled; k++) impose(v, c->instrs[i]->called[k], t, seen, stamp, depth + 1);
+}
+
+/* XLA's parser builds computations in text order; each async-start it
+ * creates imposes its thread on the computation it wraps. */
+void vx_compute_threads(vctx *v) {
+  const hlo_module *m = v->m;
+  if (m->ncomps <= 0) return;
+  const char **t = hlo_arena_array(&v->scratch, (size_t)m->ncomps, sizeof *t);
+  unsigned char *set = hlo_arena_array(&v->scratch, (size_t)m->ncomps, 1);
+  int *seen = hlo_arena_array(&v->scratch, (size_t)m->ncomps, sizeof *seen);
+  if (!t || !set || !seen) return;
+  for (int ci = 0; ci < m->ncomps; ci++) t[ci] = written_thread(m->comps[ci]), set[ci] = 0, seen[ci] = 0;
+  v->threads = t;
+  v->thread_set = set;
+  int stamp = 0;
+  for (int ci = 0; ci < m->ncomps; ci++)
+    for (int i = 0; i < m->comps[ci]->ninstrs; i++) {
+      const hlo_instruction *in = m->comps[ci]->instrs[i];
+      if (in && in->op == HLO_OP_ASYNC_START && in->ncalled)
+        impose(v, in->called[0], vx_async_thread(v, in), seen, ++stamp, 0);
+    }
+}
+
 /* XLA's CheckCallableInstructionThreadName. */
 static void check_callee_threads(vctx *v, const hlo_instruction *in) {
-  const char *mine = vx_thread(in->parent);
+  const char *mine = vx_thread(v, in->parent);
   for (int k = 0; k < in->ncalled; k++) {
     const hlo_computation *c = in->called[k];
-    if (c && strcmp(mine, vx_thread(c))) {
+    if (c && strcmp(mine, vx_thread(v, c))) {
       vx_fail(v, in,
               "callable instruction %%%s expects parent computation thread name same as called computation's thread name (%s vs %s).",
-              in->name, mine, vx_thread(c));
+              in->name, mine, vx_thread(v, c));
       return;
     }
   }
-}
-
-/* The async-start at the head of an async chain (NULL if broken). */
-static const hlo_instruction *chain_start(const hlo_instruction *in) {
-  for (int guard = 0; in && guard < 1 << 20; guard++) {
-    if (in->op == HLO_OP_ASYNC_START) return in;
-    if ((in->op != HLO_OP_ASYNC_UPDATE && in->op != HLO_OP_ASYNC_DONE) || in->noperands < 1) return NULL;
-    in = in->operands[0];
-  }
-  return NULL;
-}
-
-/* XLA's CheckAsyncOpComputationThreadName. */
-static void check_async_thread(vctx *v, const hlo_instruction *in) {
-  const hlo_instruction *start = chain_start(in);
-  const hlo_computation *wrapped = in->ncalled ? in->called[0] : start && start->ncalled ? start->called[0] : NULL;
-  if (!start || !wrapped) return;
-  const hlo_attr *a = hlo_instr_attr(start, HLO_A_ASYNC_EXECUTION_THREAD);
-  const char *t = a && a->kind == HLO_AK_STRING && a->u.s ? a->u.s : "main";
-  const char *w = vx_thread(wrapped);
-  if (strcmp(t, w))
-    vx_fail(v, in, "%s expects same async thread name as wrapped computation's thread name (%s vs %s).",
-            hlo_opcode_name(in->op), t, w);
 }
 
 static void check_threads(vctx *v, const hlo_instruction *in) {
   bool opt = v->o.verify_call_nested_computation_thread_name;
   const hlo_attr *ta = hlo_instr_attr(in, HLO_A_TO_APPLY);
   if (opt && ta && ta->kind == HLO_AK_COMP && ta->u.comp &&
-      strcmp(vx_thread(ta->u.comp), vx_thread(in->parent))) {
-    vx_fail(v, in, "%s top_apply computation execution thread does not match (%s vs %s)", in->name,
-            vx_thread(ta->u.comp), vx_thread(in->parent));
+      strcmp(vx_thread(v, ta->u.comp), vx_thread(v, in->parent))) {
+    vx_fail(v, in, "%s to_apply computation execution thread does not match (%s vs %s)", in->name,
+            vx_thread(v, ta->u.comp), vx_thread(v, in->parent));
     return;
   }
   switch (in->op) {
@@ -67,21 +91,13 @@ static void check_threads(vctx *v, const hlo_instruction *in) {
   case HLO_OP_CALL: case HLO_OP_CUSTOM_CALL:
     if (opt) check_callee_threads(v, in);
     break;
-  case HLO_OP_ASYNC_START: case HLO_OP_ASYNC_UPDATE: case HLO_OP_ASYNC_DONE: check_async_thread(v, in); break;
   default: break;
   }
 }
 
 /* Sharding texts equal up to whitespace. */
 static bool same_sharding(const hlo_sharding *a, const hlo_sharding *b) {
-  const char *p = a->text ? a->text : "", *q = b->text ? b->text : "";
-  for (;;) {
-    while (*p == ' ' || *p == '\n' || *p == '\t') p++;
-    while (*q == ' ' || *q == '\n' || *q == '\t') q++;
-    if (*p != *q) return false;
-    if (!*p) return true;
-    p++, q++;
-  }
+  return vx_same_text(a->text, b->text);
 }
 
 static const hlo_sharding *sharding_of(const hlo_instruction *in) {

@@ -17,11 +17,14 @@ typedef struct vctx {
   int64_t replicas, partitions; /* XLA's module config: 1 when not given */
   const unsigned char *async_comp; /* by computation id: 1 wrapped by an async
                                       op, 2 a collectives group; may be NULL */
+  const char **threads;            /* by computation id: the execution thread
+                                      after async-starts impose theirs; may be NULL */
+  unsigned char *thread_set;       /* by computation id: 1 if an async-start imposed it */
 } vctx;
 
 /* Record "%name: msg" at the instruction (counts the error). */
 void vx_fail(vctx *v, const hlo_instruction *in, const char *fmt, ...) HLO_PRINTF(3, 4);
-/* The value of key="..." in raw attribute text (verify_ops.c), copied to scratch; NULL if absent. */
+/* The value of key="..." (or key={...}, braces kept) in raw attribute text (verify_ops.c), copied to scratch; NULL if absent. */
 const char *vx_raw_value(vctx *v, const char *raw, const char *key);
 /* Record msg at a raw offset. */
 void vx_fail_at(vctx *v, size_t off, const char *fmt, ...) HLO_PRINTF(3, 4);
@@ -36,6 +39,8 @@ const char *vx_index_str(vctx *v, const int64_t *idx, int n);
 /* Minor-to-major equality of two array layouts (missing = default). */
 bool vx_layout_equal(const hlo_shape *a, const hlo_shape *b);
 bool vx_has_unbounded(const hlo_shape *s);
+/* Texts equal up to whitespace (NULL is ""). */
+bool vx_same_text(const char *a, const char *b);
 
 void hlo_verify_structure(vctx *v);
 /* The checks every instruction gets (unbounded dimensions, mixed precision,
@@ -45,14 +50,26 @@ void hlo_verify_sharding(vctx *v, const hlo_instruction *in);
 /* verify_module.c: module-wide passes (async pairs, channels, async
  * computations, constrain_layout, original values, instruction names). */
 void hlo_verify_module_passes(vctx *v);
+/* verify_deadlock.c: XLA's VerifyNoCollectiveDeadlocks (with the option). */
+void vx_check_deadlocks(vctx *v);
 /* verify_instr.c: threads, sharding consistency and option-driven checks. */
 void hlo_verify_instr(vctx *v, const hlo_instruction *in);
 /* output_to_operand_aliasing of fusion, custom-call, async-start (verify_alias.c) */
 void hlo_verify_aliasing(vctx *v, const hlo_instruction *in);
 /* where buffer shapes b(...) may appear (verify_buffers.c) */
 void hlo_verify_buffers(vctx *v, const hlo_instruction *in);
-/* A computation's execution_thread ("main" when not written). */
-const char *vx_thread(const hlo_computation *c);
+/* verify_instr.c: the execution threads as XLA's parser leaves them: a
+ * computation's execution_thread ("main" when not written), unless an
+ * async-start imposed its thread on the computation it wraps and on every
+ * computation that one calls (XLA's SetThreadName). */
+void vx_compute_threads(vctx *v);
+const char *vx_thread(const vctx *v, const hlo_computation *c);
+/* The async_execution_thread of an async-start. */
+const char *vx_async_thread(const vctx *v, const hlo_instruction *start);
+/* verify_async.c */
+const hlo_instruction *vx_chain_start(const hlo_instruction *in);
+/* verify_alias.c: XLA's CheckAsyncOpAliasConfig (params: the tuple of w's parameter shapes). */
+void vx_async_aliasing(vctx *v, const hlo_instruction *in, const hlo_computation *w, const hlo_shape *params);
 
 /* What the verifier does for one opcode (verify_table.c). */
 typedef void vx_check(vctx *v, const hlo_instruction *in);
@@ -63,15 +80,16 @@ typedef struct vx_rule {
   bool keeps_layout;       /* layout-sensitive: may not change operand layouts */
   bool mixed_precision_ok; /* operands may mix floating-point precisions */
   bool check_first;        /* check runs before shape inference, which it may stop */
+  bool own_shape;          /* check replaces the comparison with the inferred shape */
 } vx_rule;
 extern const vx_rule hlo_verify_rules[HLO_OP_COUNT];
 
 /* verify_calls.c: called-computation signatures. */
 vx_check vx_calls_reduce, vx_calls_all_reduce, vx_calls_scatter, vx_calls_select_and_scatter, vx_calls_sort,
-    vx_calls_while, vx_calls_conditional, vx_calls_call, vx_calls_async_start, vx_calls_fusion, vx_calls_map;
+    vx_calls_while, vx_calls_conditional, vx_calls_call, vx_calls_fusion, vx_calls_map;
 /* verify_ops.c: op-specific checks. */
 vx_check vx_op_compare, vx_op_rng, vx_op_rng_bit_generator, vx_op_composite, vx_op_bitcast, vx_op_custom_call,
-    vx_op_dot_precision, vx_op_dot;
+    vx_op_dot_precision, vx_op_dot, vx_op_async, vx_op_scaled_dot, vx_op_scan;
 /* verify_collectives.c: group modes, replica groups, source-target pairs. */
 vx_check vx_op_source_target_pairs, vx_op_replica_groups, vx_op_uniform_groups, vx_op_all_to_all, vx_op_shard_count,
     vx_op_ragged_all_to_all;

@@ -121,9 +121,19 @@ const char *vx_raw_value(vctx *v, const char *raw, const char *key) {
     while (*q == ' ') q++;
     if (*q++ != '=') continue;
     while (*q == ' ') q++;
-    if (*q != '"') continue;
-    const char *e = ++q;
-    while (*e && *e != '"') e += *e == '\\' && e[1] ? 2 : 1;
+    const char *e;
+    if (*q == '{') { /* an unquoted braced value */
+      int depth = 0;
+      for (e = q; *e; e++)
+        if (*e == '{') depth++;
+        else if (*e == '}' && --depth == 0) break;
+      if (*e) e++;
+    } else if (*q == '"') {
+      e = ++q;
+      while (*e && *e != '"') e += *e == '\\' && e[1] ? 2 : 1;
+    } else {
+      continue;
+    }
     char *r = hlo_arena_alloc(&v->scratch, (size_t)(e - q) + 1);
     if (!r) return NULL;
     memcpy(r, q, (size_t)(e - q));
@@ -176,7 +186,21 @@ void vx_op_bitcast(vctx *v, const hlo_instruction *in) {
             (long long)b);
 }
 
+/* XLA's InstructionVerifier::HandleCustomCall: the GetRngSeed target takes
+ * no operand and gives a u64 scalar (first broken rule only). */
+static void check_get_rng_seed(vctx *v, const hlo_instruction *in) {
+  const hlo_attr *t = hlo_instr_attr(in, HLO_A_CUSTOM_CALL_TARGET);
+  if (!t || t->kind != HLO_AK_STRING || !t->u.s || strcmp(t->u.s, "GetRngSeed")) return;
+  if (in->noperands)
+    vx_fail(v, in, "GetRngSeed custom call must have 0 operands, but has %d", in->noperands);
+  else if (in->shape.type != HLO_U64)
+    vx_fail(v, in, "GetRngSeed custom call must return U64 type, but got %s", vx_str(v, &in->shape));
+  else if (in->shape.rank)
+    vx_fail(v, in, "GetRngSeed custom call must return a scalar, but got %s", vx_str(v, &in->shape));
+}
+
 void vx_op_custom_call(vctx *v, const hlo_instruction *in) {
+  check_get_rng_seed(v, in);
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_OPERAND_LAYOUT_CONSTRAINTS);
   if (!a || a->kind != HLO_AK_SHAPES) return;
   if (a->u.shapes.n != in->noperands) {
@@ -188,6 +212,60 @@ void vx_op_custom_call(vctx *v, const hlo_instruction *in) {
     if (!hlo_shape_xla_compatible(&a->u.shapes.v[i], &in->operands[i]->shape, false))
       vx_fail(v, in, "Operand %d shape %s is not compatible with its layout constraint %s.", i,
               vx_str(v, &in->operands[i]->shape), vx_str_layout(v, &a->u.shapes.v[i]));
+}
+
+/* XLA's IsNoOpScale: a bf16 scale of all-1 dimensions for a bf16 operand
+ * that is not all 1s stands for no scale. */
+static bool no_op_scale(const hlo_shape *operand, const hlo_shape *scale) {
+  if (scale->type != operand->type || operand->type != HLO_BF16) return false;
+  bool ones = true, other = false;
+  for (int i = 0; i < scale->rank; i++) ones &= scale->dims[i] == 1;
+  for (int i = 0; i < operand->rank; i++) other |= operand->dims[i] != 1;
+  return ones && other;
+}
+
+/* XLA's ScalesShapeVerifier for operand k (0 lhs, 1 rhs) and its scale k + 2. */
+static bool check_scale(vctx *v, const hlo_instruction *in, int k) {
+  const hlo_instruction *op = in->operands[k], *sc = in->operands[k + 2];
+  const hlo_shape *o = &op->shape, *s = &sc->shape;
+  if (!hlo_shape_is_array(o) || !hlo_shape_is_array(s) || no_op_scale(o, s)) return true;
+  if (s->rank != o->rank) {
+    vx_fail(v, in, "Scale operand %s has a different number of dimensions than operand %s in %s", sc->name, op->name,
+            in->name);
+    return false;
+  }
+  int nc;
+  hlo_instr_ints(in, k ? HLO_A_RHS_CONTRACTING_DIMS : HLO_A_LHS_CONTRACTING_DIMS, &nc);
+  if (nc != 1) {
+    vx_fail(v, in, "Contracting dimensions must have exactly one dimension in instruction %s", in->name);
+    return false;
+  }
+  for (int i = 0; i < o->rank; i++)
+    if (s->dims[i] == 0 ? o->dims[i] != 0 : o->dims[i] % s->dims[i] != 0) {
+      vx_fail(v, in, "Dimension %d of operand %s should be a multiple of dimension %d of scale operand %s in %s", i,
+              op->name, i, sc->name, in->name);
+      return false;
+    }
+  return true;
+}
+
+/* XLA's HandleScaledDot before the shape check: the scales of lhs and rhs,
+ * and not both scalars. */
+void vx_op_scaled_dot(vctx *v, const hlo_instruction *in) {
+  if (in->noperands != 4 || !check_scale(v, in, 0) || !check_scale(v, in, 1)) return;
+  if (!in->operands[2]->shape.rank && in->operands[2]->shape.type != HLO_TUPLE && !in->operands[3]->shape.rank &&
+      in->operands[3]->shape.type != HLO_TUPLE)
+    vx_fail(v, in, "At least one of the scales should be not a scalar in %s", in->name);
+}
+
+/* XLA's HandleScan: a layout-sensitive verifier sees only associative
+ * scans (ScanExpander turns the others into while loops first). */
+void vx_op_scan(vctx *v, const hlo_instruction *in) {
+  if (v->o.layout_sensitive && !hlo_instr_bool(in, HLO_A_IS_ASSOCIATIVE, false))
+    vx_fail(v, in,
+            "Non-associative scan reached layout-sensitive HloVerifier; it should have been expanded to a while loop "
+            "by ScanExpander: %s",
+            in->name);
 }
 
 void vx_op_dot_precision(vctx *v, const hlo_instruction *in) {

@@ -8,6 +8,14 @@
 #include "ir/mesh.h"
 #include "verify/verify_internal.h"
 
+/* XLA's DeviceInRange (nd 0: unknown, no upper bound). */
+static bool device_in_range(vctx *v, const hlo_instruction *in, int64_t dev, int64_t nd) {
+  if (dev < 0) vx_fail(v, in, "device %lld is negative in tile assignment", (long long)dev);
+  else if (nd > 0 && dev >= nd) vx_fail(v, in, "device %lld >= num_devices (%lld) in tile assignment", (long long)dev, (long long)nd);
+  else return true;
+  return false;
+}
+
 /* XLA's HloSharding::ValidateNonTuple for a mesh-based sharding: the
  * replicated, manual and unreduced ones need nothing; a maximal one a
  * device in range; others one dimension sharding per dimension and a mesh
@@ -16,9 +24,7 @@ static void check_named(vctx *v, const hlo_instruction *in, const hlo_sharding *
   const hlo_named_sharding *ns = sh->named;
   if (hlo_named_is_replicated(ns) || hlo_named_is_manual(ns) || hlo_named_is_unreduced(ns)) return;
   if (ns->mesh.maximal) {
-    int64_t d = ns->mesh.device_id; /* XLA's DeviceInRange */
-    if (d < 0) vx_fail(v, in, "device %lld is negative in tile assignment", (long long)d);
-    else if (nd > 0 && d >= nd) vx_fail(v, in, "device %lld >= num_devices (%lld) in tile assignment", (long long)d, (long long)nd);
+    device_in_range(v, in, ns->mesh.device_id, nd);
     return;
   }
   /* XLA's "Tile assignment only contains a single device" cannot apply: on a
@@ -41,9 +47,7 @@ static void check_one(vctx *v, const hlo_instruction *in, const hlo_sharding *sh
   }
   switch (sh->kind) {
   case HLO_SHARD_MAXIMAL:
-    if (nd > 0 && (sh->device < 0 || sh->device >= nd))
-      vx_fail(v, in, "device %lld > num_devices (%lld) in maximal sharding %s", (long long)sh->device,
-              (long long)nd, text);
+    device_in_range(v, in, sh->device, nd);
     return;
   case HLO_SHARD_TILED: {
     if (s->type == HLO_TUPLE || !hlo_type_is_array(s->type)) {
@@ -70,18 +74,15 @@ static void check_one(vctx *v, const hlo_instruction *in, const hlo_sharding *sh
       }
       for (int i = 0; i < sh->ndevices; i++) {
         int64_t dev = sh->devices[i];
-        if (dev < 0 || (nd > 0 && dev >= nd)) {
-          vx_fail(v, in, "device %lld > num_devices (%lld) in tile assignment", (long long)dev, (long long)nd);
-          return;
-        }
+        if (!device_in_range(v, in, dev, nd)) return;
         for (int j = 0; j < i; j++)
           if (sh->devices[j] == dev) {
             vx_fail(v, in, "device %lld appears more than once in the tile assignment of %s", (long long)dev, text);
             return;
           }
       }
-    } else if (nd > 0 && total > nd) {
-      vx_fail(v, in, "device %lld > num_devices (%lld) in tile assignment", (long long)(total - 1), (long long)nd);
+    } else {
+      device_in_range(v, in, total - 1, nd);
     }
     return;
   }

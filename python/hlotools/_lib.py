@@ -106,7 +106,8 @@ class VerifyOptions(ctypes.Structure):  # hlo_verify_options, field for field
                 ("verify_call_nested_computation_thread_name", c_bool),
                 ("allow_bitcast_to_have_different_size", c_bool),
                 ("no_verify_sharding_device_numbers", c_bool), ("no_verify_unique_channel_ids", c_bool),
-                ("no_verify_s4u4_usage", c_bool)]
+                ("no_verify_s4u4_usage", c_bool), ("verify_no_collective_deadlocks", c_bool),
+                ("no_check_replica_groups", c_bool)]
 
 
 class ExecOptions(ctypes.Structure):  # hlo_exec_options, field for field

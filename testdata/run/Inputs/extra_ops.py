@@ -123,13 +123,13 @@ def scaled_dot():
     re = rhs * np.repeat(np.repeat(rs, 2, 0), 3, 1)
     check("scaled-dot blocks",
           hlo(["f32[2,4]", "f32[2,2]", "f32[4,3]", "f32[2,1]"],
-              "f32[2,3] scaled-dot(p0, p1, p2, p3), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+              "f32[2,3] scaled-dot(p0, p2, p1, p3), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
           [lhs, ls, rhs, rs], le @ re)
     s1, s2 = np.float32(0.5), np.float32(4.0)
-    check("scaled-dot scalar scales",
-          hlo(["f32[2,4]", "f32[]", "f32[4,3]", "f32[]"],
-              "f32[2,3] scaled-dot(p0, p1, p2, p3), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
-          [lhs, np.array(s1), rhs, np.array(s2)], (lhs * s1) @ (rhs * s2))
+    check("scaled-dot one-block scales",
+          hlo(["f32[2,4]", "f32[1,1]", "f32[4,3]", "f32[1,1]"],
+              "f32[2,3] scaled-dot(p0, p2, p1, p3), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+          [lhs, np.full((1, 1), s1), rhs, np.full((1, 1), s2)], (lhs * s1) @ (rhs * s2))
 
 
 # ---- stochastic-convert: floor(|x|) + (random < frac(|x|) * 2^bits), sign restored, clamped

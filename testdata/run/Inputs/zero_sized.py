@@ -594,7 +594,7 @@ def more():
               "ROOT r = %s convert(y)" % S("f32" if t[0] != "c" else "c64", 0, 8)], lambda a: [np.zeros((0, 8))])
     # scaled-dot with K = 0 (its scales empty too), stochastic-convert, ragged-all-to-all of nothing
     case("scaled-dot with K=0", [("f32", (3, 0)), ("f32", (3, 0)), ("f32", (0, 4)), ("f32", (0, 4))],
-         ["ROOT d = f32[3,4] scaled-dot(p0, p1, p2, p3), lhs_contracting_dims={1}, rhs_contracting_dims={0}"],
+         ["ROOT d = f32[3,4] scaled-dot(p0, p2, p1, p3), lhs_contracting_dims={1}, rhs_contracting_dims={0}"],
          lambda a: [np.zeros((3, 4))])
     case("stochastic-convert of f32[0,4]", [("f32", (0, 4)), ("u32", (0, 4))],
          ["ROOT s = s32[0,4] stochastic-convert(p0, p1)"], lambda a: [np.zeros((0, 4))])

@@ -700,7 +700,8 @@ ENTRY e {
 ('''ENTRY e {
   v = f32[4] parameter(0)
 @  ROOT a = f32[8] all-gather-start(v), replica_groups={{0,1}}, dimensions={0}
-}''', 'all-gather-start must have a 2-element tuple shape (operands, results); got f32[8].'),
+}''', ['The all-gather-start instruction requires one consumer, found 0',
+       'all-gather-start must have a 2-element tuple shape (operands, results); got f32[8].']),
 ('''b0 {
   p = f32[] parameter(0)
   ROOT r = f32[] negate(p)
@@ -735,8 +736,8 @@ ENTRY e {
   sls = f8e8m0fnu[2,1] parameter(1)
   sr = f8e4m3fn[32,4] parameter(2)
   srs = f8e8m0fnu[4] parameter(3)
-@  ROOT sd = f32[2,4] scaled-dot(sl, sls, sr, srs), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-}''', 'scaled-dot rhs scale f8e8m0fnu[4] must have the rank of the rhs f8e4m3fn[32,4].'),
+@  ROOT sd = f32[2,4] scaled-dot(sl, sr, sls, srs), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}''', 'Scale operand srs has a different number of dimensions than operand sr in sd'),
 ('''ENTRY e {
   v = f32[4] parameter(0)
   w = f32[2,2] parameter(1)

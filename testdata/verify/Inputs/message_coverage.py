@@ -26,6 +26,14 @@ EXCLUDED = {
         'unreachable from text: XLA\'s parser (and lib/text/parse_checks.c) refuses dimensions= of other than one entry on all-gather, reduce-scatter, all-to-all, concatenate, sort, scan and get/set-dimension-size; the check guards modules built through the API',
     'set-dimension-size needs exactly one dimension; got %d.':
         'unreachable from text: XLA\'s parser (and lib/text/parse_checks.c) refuses dimensions= of other than one entry on all-gather, reduce-scatter, all-to-all, concatenate, sort, scan and get/set-dimension-size; the check guards modules built through the API',
+    '%s (opcode: %s) expects the async shape to be in the form of ((op0_shape, op1_shape, ...), output_shape, ...), found %s.':
+        'unreachable from text: the parser refuses an async-start or async-update whose shape is not ((operands...), result, ...) and an async-update or async-done whose first operand is not an async-start or async-update (lib/text/parse_checks.c, as XLA\'s parser does); the check guards modules built through the API',
+    '%s (opcode: %s) expects a single operand, found %d.':
+        'unreachable from text: the parser refuses an async-start or async-update whose shape is not ((operands...), result, ...) and an async-update or async-done whose first operand is not an async-start or async-update (lib/text/parse_checks.c, as XLA\'s parser does); the check guards modules built through the API',
+    '%s (opcode: %s) expects at least one operand, found 0.':
+        'unreachable from text: the parser refuses an async-start or async-update whose shape is not ((operands...), result, ...) and an async-update or async-done whose first operand is not an async-start or async-update (lib/text/parse_checks.c, as XLA\'s parser does); the check guards modules built through the API',
+    '%s (opcode: %s) expects the operand to be async-start or async-update, found %s.':
+        'unreachable from text: the parser refuses an async-start or async-update whose shape is not ((operands...), result, ...) and an async-update or async-done whose first operand is not an async-start or async-update (lib/text/parse_checks.c, as XLA\'s parser does); the check guards modules built through the API',
     'Unknown fft_type %s.':
         'unreachable from text: the parser takes only the words XLA\'s parser takes for this attribute (lib/text/attr_words.c); the check guards modules built through the API',
     'compare needs direction=EQ, NE, GE, GT, LE or LT; got %s':
