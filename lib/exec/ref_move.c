@@ -304,7 +304,9 @@ DECL_KERN(hlo_ref_bitcast) {
     int64_t p = hlo_index_dot(os->rank, oi, op);
     for (int j = 0; j < is->rank; j++) {
       int d = ord[j];
-      ii[d] = ip[d] ? p / ip[d] : 0;
+      /* a dimension of size 1 shares its stride with a neighbour: its
+       * index is 0, and the neighbour takes the offset */
+      ii[d] = ip[d] && is->dims[d] > 1 ? p / ip[d] : 0;
       p -= ii[d] * ip[d];
     }
     cp(o->data, k, args[0]->data, hlo_index_dot(is->rank, ii, ist), es);

@@ -41,6 +41,17 @@ const hlo_instruction *hlo_text_async_sugar(const hlo_instruction *in) {
   if (s->type != HLO_TUPLE || s->ntuple < 2 || s->tuple[0].type != HLO_TUPLE || s->tuple[0].ntuple != r->noperands)
     return NULL;
   if (start->noperands != r->noperands) return NULL;
+  /* nor when anything but async ops also calls the wrapped computation:
+   * the sugared form leaves the computation out of the text */
+  const hlo_module *m = c->module_;
+  for (int ci = 0; m && ci < m->ncomps; ci++)
+    for (int i = 0; i < m->comps[ci]->ninstrs; i++) {
+      const hlo_instruction *x = m->comps[ci]->instrs[i];
+      if (!x->ncalled || x->op == HLO_OP_ASYNC_START || x->op == HLO_OP_ASYNC_UPDATE || x->op == HLO_OP_ASYNC_DONE)
+        continue;
+      for (int q = 0; q < x->ncalled; q++)
+        if (x->called[q] == c) return NULL;
+    }
   for (int i = 0; i < r->noperands; i++)
     if (r->operands[i] != c->params[i]) return NULL;
   /* nor when "<op>-start", "-update" or "-done" is an opcode of its own
