@@ -298,6 +298,10 @@ static bool async_own_attr(const hlo_instruction *in, const hlo_attr *a, bool su
 }
 
 int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print_options *o) {
+  return hlo_text_print_instruction(b, in, o, NULL);
+}
+
+int hlo_text_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print_options *o, const bool *plain) {
   if (!o) o = &DEFAULTS;
   print_name(b, in->name, o);
   hlo_buf_puts(b, " = ");
@@ -305,7 +309,7 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
     print_shape_ex(b, &in->shape, !o->no_layouts, false);
     hlo_buf_putc(b, ' ');
   }
-  const hlo_instruction *wrapped = hlo_text_async_sugar(in);
+  const hlo_instruction *wrapped = hlo_text_async_sugar(in, plain);
   hlo_buf_puts(b, hlo_opcode_name(wrapped ? wrapped->op : in->op));
   if (wrapped) hlo_buf_puts(b, in->op == HLO_OP_ASYNC_START ? "-start" : in->op == HLO_OP_ASYNC_UPDATE ? "-update" : "-done");
   hlo_buf_putc(b, '(');
@@ -356,6 +360,10 @@ int hlo_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print
 /* ---- computations and modules ------------------------------------------------ */
 
 int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_options *o) {
+  return hlo_text_print_computation(b, c, o, NULL);
+}
+
+int hlo_text_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_options *o, const bool *plain) {
   if (!o) o = &DEFAULTS;
   if (c->is_entry) hlo_buf_puts(b, "ENTRY ");
   print_name(b, c->name, o);
@@ -383,6 +391,7 @@ int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_
   hlo_buf_puts(b, " {\n");
   hlo_arena scratch;
   hlo_arena_init(&scratch, NULL);
+  if (!plain && c->module_) plain = hlo_text_plain_callees(&scratch, c->module_);
   const hlo_instruction **order;
   if (hlo_text_instr_order(&scratch, c, &order)) {
     b->failed = true;
@@ -390,7 +399,7 @@ int hlo_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_
     for (int i = 0; i < c->ninstrs; i++) {
       const hlo_instruction *in = order[i];
       hlo_buf_puts(b, in == c->root ? "  ROOT " : "  ");
-      hlo_print_instruction(b, in, o);
+      hlo_text_print_instruction(b, in, o, plain);
       hlo_buf_putc(b, '\n');
     }
   }

@@ -15,8 +15,20 @@ const hlo_computation *hlo_text_async_computation(const hlo_instruction *in);
 /* The instruction an async op stands for when XLA prints it in the sugared
  * form: the root of its wrapped computation when every other instruction
  * of that computation is a parameter (HloComputation::
- * CanExpandIntoSingleInstruction).  NULL for other instructions. */
-const hlo_instruction *hlo_text_async_sugar(const hlo_instruction *in);
+ * CanExpandIntoSingleInstruction).  NULL for other instructions.  plain
+ * is hlo_text_plain_callees' table for the module, or NULL to look for
+ * other callers by scanning the module. */
+const hlo_instruction *hlo_text_async_sugar(const hlo_instruction *in, const bool *plain);
+
+/* By computation id, whether an instruction other than an async op calls
+ * it (such a computation keeps its explicit async form): one pass over
+ * the module, so that printing stays linear.  NULL on allocation failure
+ * or an empty module. */
+bool *hlo_text_plain_callees(hlo_arena *a, const hlo_module *m);
+
+/* hlo_print_instruction and hlo_print_computation with that table. */
+int hlo_text_print_instruction(hlo_buf *b, const hlo_instruction *in, const hlo_print_options *o, const bool *plain);
+int hlo_text_print_computation(hlo_buf *b, const hlo_computation *c, const hlo_print_options *o, const bool *plain);
 
 /* Attributes every instruction may carry, which XLA prints after the
  * opcode-specific ones (sharding, metadata, backend_config, ...): the

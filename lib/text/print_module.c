@@ -22,8 +22,43 @@ const hlo_computation *hlo_text_async_computation(const hlo_instruction *in) {
   return NULL;
 }
 
-const hlo_instruction *hlo_text_async_sugar(const hlo_instruction *in) {
-  if (in->op != HLO_OP_ASYNC_START && in->op != HLO_OP_ASYNC_UPDATE && in->op != HLO_OP_ASYNC_DONE) return NULL;
+static bool is_async_op(hlo_opcode op) {
+  return op == HLO_OP_ASYNC_START || op == HLO_OP_ASYNC_UPDATE || op == HLO_OP_ASYNC_DONE;
+}
+
+/* Whether an instruction other than an async op calls c (plain: the
+ * table of hlo_text_plain_callees, or NULL to scan the module). */
+static bool called_plainly(const hlo_computation *c, const bool *plain) {
+  const hlo_module *m = c->module_;
+  if (!m) return false;
+  if (plain) return c->id >= 0 && c->id < m->ncomps && m->comps[c->id] == c && plain[c->id];
+  for (int ci = 0; ci < m->ncomps; ci++)
+    for (int i = 0; i < m->comps[ci]->ninstrs; i++) {
+      const hlo_instruction *x = m->comps[ci]->instrs[i];
+      if (is_async_op(x->op)) continue;
+      for (int q = 0; q < x->ncalled; q++)
+        if (x->called[q] == c) return true;
+    }
+  return false;
+}
+
+bool *hlo_text_plain_callees(hlo_arena *a, const hlo_module *m) {
+  bool *plain = m->ncomps ? hlo_arena_array(a, (size_t)m->ncomps, sizeof *plain) : NULL;
+  if (!plain) return NULL;
+  for (int ci = 0; ci < m->ncomps; ci++)
+    for (int i = 0; i < m->comps[ci]->ninstrs; i++) {
+      const hlo_instruction *x = m->comps[ci]->instrs[i];
+      if (is_async_op(x->op)) continue;
+      for (int q = 0; q < x->ncalled; q++) {
+        const hlo_computation *c = x->called[q];
+        if (c && c->id >= 0 && c->id < m->ncomps && m->comps[c->id] == c) plain[c->id] = true;
+      }
+    }
+  return plain;
+}
+
+const hlo_instruction *hlo_text_async_sugar(const hlo_instruction *in, const bool *plain) {
+  if (!is_async_op(in->op)) return NULL;
   const hlo_computation *c = hlo_text_async_computation(in);
   if (!c || !c->root) return NULL;
   for (int i = 0; i < c->ninstrs; i++)
@@ -41,19 +76,11 @@ const hlo_instruction *hlo_text_async_sugar(const hlo_instruction *in) {
   if (s->type != HLO_TUPLE || s->ntuple < 2 || s->tuple[0].type != HLO_TUPLE || s->tuple[0].ntuple != r->noperands)
     return NULL;
   if (start->noperands != r->noperands) return NULL;
-  /* nor when anything but async ops also calls the wrapped computation:
-   * the sugared form leaves the computation out of the text */
-  const hlo_module *m = c->module_;
-  for (int ci = 0; m && ci < m->ncomps; ci++)
-    for (int i = 0; i < m->comps[ci]->ninstrs; i++) {
-      const hlo_instruction *x = m->comps[ci]->instrs[i];
-      if (!x->ncalled || x->op == HLO_OP_ASYNC_START || x->op == HLO_OP_ASYNC_UPDATE || x->op == HLO_OP_ASYNC_DONE)
-        continue;
-      for (int q = 0; q < x->ncalled; q++)
-        if (x->called[q] == c) return NULL;
-    }
   for (int i = 0; i < r->noperands; i++)
     if (r->operands[i] != c->params[i]) return NULL;
+  /* nor when anything but async ops also calls the wrapped computation:
+   * the sugared form leaves the computation out of the text */
+  if (called_plainly(c, plain)) return NULL;
   /* nor when "<op>-start", "-update" or "-done" is an opcode of its own
    * (copy-start, all-reduce-start, ...): the text would read back as that
    * opcode, not as an async op wrapping <op> */
@@ -212,11 +239,13 @@ int hlo_print_module(hlo_buf *b, const hlo_module *m, const hlo_print_options *o
   hlo_arena scratch;
   hlo_arena_init(&scratch, NULL);
   bool *hidden = NULL;
+  /* who calls what, once for the whole print (NULL: each async op scans) */
+  const bool *plain = hlo_text_plain_callees(&scratch, m);
   for (int ci = 0; ci < m->ncomps; ci++) {
     const hlo_computation *c = m->comps[ci];
     for (int i = 0; i < c->ninstrs; i++) {
       const hlo_instruction *in = c->instrs[i];
-      if (in->op != HLO_OP_ASYNC_START || !hlo_text_async_sugar(in)) continue;
+      if (in->op != HLO_OP_ASYNC_START || !hlo_text_async_sugar(in, plain)) continue;
       const hlo_computation *w = hlo_text_async_computation(in);
       if (!hidden && !(hidden = hlo_arena_array(&scratch, (size_t)m->ncomps, sizeof *hidden))) {
         b->failed = true;
@@ -230,7 +259,7 @@ int hlo_print_module(hlo_buf *b, const hlo_module *m, const hlo_print_options *o
   for (int i = 0; order && i < m->ncomps; i++) {
     const hlo_computation *c = order[i];
     if (hidden && c->id >= 0 && c->id < m->ncomps && m->comps[c->id] == c && hidden[c->id]) continue;
-    hlo_print_computation(b, c, o);
+    hlo_text_print_computation(b, c, o, plain);
     hlo_buf_puts(b, "\n\n");
   }
   hlo_arena_release(&scratch);
