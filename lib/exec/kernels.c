@@ -187,7 +187,7 @@ const hlo_kernel_row hlo_kernels[HLO_OP_COUNT] = {
     [HLO_OP_FUSION] = {REF(hlo_ctl_call), PREP(prep_called),
                        FAST3(hlo_fast_plan_reduce, hlo_fast_plan_loop, hlo_fast_plan_dotfuse)},
     [HLO_OP_ASYNC_START] = {REF(hlo_ctl_call), PREP(prep_called)},
-    [HLO_OP_ASYNC_UPDATE] = {REF(hlo_ctl_forward0)},
+    [HLO_OP_ASYNC_UPDATE] = {REF(hlo_ctl_async_update)},
     [HLO_OP_ASYNC_DONE] = {REF(hlo_ctl_async_done)},
     [HLO_OP_TUPLE] = {REF(hlo_ctl_tuple)},
     [HLO_OP_GET_TUPLE_ELEMENT] = {REF(hlo_ctl_gte)},

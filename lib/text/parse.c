@@ -60,6 +60,7 @@ typedef struct parser {
   hlo_strmap opcodes; /* spelling -> opcode + 1, built per parse from the table */
   hlo_strmap attrs;   /* spelling -> attribute key + 1 */
   vec async_comps;    /* computations made for sugared async-starts */
+  vec async_later;    /* sugared async-updates and -dones, in text order */
   vec made;           /* those and computations written inline, in the order made */
   int made_taken;     /* how many of `made` are already in the module's list */
   vec anon;           /* instructions written as nested operands */
@@ -432,7 +433,7 @@ static int async_sugar(parser *p, hlo_instruction *in, hlo_opcode wrapped) {
   if (check_instr_attrs(&p->scn, in, in->op_off) || (c && check_instr_attrs(&p->scn, c->root, in->op_off)) ||
       check_attr_words(&p->scn, in) || (c && check_attr_words(&p->scn, c->root)))
     return HLO_ERR;
-  if (!c) return HLO_OK;
+  if (!c) return vpush_in(&p->scn, &p->scratch, &p->async_later, in);
   if (hlo_strmap_put(&p->comps, c->name, c, NULL) || vpush_in(&p->scn, &p->scratch, &p->async_comps, c) ||
       vpush_in(&p->scn, &p->scratch, &p->made, c))
     return scan_errorf(&p->scn, in->op_off, "out of memory");
@@ -912,7 +913,10 @@ static int parse_module_body(parser *p) {
     m->entry->is_entry = true;
   }
   for (int i = 0; i < m->ncomps; i++) m->comps[i]->id = i; /* text order, for resolve_comps */
-  if (resolve_comps(p) || check_async_callers(scn, m, &p->scratch)) return HLO_ERR;
+  if (resolve_comps(p) || check_async_callers(scn, m, &p->scratch) ||
+      scan_async_late_binding(scn, (hlo_computation *const *)p->async_comps.v, p->async_comps.n,
+                              (hlo_instruction *const *)p->async_later.v, p->async_later.n))
+    return HLO_ERR;
   if (p->anon.n && scan_name_anonymous(&p->scratch, &m->arena, m->comps, m->ncomps, (hlo_instruction **)p->anon.v,
                                        p->anon.n, (hlo_computation *const *)p->async_comps.v, p->async_comps.n))
     return scan_errorf(scn, 0, "out of memory");

@@ -110,6 +110,12 @@ bool scan_async_sugar_opcode(const char *s, size_t n, hlo_opcode *async_op, hlo_
  * op's attributes to it; for update/done, check the wrapped opcode. */
 int scan_async_sugar_wrap(scanner *scn, hlo_instruction *in, hlo_opcode wrapped, const char *comp_name,
                           hlo_computation **made);
+/* Once called computations are resolved, XLA's late binding: the
+ * computations made for sugared starts (made) take the parameter and
+ * result shapes of the computation a wrapped call or fusion calls, then
+ * those of each sugared update and done (later, in text order). */
+int scan_async_late_binding(scanner *scn, hlo_computation *const *made, int nmade, hlo_instruction *const *later,
+                            int nlater);
 
 /* The stack frame index section after the module header (stack_frames.c):
  * *out is NULL when the text has none. */
