@@ -101,6 +101,30 @@ bool vx_has_unbounded(const hlo_shape *s) {
   return false;
 }
 
+/* A layout-sensitive copy into or out of host memory (XLA's CheckShape):
+ * into host it may transpose but not convert; out of host it must keep
+ * everything but the memory space.  1 or 0 for such a copy, -1 for any
+ * other (then the usual compatibility rule applies). */
+static int host_copy(const vctx *v, const hlo_instruction *in, const hlo_shape *inf) {
+  enum { HOST_SPACE = 5 };
+  const hlo_shape *s = &in->shape;
+  if (!v->o.layout_sensitive || !hlo_shape_is_array(s) || !hlo_shape_is_array(inf) || !s->layout || !inf->layout)
+    return -1;
+  int64_t to = s->layout->memory_space, from = inf->layout->memory_space;
+  if (to == from || (to != HOST_SPACE && from != HOST_SPACE)) return -1;
+  if (to == HOST_SPACE) return s->type == inf->type;
+  /* equal but for the memory space */
+  if (!hlo_shape_compatible(s, inf) || !vx_layout_equal(s, inf)) return 0;
+  const hlo_layout *a = s->layout, *b = inf->layout;
+  if (a->ntiles != b->ntiles || a->element_size_bits != b->element_size_bits) return 0;
+  for (int i = 0; i < a->ntiles; i++) {
+    if (a->tiles[i].n != b->tiles[i].n) return 0;
+    for (int k = 0; k < a->tiles[i].n; k++)
+      if (a->tiles[i].dims[k] != b->tiles[i].dims[k]) return 0;
+  }
+  return 1;
+}
+
 static void check_shape(vctx *v, const hlo_instruction *in) {
   hlo_shape inf;
   if (hlo_infer_shape(in, &v->scratch, &inf, v->d, v->src)) {
@@ -110,6 +134,11 @@ static void check_shape(vctx *v, const hlo_instruction *in) {
   bool strict = hlo_verify_rules[in->op].strict_shape;
   bool ok = strict ? vx_same(v, &in->shape, &inf)
                                  : hlo_shape_xla_compatible(&in->shape, &inf, v->o.allow_mixed_precision);
+  int offload = in->op == HLO_OP_COPY ? host_copy(v, in, &inf) : -1;
+  if (offload >= 0) {
+    ok = offload;
+    strict = true; /* the message shows the layouts */
+  }
   if (ok) return;
   if (in->op == HLO_OP_FUSION)
     vx_fail(v, in, "Fused computation shape (%s) is not equal to the fusion shape (%s)", vx_str(v, &inf),

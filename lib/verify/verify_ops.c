@@ -27,11 +27,41 @@ static void check_mixed_precision(vctx *v, const hlo_instruction *in) {
   }
 }
 
+enum { DEFAULT_SPACE = 0, FAST_SPACE = 1, HOST_SPACE = 5 }; /* XLA's Layout memory spaces */
+
+static int64_t memory_space(const hlo_shape *s) {
+  return s->layout ? s->layout->memory_space : DEFAULT_SPACE;
+}
+
+/* The memory-space moves a host-offloading dynamic-slice, dynamic-update-
+ * slice or copy may make (XLA's HostOffloadInstructionCanChangeMemorySpace,
+ * its first condition kept as XLA writes it); false after a report. */
+static bool space_change_ok(vctx *v, const hlo_instruction *in, int64_t from, int64_t to) {
+  if ((from == FAST_SPACE && to != FAST_SPACE) && !(from != FAST_SPACE && to == FAST_SPACE)) {
+    vx_fail(v, in, "Instruction shouldn't change layout memory space between generic fast memory space and others for instruction: %%%s",
+            in->name);
+    return false;
+  }
+  if (in->op == HLO_OP_DYNAMIC_SLICE && from == DEFAULT_SPACE && to == HOST_SPACE) {
+    vx_fail(v, in, "DynamicSlice instruction shouldn't change layout memory space from device to host: %%%s", in->name);
+    return false;
+  }
+  if (in->op == HLO_OP_DYNAMIC_UPDATE_SLICE && from == HOST_SPACE && to == DEFAULT_SPACE) {
+    vx_fail(v, in, "DynamicUpdateSlice instruction shouldn't change layout memory space from host to device: %%%s",
+            in->name);
+    return false;
+  }
+  return true;
+}
+
 static void check_layout_change(vctx *v, const hlo_instruction *in) {
   if (!v->o.layout_sensitive || !hlo_verify_rules[in->op].keeps_layout || !hlo_shape_is_array(&in->shape)) return;
+  bool offload = in->op == HLO_OP_DYNAMIC_SLICE || in->op == HLO_OP_DYNAMIC_UPDATE_SLICE || in->op == HLO_OP_COPY;
   for (int i = 0; i < in->noperands; i++) {
     const hlo_shape *s = &in->operands[i]->shape;
     if (!hlo_shape_is_array(s) || s->rank != in->shape.rank) continue;
+    if (offload && in->shape.layout && s->layout && !space_change_ok(v, in, memory_space(s), memory_space(&in->shape)))
+      return;
     if (!vx_layout_equal(s, &in->shape)) {
       vx_fail(v, in, "Instruction shouldn't change layouts: operand %d (%%%s) is %s but the result is %s.", i,
               in->operands[i]->name, vx_str_layout(v, s), vx_str_layout(v, &in->shape));
