@@ -30,7 +30,7 @@ int hlo_shape_infer_reshape(infer_ctx *c) {
 
 int hlo_shape_infer_dynamic_reshape(infer_ctx *c) {
   HLO_ASSERT(c->in->noperands >= 1); /* hlo_infer_shape checked the operand count */
-  if (sx_need_array(c, 0, "dynamic-reshape")) return HLO_ERR;
+  if (sx_need_array_or_buffer(c, 0, "dynamic-reshape")) return HLO_ERR;
   if (sx_declared(c)) return HLO_ERR;
   const hlo_shape *r = &c->in->shape;
   if (!hlo_shape_is_array(r)) return sx_fail(c, "dynamic-reshape result must be an array");

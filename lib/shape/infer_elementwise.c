@@ -17,7 +17,7 @@ static int same_dims(infer_ctx *c, const hlo_shape *s, hlo_type t) {
 
 int hlo_shape_infer_unary(infer_ctx *c) {
   if (c->in->op == HLO_OP_COPY) return sx_copy(c, sx_op(c, 0)); /* tuples too */
-  if (sx_need_array(c, 0, opname(c))) return HLO_ERR;
+  if (sx_need_array(c, 0, "operand of unary operation")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0);
   hlo_type t = s->type;
   hlo_type_kind k = hlo_type_kind_of(t);
@@ -108,7 +108,9 @@ static int broadcast2(infer_ctx *c, const hlo_shape *l, const hlo_shape *r, hlo_
 
 /* Checks shared by every binary elementwise op; result element type in *t. */
 static int binary_common(infer_ctx *c, hlo_type *t) {
-  if (sx_need_array(c, 0, opname(c)) || sx_need_array(c, 1, opname(c))) return HLO_ERR;
+  if (sx_need_array(c, 0, "lhs of elementwise binary operation") ||
+      sx_need_array(c, 1, "rhs of elementwise binary operation"))
+    return HLO_ERR;
   const hlo_shape *l = sx_op(c, 0), *r = sx_op(c, 1);
   if (!sx_same_type_fp(l->type, r->type))
     return sx_fail(c, "Binary op %s with different element types: %s and %s.", opname(c), sx_str(c, l),
@@ -247,7 +249,7 @@ int hlo_shape_infer_stochastic_convert(infer_ctx *c) {
 }
 
 int hlo_shape_infer_reduce_precision(infer_ctx *c) {
-  if (sx_need_array(c, 0, "reduce-precision")) return HLO_ERR;
+  if (sx_need_array_or_buffer(c, 0, "reduce-precision")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0);
   if (!hlo_type_is_float(s->type))
     return sx_fail(c, "Expected element type in shape to be floating point for reduce-precision operation; got %s.",

@@ -32,8 +32,11 @@ int sx_token(infer_ctx *c);
 int sx_tuple(infer_ctx *c, int n, const hlo_shape *const *elems);
 /* The declared shape, or an error if it was omitted. */
 int sx_declared(infer_ctx *c);
-/* Operand i must be an array (not tuple/token); error naming `what`. */
+/* Operand i must be an array, not a tuple, token or buffer (XLA's
+ * ExpectArray); error naming `what`. */
 int sx_need_array(infer_ctx *c, int i, const char *what);
+/* The same where XLA also takes a buffer b(...) (Shape::IsArray). */
+int sx_need_array_or_buffer(infer_ctx *c, int i, const char *what);
 /* The declared element type if the shape was written and is an array,
  * else dflt. */
 hlo_type sx_declared_type(const infer_ctx *c, hlo_type dflt);

@@ -201,7 +201,7 @@ int hlo_shape_infer_convolution(infer_ctx *c) {
 }
 
 int hlo_shape_infer_fft(infer_ctx *c) {
-  if (sx_need_array(c, 0, "fft")) return HLO_ERR;
+  if (sx_need_array_or_buffer(c, 0, "fft")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0);
   const char *ty = hlo_instr_word(c->in, HLO_A_FFT_TYPE);
   int nl;
@@ -247,7 +247,7 @@ int hlo_shape_infer_fft(infer_ctx *c) {
 }
 
 int hlo_shape_infer_triangular_solve(infer_ctx *c) {
-  if (sx_need_array(c, 0, "triangular-solve") || sx_need_array(c, 1, "triangular-solve")) return HLO_ERR;
+  if (sx_need_array_or_buffer(c, 0, "triangular-solve") || sx_need_array_or_buffer(c, 1, "triangular-solve")) return HLO_ERR;
   const hlo_shape *a = sx_op(c, 0), *b = sx_op(c, 1);
   hlo_type_kind k = hlo_type_kind_of(a->type);
   if (k != HLO_KIND_FLOAT && k != HLO_KIND_COMPLEX)
@@ -275,7 +275,7 @@ int hlo_shape_infer_triangular_solve(infer_ctx *c) {
 }
 
 int hlo_shape_infer_cholesky(infer_ctx *c) {
-  if (sx_need_array(c, 0, "cholesky")) return HLO_ERR;
+  if (sx_need_array_or_buffer(c, 0, "cholesky")) return HLO_ERR;
   const hlo_shape *a = sx_op(c, 0);
   hlo_type_kind k = hlo_type_kind_of(a->type);
   if (k != HLO_KIND_FLOAT && k != HLO_KIND_COMPLEX)

@@ -97,7 +97,7 @@ int hlo_shape_infer_get_tuple_element(infer_ctx *c) {
 
 int hlo_shape_infer_get_dimension_size(infer_ctx *c) {
   const hlo_instruction *in = c->in;
-  if (sx_need_array(c, 0, "get-dimension-size")) return HLO_ERR;
+  if (sx_need_array_or_buffer(c, 0, "get-dimension-size")) return HLO_ERR;
   int nd;
   const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
   if (nd != 1) return sx_fail(c, "get-dimension-size needs exactly one dimension; got %d.", nd);
@@ -108,7 +108,7 @@ int hlo_shape_infer_get_dimension_size(infer_ctx *c) {
 
 int hlo_shape_infer_set_dimension_size(infer_ctx *c) {
   const hlo_instruction *in = c->in;
-  if (sx_need_array(c, 0, "set-dimension-size")) return HLO_ERR;
+  if (sx_need_array_or_buffer(c, 0, "set-dimension-size")) return HLO_ERR;
   const hlo_shape *s = sx_op(c, 0), *v = sx_op(c, 1);
   int nd;
   const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);

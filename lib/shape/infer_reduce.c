@@ -21,7 +21,7 @@ static int inputs_and_inits(infer_ctx *c, const char *what, int *n_out) {
   if (no < 2 || no % 2) return sx_fail(c, "%s takes N inputs and N init values; got %d operands.", what, no);
   int n = no / 2;
   for (int i = 0; i < no; i++)
-    if (sx_need_array(c, i, what)) return HLO_ERR;
+    if (strcmp(what, "reduce") == 0 ? sx_need_array_or_buffer(c, i, what) : sx_need_array(c, i, what)) return HLO_ERR;
   const hlo_shape *s0 = sx_op(c, 0);
   for (int i = 0; i < n; i++) {
     const hlo_shape *s = sx_op(c, i), *init = sx_op(c, n + i);
@@ -39,6 +39,20 @@ static int inputs_and_inits(infer_ctx *c, const char *what, int *n_out) {
   }
   *n_out = n;
   return HLO_OK;
+}
+
+/* The element type of result i of a reduce: the reducer's (XLA's
+ * InferReduceShape), which may differ from the init value's in float
+ * precision; the init value's while the reducer is not known (its
+ * signature is the verifier's to check). */
+static hlo_type reducer_type(const hlo_instruction *in, int n, int i, hlo_type init) {
+  const hlo_attr *a = hlo_instr_attr(in, HLO_A_TO_APPLY);
+  const hlo_instruction *root = a && a->kind == HLO_AK_COMP && a->u.comp ? a->u.comp->root : NULL;
+  if (!root || root->shape_omitted) return init;
+  const hlo_shape *r = &root->shape;
+  if (r->type == HLO_TUPLE && r->ntuple == n) r = &r->tuple[i];
+  else if (n != 1) return init;
+  return hlo_shape_is_scalar(r) ? r->type : init;
 }
 
 int hlo_shape_infer_reduce(infer_ctx *c) {
@@ -61,7 +75,7 @@ int hlo_shape_infer_reduce(infer_ctx *c) {
   hlo_shape *el = SX_TMP(c, n, hlo_shape);
   if (!el) return HLO_ERR;
   for (int i = 0; i < n; i++) {
-    if (hlo_shape_make_array(c->a, &el[i], sx_op(c, n + i)->type, r, kept)) return HLO_ERR;
+    if (hlo_shape_make_array(c->a, &el[i], reducer_type(c->in, n, i, sx_op(c, n + i)->type), r, kept)) return HLO_ERR;
     if (s0->dynamic && r) {
       if (!(el[i].dynamic = hlo_arena_array(c->a, (size_t)r, sizeof(bool)))) return HLO_ERR;
       memcpy(el[i].dynamic, kdyn, (size_t)r * sizeof(bool));
@@ -143,7 +157,7 @@ int hlo_shape_infer_sort(infer_ctx *c) {
   int n = c->in->noperands;
   HLO_ASSERT(n >= 1); /* hlo_infer_shape checked the operand count */
   for (int i = 0; i < n; i++)
-    if (sx_need_array(c, i, "sort")) return HLO_ERR;
+    if (sx_need_array_or_buffer(c, i, "sort")) return HLO_ERR;
   const hlo_shape *s0 = sx_op(c, 0);
   int nd;
   const int64_t *d = hlo_instr_ints(c->in, HLO_A_DIMENSIONS, &nd);

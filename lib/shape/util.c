@@ -86,9 +86,16 @@ int sx_declared(infer_ctx *c) {
   return sx_copy(c, &c->in->shape);
 }
 
-int sx_need_array(infer_ctx *c, int i, const char *what) {
+int sx_need_array_or_buffer(infer_ctx *c, int i, const char *what) {
   const hlo_shape *s = sx_op(c, i);
   if (!hlo_shape_is_array(s))
+    return sx_fail(c, "Expected array argument for %s, but got %s.", what, sx_str(c, s));
+  return HLO_OK;
+}
+
+int sx_need_array(infer_ctx *c, int i, const char *what) {
+  const hlo_shape *s = sx_op(c, i);
+  if (!hlo_shape_is_array(s) || s->buffer)
     return sx_fail(c, "Expected array argument for %s, but got %s.", what, sx_str(c, s));
   return HLO_OK;
 }

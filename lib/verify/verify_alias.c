@@ -29,9 +29,9 @@ static void check_pair(vctx *v, const hlo_instruction *in, const hlo_alias_entry
   bool same = hlo_shape_compatible(&a, &b) && (!layouts || vx_layout_equal(os, rs));
   if (!same)
     vx_fail(v, in,
-            "output_to_operand_aliasing pairs output %s (%s) with operand %lld at %s (%s): the shapes differ",
-            vx_index_str(v, en->output_index, en->noutput), vx_str_layout(v, rs), (long long)en->operand,
-            vx_index_str(v, en->operand_index, en->noperand_index), vx_str_layout(v, os));
+            "Different aliasing shapes: %s vs %s (output_to_operand_aliasing pairs output %s with operand %lld at %s)",
+            vx_str_layout(v, os), vx_str_layout(v, rs), vx_index_str(v, en->output_index, en->noutput),
+            (long long)en->operand, vx_index_str(v, en->operand_index, en->noperand_index));
 }
 
 void hlo_verify_aliasing(vctx *v, const hlo_instruction *in) {

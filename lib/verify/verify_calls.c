@@ -75,7 +75,10 @@ static void check_reducer(vctx *v, const hlo_instruction *in, const hlo_computat
         vx_fail(v, in, "Reduction function %s's %d-th parameter shape differs from the result shape: %s vs %s",
                 f->name, half * n + i, vx_str(v, p), vx_str(v, acc));
     }
-    if (init_t && !(init_t[i] == acc->type || (mixed && hlo_type_is_float(init_t[i]) && hlo_type_is_float(acc->type))))
+    /* init values may differ in float precision, mixed precision or not:
+     * the result shape (the accumulator's) then differs from the one
+     * declared, which the shape check reports */
+    if (init_t && !(init_t[i] == acc->type || (hlo_type_is_float(init_t[i]) && hlo_type_is_float(acc->type))))
       vx_fail(v, in, "Reduction function %s's accumulator shape at index %d differs from the init_value shape: %s vs %s[]",
               f->name, i, vx_str(v, acc), hlo_type_name(init_t[i]));
     if (input_t) {
