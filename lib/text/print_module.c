@@ -57,6 +57,31 @@ bool *hlo_text_plain_callees(hlo_arena *a, const hlo_module *m) {
   return plain;
 }
 
+/* Whether reading the sugared chain back would bind the wrapped
+ * computation c to other shapes (the parser's late binding): an update
+ * with operands of its own, or an update or done whose shapes are not
+ * compatible with c's parameters and root.  Such a chain (one the verifier
+ * rejects) keeps the explicit form, so that its text is a fixed point. */
+static bool chain_rebinds(const hlo_instruction *x, const hlo_computation *c, int depth) {
+  if (depth > 64) return true;
+  for (int u = 0; u < x->nusers; u++) {
+    const hlo_instruction *y = x->users[u];
+    if ((y->op != HLO_OP_ASYNC_UPDATE && y->op != HLO_OP_ASYNC_DONE) || !y->noperands || y->operands[0] != x) continue;
+    if (y->noperands != 1 || y->shape_omitted) return true;
+    const hlo_shape *res = &y->shape, *ops = &x->shape.tuple[0];
+    if (y->op == HLO_OP_ASYNC_UPDATE) {
+      if (y->shape.type != HLO_TUPLE || y->shape.ntuple < 2 || y->shape.tuple[0].type != HLO_TUPLE) return true;
+      res = &y->shape.tuple[1];
+      ops = &y->shape.tuple[0];
+    }
+    if (!hlo_shape_compatible(res, &c->root->shape) || ops->ntuple != c->nparams) return true;
+    for (int i = 0; i < c->nparams; i++)
+      if (!c->params[i] || !hlo_shape_compatible(&ops->tuple[i], &c->params[i]->shape)) return true;
+    if (y->op == HLO_OP_ASYNC_UPDATE && chain_rebinds(y, c, depth + 1)) return true;
+  }
+  return false;
+}
+
 const hlo_instruction *hlo_text_async_sugar(const hlo_instruction *in, const bool *plain) {
   if (!is_async_op(in->op)) return NULL;
   const hlo_computation *c = hlo_text_async_computation(in);
@@ -80,7 +105,7 @@ const hlo_instruction *hlo_text_async_sugar(const hlo_instruction *in, const boo
     if (r->operands[i] != c->params[i]) return NULL;
   /* nor when anything but async ops also calls the wrapped computation:
    * the sugared form leaves the computation out of the text */
-  if (called_plainly(c, plain)) return NULL;
+  if (called_plainly(c, plain) || chain_rebinds(start, c, 0)) return NULL;
   /* nor when "<op>-start", "-update" or "-done" is an opcode of its own
    * (copy-start, all-reduce-start, ...): the text would read back as that
    * opcode, not as an async op wrapping <op> */
