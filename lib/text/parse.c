@@ -590,7 +590,7 @@ static int parse_signature(parser *p, hlo_shape *ret, size_t *ret_at) {
       const char *nm;
       size_t at = (scan_skip(scn), scn->pos);
       if (!scan_name(scn, &nm, NULL)) return scan_errorf(scn, at, "expected a parameter name");
-      if (scan_expect(scn, ':', "after the parameter name")) return HLO_ERR;
+      scan_accept(scn, ':'); /* XLA's parser takes "name: shape" and "name shape" */
       hlo_shape s;
       if (scan_shape(scn, &s)) return HLO_ERR;
     } while (scan_accept(scn, ','));

@@ -17,6 +17,13 @@ static bool at_buffer_shape(const scanner *scn) {
   return p < scn->end && scn->s[p] == '(';
 }
 
+/* The first position at or after p that is not a blank: XLA's lexer
+ * reads a shape as tokens, so "s32 [4]" is "s32[4]". */
+static size_t blanks_after(const scanner *scn, size_t p) {
+  while (p < scn->end && (scn->s[p] == ' ' || scn->s[p] == '\t' || scn->s[p] == '\n' || scn->s[p] == '\r')) p++;
+  return p;
+}
+
 bool scan_at_shape(scanner *scn) {
   scan_skip(scn);
   if (scn->pos >= scn->end) return false;
@@ -25,7 +32,8 @@ bool scan_at_shape(scanner *scn) {
   while (p < scn->end && ((scn->s[p] >= 'a' && scn->s[p] <= 'z') || (scn->s[p] >= '0' && scn->s[p] <= '9')))
     p++;
   hlo_type t;
-  if (p < scn->end && scn->s[p] == '[' && hlo_type_lookup(scn->s + scn->pos, p - scn->pos, &t)) {
+  size_t q = blanks_after(scn, p);
+  if (q < scn->end && scn->s[q] == '[' && hlo_type_lookup(scn->s + scn->pos, p - scn->pos, &t)) {
     scn->seen_at = scn->pos + 1;
     scn->seen_end = p;
     scn->seen_type = t;
@@ -326,6 +334,7 @@ int scan_shape(scanner *scn, hlo_shape *out) {
       return scan_errorf(scn, st, "unknown element type '%.*s'", (int)(p - st), scn->s + st);
     }
   }
+  p = blanks_after(scn, p);
   scn->pos = p;
   if (p >= scn->end || scn->s[p] != '[')
     return scan_errorf(scn, p, "expected '[' after element type '%s'", hlo_type_name(t));
