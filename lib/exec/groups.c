@@ -248,6 +248,32 @@ typedef struct needs {
   int64_t replicas, partitions, flat; /* smallest counts the ids need */
 } needs;
 
+/* The first array in s (s itself, or tuple element 0, recursively). */
+static const hlo_shape *first_array(const hlo_shape *s) {
+  for (int depth = 0; s && s->type == HLO_TUPLE && depth < 8; depth++) s = s->ntuple ? &s->tuple[0] : NULL;
+  return s && s->type != HLO_TUPLE ? s : NULL;
+}
+
+/* With no replica groups (every device of the mode), the group size the
+ * shapes imply: an all-gather's result over its operand, a reduce-
+ * scatter's operand over its result along the dimension, the operand count
+ * of an all-to-all without a split dimension; 1 when they say nothing. */
+static int64_t group_size_of_shapes(const hlo_instruction *in) {
+  int nd;
+  const int64_t *dim = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+  if (in->op == HLO_OP_ALL_TO_ALL) return nd == 0 && in->noperands > 1 ? in->noperands : 1;
+  bool gather = in->op == HLO_OP_ALL_GATHER || in->op == HLO_OP_ALL_GATHER_START;
+  if ((!gather && in->op != HLO_OP_REDUCE_SCATTER) || nd != 1 || !in->noperands) return 1;
+  const hlo_shape *res = &in->shape;
+  if (in->op == HLO_OP_ALL_GATHER_START) res = res->type == HLO_TUPLE && res->ntuple == 2 ? &res->tuple[1] : NULL;
+  res = res ? first_array(res) : NULL;
+  const hlo_shape *op = first_array(&in->operands[0]->shape);
+  int64_t d = dim[0];
+  if (!res || !op || d < 0 || d >= res->rank || d >= op->rank) return 1;
+  int64_t big = gather ? res->dims[d] : op->dims[d], small = gather ? op->dims[d] : res->dims[d];
+  return small > 0 && big > small && big % small == 0 ? big / small : 1;
+}
+
 static void need_of(const hlo_instruction *in, hlo_arena *A, needs *nd, char *why, size_t cap,
                     int *rc) {
   hlo_group_mode mode;
@@ -274,6 +300,7 @@ static void need_of(const hlo_instruction *in, hlo_arena *A, needs *nd, char *wh
     for (int g = 0; g < ng; g++)
       for (int i = 0; i < sizes[g]; i++)
         if (ids[g][i] > top) top = ids[g][i];
+    if (top < 0) top = group_size_of_shapes(in) - 1;
   }
   if (top < 0) return;
   if (top > 1 << 20) top = 1 << 20; /* the caller refuses the count */

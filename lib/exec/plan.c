@@ -320,6 +320,14 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
    * then converts operands to the type the kernel reads, plan_mixed.c). */
   hlo_verify_options vo = {0};
   vo.allow_mixed_precision = opts && opts->allow_mixed_precision;
+  if (opts && opts->comm) {
+    /* the groups are checked against the devices it runs as (which may
+     * be inferred, the header saying nothing); sharding device ids are
+     * the partitioner's, not this run's */
+    vo.replica_count = hlo_comm_replicas(opts->comm);
+    vo.num_partitions = hlo_comm_partitions(opts->comm);
+    vo.no_verify_sharding_device_numbers = true;
+  }
   if (hlo_verify_module(m, &vo, d, opts ? opts->src : NULL) != HLO_OK) return NULL;
   if (check_call_depth(m, d, alloc) != HLO_OK) return NULL;
   hlo_exec *e = hlo_malloc(alloc, sizeof *e);
