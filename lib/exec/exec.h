@@ -306,7 +306,8 @@ DECL_KERN(hlo_ctl_collective_identity);
 DECL_KERN(hlo_ctl_collective_permute);
 DECL_KERN(hlo_ctl_ragged_all_to_all);
 DECL_KERN(hlo_ctl_async_done);
-DECL_KERN(hlo_ctl_async_update);    /* binds late operands, then runs the wrapped computation */
+DECL_KERN(hlo_ctl_async_update);
+DECL_KERN(hlo_ctl_scan);            /* scan: the body per position, outputs stacked, carries threaded */    /* binds late operands, then runs the wrapped computation */
 DECL_KERN(hlo_ccall_pad_to_static);    /* custom calls PadToStatic, SliceToDynamic */
 DECL_KERN(hlo_ccall_slice_to_dynamic);
 DECL_KERN(hlo_ctl_send);           /* send and recv between devices (p2p.c) */

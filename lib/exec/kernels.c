@@ -164,7 +164,7 @@ const hlo_kernel_row hlo_kernels[HLO_OP_COUNT] = {
     [HLO_OP_MAP] = {REF(hlo_ref_map)},
     [HLO_OP_SORT] = {REF(hlo_ref_sort), FAST1(hlo_fast_plan_sort)},
     [HLO_OP_TOPK] = {REF(hlo_ref_topk)},
-    [HLO_OP_SCAN] = {NO("the interpreter has no kernel for it")},
+    [HLO_OP_SCAN] = {REF(hlo_ctl_scan), PREP(prep_called)},
     /* linear algebra */
     [HLO_OP_DOT] = {REF(hlo_ref_dot), PREP(prep_dot), FAST2(hlo_fast_plan_dot, cand_hlo_fast_dot_loop)},
     [HLO_OP_RAGGED_DOT] = {REF(hlo_ref_ragged_dot)},

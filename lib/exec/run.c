@@ -340,6 +340,105 @@ DECL_KERN(hlo_ctl_while) {
   return HLO_OK;
 }
 
+/* Bytes of one element of an array value. */
+static size_t elem_bytes(const hlo_val *v) { return v->nelems ? v->nbytes / (size_t)v->nelems : 0; }
+
+/* Copy between a[..., t, ...] (rank-r array, dimension d of size L) and the
+ * rank-(r-1) array b that drops dimension d: to_b copies a's slab into b.
+ * false when b is not the size of such a slab. */
+static bool slab_copy(hlo_val *a, int d, int64_t t, hlo_val *b, bool to_b) {
+  const hlo_shape *s = a->shape;
+  if (!a->data && a->nelems) return false;
+  if (d < 0 || d >= s->rank || t < 0 || t >= s->dims[d] || b->ntuple || a->ntuple) return false;
+  int64_t outer = 1, inner = 1, L = s->dims[d];
+  for (int i = 0; i < d; i++) outer *= s->dims[i];
+  for (int i = d + 1; i < s->rank; i++) inner *= s->dims[i];
+  if (b->nelems != outer * inner || elem_bytes(b) != elem_bytes(a)) return false;
+  size_t row = (size_t)inner * elem_bytes(a);
+  if (!row) return true;
+  for (int64_t o = 0; o < outer; o++) {
+    char *pa = (char *)a->data + (size_t)(o * L + t) * row, *pb = (char *)b->data + (size_t)o * row;
+    memcpy(to_b ? pb : pa, to_b ? pa : pb, row);
+  }
+  return true;
+}
+
+/* scan(inputs..., inits...), dimensions={d}, num_carries=k, to_apply=f
+ * (XLA's HloEvaluator::HandleScan): for each position t along d (from the
+ * end with is_reverse), f(input slices at t..., carries...) returns
+ * (outputs..., carries...); output j is stacked at t along d.  The result
+ * is (stacked outputs..., final carries...), or the single one. */
+DECL_KERN(hlo_ctl_scan) {
+  const hlo_instruction *in = s->in;
+  const hlo_computation *f = in->ncalled ? in->called[0] : NULL;
+  const plan_comp *pc = plan_of(r, f);
+  int nd;
+  const int64_t *dim = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+  int nc = (int)hlo_instr_int(in, HLO_A_NUM_CARRIES, 0), ni = s->nargs - nc;
+  if (!pc || !f->root || nd != 1 || nc < 0 || ni < 0 || f->nparams != s->nargs)
+    return hlo_run_errorf(r, in, "needs to_apply=, dimensions={D} and num_carries within the operands");
+  const hlo_shape *root = &f->root->shape;
+  int nres = root->type == HLO_TUPLE ? root->ntuple : 1, nout = nres - nc;
+  int d = (int)dim[0];
+  bool rev = hlo_instr_bool(in, HLO_A_IS_REVERSE, false);
+  for (int i = 0; i < s->nargs; i++)
+    if (args[i]->dims) return hlo_run_errorf(r, in, "operand %d has a dynamic dimension below its bound, which scan does not take", i);
+  int64_t L = ni ? args[0]->shape->dims[d] : 0;
+  hlo_val *res = hlo_run_new(r, &in->shape);
+  hlo_val **step = hlo_malloc(r->alloc, sizeof *step * (size_t)(s->nargs + 1));
+  if (!res || !step || nout < 0 || (in->shape.type == HLO_TUPLE ? res->ntuple != nres : nres != 1)) {
+    hlo_run_release(r, res);
+    hlo_free(r->alloc, step);
+    return res && step ? hlo_run_errorf(r, in, "the result shape does not hold the outputs and carries of to_apply")
+                       : hlo_run_errorf(r, in, "out of memory");
+  }
+  for (int i = 0; i < s->nargs; i++) step[i] = i < ni ? NULL : hlo_val_ref(args[i]);
+  int rc = HLO_OK;
+  for (int64_t k = 0; k < L && rc == HLO_OK; k++) {
+    int64_t t = rev ? L - 1 - k : k;
+    for (int i = 0; i < ni && rc == HLO_OK; i++) {
+      if (!(step[i] = hlo_run_new(r, &f->params[i]->shape))) rc = hlo_run_errorf(r, in, "out of memory");
+      else if (!slab_copy(args[i], d, t, step[i], true))
+        rc = hlo_run_errorf(r, in, "input %d does not match parameter %d of to_apply", i, i);
+    }
+    hlo_val *y = NULL;
+    if (rc == HLO_OK) rc = hlo_run_comp(r, pc, step, s->nargs, &y);
+    for (int i = 0; i < ni; i++) {
+      hlo_run_release(r, step[i]);
+      step[i] = NULL;
+    }
+    if (rc) break;
+    for (int j = 0; j < nres; j++) {
+      hlo_val *piece = root->type == HLO_TUPLE ? y->tuple[j] : y;
+      if (j < nout) {
+        if (rc == HLO_OK && !slab_copy(in->shape.type == HLO_TUPLE ? res->tuple[j] : res, d, t, piece, false))
+          rc = hlo_run_errorf(r, in, "output %d of to_apply does not match result %d", j, j);
+      } else {
+        hlo_run_release(r, step[ni + j - nout]);
+        step[ni + j - nout] = hlo_val_ref(piece);
+      }
+    }
+    hlo_run_release(r, y);
+  }
+  for (int i = 0; i < nc; i++) {
+    if (rc == HLO_OK && in->shape.type == HLO_TUPLE) {
+      hlo_run_release(r, res->tuple[nout + i]);
+      res->tuple[nout + i] = hlo_val_ref(step[ni + i]);
+    } else if (rc == HLO_OK && nout == 0) {
+      hlo_run_release(r, res);
+      res = hlo_val_ref(step[ni + i]);
+    }
+    hlo_run_release(r, step[ni + i]);
+  }
+  hlo_free(r->alloc, step);
+  if (rc) {
+    hlo_run_release(r, res);
+    return HLO_ERR;
+  }
+  *out = res;
+  return HLO_OK;
+}
+
 DECL_KERN(hlo_ctl_conditional) {
   const hlo_instruction *in = s->in;
   const hlo_attr *ta = hlo_instr_attr(in, HLO_A_TRUE_COMPUTATION);
