@@ -48,14 +48,12 @@ static int read_dnums(hlo_run *r, const hlo_instruction *in, const hlo_shape *ls
 
 enum { RAGGED_NONCONTRACTING, RAGGED_CONTRACTING, RAGGED_BATCH };
 
-/* Start of group g and its size, for the group-size row chosen by the batch
- * index bi (group_sizes is [G] or [batch..., G]). */
-static void group_range(const hlo_val *gs, int nlb, const int64_t *bi, int64_t g,
-                        int64_t *start, int64_t *size) {
+/* Start of group g and its size in row `row` of group_sizes ([G], or
+ * [prefix..., G] flattened to rows). */
+static void group_range(const hlo_val *gs, int64_t row, int64_t g, int64_t *start, int64_t *size) {
   const hlo_shape *s = gs->shape;
-  int64_t G = s->dims[s->rank - 1], row = 0;
-  if (s->rank > 1)
-    for (int i = 0; i < nlb; i++) row = row * s->dims[i] + bi[i];
+  int64_t G = s->dims[s->rank - 1];
+  if (s->rank == 1) row = 0;
   int64_t acc = 0;
   for (int64_t k = 0; k < g; k++) {
     int64_t v = hlo_sc_load(s->type, gs->data, row * G + k).i;
@@ -64,6 +62,28 @@ static void group_range(const hlo_val *gs, int nlb, const int64_t *bi, int64_t g
   int64_t v = hlo_sc_load(s->type, gs->data, row * G + g).i;
   *start = acc;
   *size = v > 0 ? v : 0;
+}
+
+/* The lhs dimensions group_sizes is indexed by before its group dimension
+ * (XLA's InferRaggedDotOpShape): the batch dimensions, then the
+ * non-contracting (non-contracting mode) or contracting (contracting mode)
+ * dimensions before the ragged one; in batch mode the batch dimensions
+ * before the ragged one. */
+static int group_prefix(const dnums *d, int mode, int64_t rag, int64_t *pd) {
+  int n = 0;
+  for (int i = 0; i < d->nlb && !(mode == RAGGED_BATCH && d->lb[i] == rag); i++) pd[n++] = d->lb[i];
+  if (mode == RAGGED_NONCONTRACTING)
+    for (int i = 0; i < d->nlf && d->lfree[i] != rag; i++) pd[n++] = d->lfree[i];
+  if (mode == RAGGED_CONTRACTING)
+    for (int i = 0; i < d->nlc && d->lc[i] != rag; i++) pd[n++] = d->lc[i];
+  return n;
+}
+
+/* The row of group_sizes for lhs index li. */
+static int64_t group_row(const hlo_shape *gsh, const int64_t *pd, int np, const int64_t *li) {
+  int64_t row = 0;
+  for (int i = 0; gsh->rank > 1 && i < np; i++) row = row * gsh->dims[i] + li[pd[i]];
+  return row;
 }
 
 DECL_KERN(hlo_ref_ragged_dot) {
@@ -93,36 +113,40 @@ DECL_KERN(hlo_ref_ragged_dot) {
   if (read_dnums(r, in, ls, rs, rskip, &d)) return HLO_ERR;
   int pre = mode == RAGGED_CONTRACTING ? 1 : 0;
   if (pre + d.nlb + d.nlf + d.nrf != os->rank) return hlo_run_errorf(r, in, "result rank mismatch");
+  int64_t pd[MAXR];
+  int np = group_prefix(&d, mode, rag[0], pd);
   if (gsh->rank > 1) {
-    if (gsh->rank != d.nlb + 1) return hlo_run_errorf(r, in, "group_sizes must be [G] or [batch..., G]");
-    for (int i = 0; i < d.nlb; i++)
-      if (gsh->dims[i] != ls->dims[d.lb[i]])
-        return hlo_run_errorf(r, in, "group_sizes batch dimensions differ from the lhs");
+    if (gsh->rank != np + 1) return hlo_run_errorf(r, in, "group_sizes must be [G] or [%d dimensions of the lhs..., G]", np);
+    for (int i = 0; i < np; i++)
+      if (gsh->dims[i] != ls->dims[pd[i]])
+        return hlo_run_errorf(r, in, "group_sizes dimension %d differs from lhs dimension %lld", i, (long long)pd[i]);
   }
+  bool row_in_loop = false; /* contracting mode with contracting dims before the ragged one */
+  for (int i = 0; i < np; i++) row_in_loop |= mode == RAGGED_CONTRACTING && hlo_ints_has(d.lc, d.nlc, pd[i]);
   int rci = -1; /* position of the ragged dim among the contracting dims */
   for (int i = 0; i < d.nlc; i++)
     if (d.lc[i] == rag[0]) rci = i;
   hlo_val *o = hlo_run_new(r, os);
   if (!o) return OOM(r, s);
-  int64_t lst[MAXR], rst[MAXR], oi[MAXR] = {0}, li[MAXR], ri[MAXR], ci[MAXR], bi[MAXR];
+  int64_t lst[MAXR], rst[MAXR], oi[MAXR] = {0}, li[MAXR], ri[MAXR], ci[MAXR];
   hlo_strides(ls, lst);
   hlo_strides(rs, rst);
   hlo_type lt = ls->type, rt = rs->type, ot = os->type;
   for (int64_t k = 0; k < o->nelems; k++) {
-    for (int i = 0; i < d.nlb; i++) bi[i] = li[d.lb[i]] = ri[d.rb[i]] = oi[pre + i];
+    for (int i = 0; i < d.nlb; i++) li[d.lb[i]] = ri[d.rb[i]] = oi[pre + i];
     for (int i = 0; i < d.nlf; i++) li[d.lfree[i]] = oi[pre + d.nlb + i];
     for (int i = 0; i < d.nrf; i++) ri[d.rfree[i]] = oi[pre + d.nlb + d.nlf + i];
-    int64_t gstart = 0, gsize = 0;
+    int64_t gstart = 0, gsize = 0, row = -1;
     bool live = true;
-    if (mode == RAGGED_CONTRACTING) {
-      group_range(args[2], d.nlb, bi, oi[0], &gstart, &gsize);
+    if (mode == RAGGED_CONTRACTING && !row_in_loop) {
+      group_range(args[2], group_row(gsh, pd, np, li), oi[0], &gstart, &gsize);
     } else if (mode == RAGGED_NONCONTRACTING) {
       /* the group holding this lhs row picks the rhs slice; rows past the
        * last group give zeros */
-      int64_t m = li[rag[0]], g = 0;
+      int64_t m = li[rag[0]], g = 0, gr = group_row(gsh, pd, np, li);
       live = false;
       for (; g < G; g++) {
-        group_range(args[2], d.nlb, bi, g, &gstart, &gsize);
+        group_range(args[2], gr, g, &gstart, &gsize);
         if (m >= gstart && m - gstart < gsize) { live = true; break; }
       }
       ri[rskip] = g;
@@ -132,9 +156,13 @@ DECL_KERN(hlo_ref_ragged_dot) {
     bool more = live;
     for (int i = 0; i < d.nlc; i++) if (d.cdims[i] == 0) more = false;
     while (more) {
+      for (int i = 0; i < d.nlc; i++) { li[d.lc[i]] = ci[i]; ri[d.rc[i]] = ci[i]; }
+      if (row_in_loop) { /* the group's row moves with the contracting dims before the ragged one */
+        int64_t cur = group_row(gsh, pd, np, li);
+        if (cur != row) group_range(args[2], row = cur, oi[0], &gstart, &gsize);
+      }
       bool use = rci < 0 || (ci[rci] >= gstart && ci[rci] - gstart < gsize);
       if (use) {
-        for (int i = 0; i < d.nlc; i++) { li[d.lc[i]] = ci[i]; ri[d.rc[i]] = ci[i]; }
         hlo_sc x = hlo_ref_convert(lt, ot, hlo_sc_load(lt, args[0]->data, hlo_index_dot(ls->rank, li, lst)));
         hlo_sc y = hlo_ref_convert(rt, ot, hlo_sc_load(rt, args[1]->data, hlo_index_dot(rs->rank, ri, rst)));
         hlo_sc_mac(&a, ot, x, y);

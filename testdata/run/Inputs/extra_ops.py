@@ -95,6 +95,38 @@ def ragged_noncontracting_batch():
           [lhs, rhs, gs], want)
 
 
+def ragged_noncontracting_outer():
+    # group_sizes [x, G]: one row per index of the lhs non-contracting
+    # dimension before the ragged one (XLA's [b..., x..., g])
+    lhs, rhs = f32(2, 6, 4), f32(3, 4, 5)
+    gs = np.array([[2, 3, 1], [0, 4, 1]], np.int64)
+    want = np.zeros((2, 6, 5), np.float32)
+    for x in range(2):
+        for g, (lo, hi) in enumerate(groups_of(gs[x])):
+            want[x, lo:hi] = lhs[x, lo:hi] @ rhs[g]
+    check("ragged-dot noncontracting, group rows per outer dimension",
+          hlo(["f32[2,6,4]", "f32[3,4,5]", "s64[2,3]"],
+              "f32[2,6,5] ragged-dot(p0, p1, p2), lhs_contracting_dims={2}, rhs_contracting_dims={1}, "
+              "lhs_ragged_dims={1}, rhs_group_dims={0}"),
+          [lhs, rhs, gs], want)
+
+
+def ragged_contracting_outer():
+    # contracting mode, group rows per index of the contracting dimension
+    # before the ragged one
+    lhs, rhs = f32(2, 3, 4), f32(3, 4, 5)
+    gs = np.array([[1, 3], [4, 0], [2, 2]], np.int32)
+    want = np.zeros((2, 2, 5), np.float32)
+    for c1 in range(3):
+        for g, (lo, hi) in enumerate(groups_of(gs[c1])):
+            want[g] += lhs[:, c1, lo:hi] @ rhs[c1, lo:hi]
+    check("ragged-dot contracting, group rows per outer contracting dimension",
+          hlo(["f32[2,3,4]", "f32[3,4,5]", "s32[3,2]"],
+              "f32[2,2,5] ragged-dot(p0, p1, p2), lhs_contracting_dims={1,2}, rhs_contracting_dims={0,1}, "
+              "lhs_ragged_dims={2}"),
+          [lhs, rhs, gs], want)
+
+
 def ragged_contracting():
     lhs, rhs = f32(2, 5), f32(5, 3)
     gs = np.array([2, 3], np.int32)
@@ -183,7 +215,8 @@ def ragged_all_to_all():
           [inp, outp, io, ss, oo, rs], want, exact=True)
 
 
-for case in (ragged_noncontracting, ragged_noncontracting_batch, ragged_contracting, ragged_batch,
+for case in (ragged_noncontracting, ragged_noncontracting_batch, ragged_noncontracting_outer, ragged_contracting,
+             ragged_contracting_outer, ragged_batch,
              scaled_dot, stochastic_convert, ragged_all_to_all):
     case()
 print("extra_ops: %d checks, %d failed" % (checks, len(failures)))
