@@ -432,6 +432,22 @@ static int put(char *out, size_t cap, const char *text) {
   return (int)len;
 }
 
+/* Whether v is an integer that the %g formats below print as its digits
+ * (fewer digits than their precision), so that they can be skipped: large
+ * literals are mostly such values.  In the shortest form only for f32 and
+ * f64 below 10^6 without a trailing zero (no shorter string names another
+ * integer of the type there; 10 prints as "1e+01"). */
+static bool small_integer(const fp_fmt *f, hlo_type t, double v, bool shortest) {
+  if (!(v > -1e15 && v < 1e15) || v != (double)(long long)v || (v == 0 && signbit(v))) return false;
+  double a = v < 0 ? -v : v;
+  if (shortest)
+    return (t == HLO_F32 || t == HLO_F64) && a < 1e6 && (a == 0 || (long long)a % 10 != 0);
+  double lim = t == HLO_F32 ? 1e6 : t == HLO_F64 ? 1e15 : 1;
+  if (t != HLO_F32 && t != HLO_F64)
+    for (int i = 0; i < f->max_digits10 && lim < 1e15; i++) lim *= 10;
+  return a < lim;
+}
+
 int hlo_fp_format(char *out, size_t cap, hlo_type t, uint64_t bits, bool shortest) {
   const fp_fmt *f = fmt_of(t);
   if (!f) {
@@ -450,6 +466,14 @@ int hlo_fp_format(char *out, size_t cap, hlo_type t, uint64_t bits, bool shortes
   }
   if (hlo_fp_is_inf(t, bits)) return put(out, cap, neg ? "-inf" : "inf");
   double v = hlo_fp_to_double(t, bits);
+  if (small_integer(f, t, v, shortest)) { /* what %g would print, without it */
+    char *e = tmp + sizeof tmp - 1;
+    *e = 0;
+    long long n = (long long)(v < 0 ? -v : v);
+    do *--e = (char)('0' + n % 10); while ((n /= 10) > 0);
+    if (v < 0) *--e = '-';
+    return put(out, cap, e);
+  }
   if (shortest) {
     for (int p = 1; p <= f->max_digits10; p++) {
       snprintf(tmp, sizeof tmp, "%.*g", p, v);

@@ -177,6 +177,45 @@ static void test_format_shortest(void) {
   CHECK_STR(fmt(HLO_F16, 0x7c01, true), "nan(0x1)");
 }
 
+/* Integer values take a fast path that skips printf: it must give what the
+ * %g rules (written out again here) give, in both forms, for every type. */
+static void test_format_integers(void) {
+  static const hlo_type types[] = {HLO_F32, HLO_F64, HLO_F16, HLO_BF16, HLO_F8E4M3FN, HLO_F8E5M2, HLO_F4E2M1FN};
+  static const double big[] = {9999, 10000, 65504, 99999, 100000, 123456, 999999, 1000000, 1048576, 16777216,
+                               99999999999999, 1e14, 999999999999999, 1e15, 4503599627370497.0};
+  int bad = 0;
+  for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+    hlo_type t = types[ti];
+    int md = hlo_fp_max_digits10(t);
+    for (int i = -3000; i <= 3000 + (int)(2 * sizeof big / sizeof big[0]); i++) {
+      int j = i - 3001;
+      double v = i <= 3000 ? i : (j % 2 ? -1 : 1) * big[j / 2];
+      uint64_t b = hlo_fp_from_double(t, v);
+      if (hlo_fp_to_double(t, b) != v) continue; /* not exact in t */
+      for (int shortest = 0; shortest < 2; shortest++) {
+        char want[64];
+        if (shortest) {
+          for (int p = 1; p <= md; p++) {
+            uint64_t back;
+            snprintf(want, sizeof want, "%.*g", p, v);
+            if (hlo_fp_parse(want, strlen(want), t, &back) == HLO_OK && back == b) break;
+          }
+        } else if (t == HLO_F32 || t == HLO_F64) {
+          snprintf(want, sizeof want, "%.*g", t == HLO_F32 ? 6 : 15, v);
+          bool same = t == HLO_F32 ? strtof(want, NULL) == (float)v : strtod(want, NULL) == v;
+          if (!same) snprintf(want, sizeof want, "%.*g", md, v);
+        } else {
+          snprintf(want, sizeof want, "%.*g", md, v);
+        }
+        const char *got = fmt(t, b, shortest);
+        if (strcmp(got, want) != 0 && bad++ < 5)
+          fprintf(stderr, "type %s value %.17g shortest %d: got %s want %s\n", hlo_type_name(t), v, shortest, got, want);
+      }
+    }
+  }
+  CHECK_INT(bad, 0);
+}
+
 static uint64_t parse(const char *s, hlo_type t, int *rc) {
   uint64_t b = 0xdead;
   *rc = hlo_fp_parse(s, strlen(s), t, &b);
@@ -429,6 +468,7 @@ int main(void) {
   test_spot_encode();
   test_format_xla();
   test_format_shortest();
+  test_format_integers();
   test_parse();
   test_exhaustive();
   test_wide_roundtrip();
