@@ -506,33 +506,38 @@ def child_run(argv):
 
 
 def io_bench():
-    """End to end: hlo-run negating a 64 MB .npy into a .npy (inputs mapped,
-    output written from the result) beside a numpy script doing the same
-    (np.load, negate, np.save).  Best wall time of BENCH_IO_RUNS runs and
-    the peak RSS of that child.  BENCH_IO=0 skips it."""
+    """End to end: hlo-run negating a 64 MB and a 1 GB .npy into a .npy
+    (inputs mapped, output written from the result) beside a numpy script
+    doing the same (np.load, negate, np.save).  Best wall time of
+    BENCH_IO_RUNS runs and the peak RSS of that child, and that peak over
+    the bytes of input plus output (the target: at most 1.1).  BENCH_IO=0
+    skips it; BENCH_IO_MAX (bytes) caps the sizes."""
     import tempfile
     import numpy as np
     runs = int(os.environ.get("BENCH_IO_RUNS", "3"))
-    n = 16 << 20  # f32 elements: 64 MB
-    with tempfile.TemporaryDirectory(prefix="hlo_bench_io_") as d:
-        src, out, hlo = (os.path.join(d, f) for f in ("in.npy", "out.npy", "neg.hlo"))
-        np.save(src, np.arange(n, dtype=np.float32))
-        with open(hlo, "w") as f:
-            f.write("HloModule neg\nENTRY e {\n  p = f32[%d] parameter(0)\n  ROOT n = f32[%d] negate(p)\n}\n" % (n, n))
-        ours = [child_run([os.path.join(BUILD, "bin", "hlo-run"), hlo, src, "-o", out]) for _ in range(runs)]
-        script = "import numpy as np, sys; np.save(sys.argv[2], -np.load(sys.argv[1]))"
-        theirs = [child_run([sys.executable, "-c", script, src, out]) for _ in range(runs)]
+    cap = int(os.environ.get("BENCH_IO_MAX", str(1 << 30)))
 
-    def fmt(rs):
+    def fmt(rs, io_bytes):
         ok = [r for r in rs if r[0] is not None]
         if not ok:
             return "failed"
         w, rss = min(ok)
-        return "%.3f s, peak RSS %.0f MB" % (w, rss)
-    print("\nend to end, negate a 64 MB f32 .npy into a .npy (best of %d; peak RSS of that run):" % runs)
-    print("  hlo-run: %s" % fmt(ours))
-    print("  numpy:   %s" % fmt(theirs))
-
+        return "%.3f s, peak RSS %.0f MB = %.2fx input+output" % (w, rss, rss * (1 << 20) / io_bytes)
+    for nbytes in (64 << 20, 1 << 30):
+        if nbytes > cap:
+            continue
+        n = nbytes // 4  # f32 elements
+        with tempfile.TemporaryDirectory(prefix="hlo_bench_io_") as d:
+            src, out, hlo = (os.path.join(d, f) for f in ("in.npy", "out.npy", "neg.hlo"))
+            np.save(src, np.arange(n, dtype=np.float32))
+            with open(hlo, "w") as f:
+                f.write("HloModule neg\nENTRY e {\n  p = f32[%d] parameter(0)\n  ROOT n = f32[%d] negate(p)\n}\n" % (n, n))
+            ours = [child_run([os.path.join(BUILD, "bin", "hlo-run"), hlo, src, "-o", out]) for _ in range(runs)]
+            script = "import numpy as np, sys; np.save(sys.argv[2], -np.load(sys.argv[1]))"
+            theirs = [child_run([sys.executable, "-c", script, src, out]) for _ in range(runs)]
+        print("\nend to end, negate a %d MB f32 .npy into a .npy (best of %d; peak RSS of that run):" % (nbytes >> 20, runs))
+        print("  hlo-run: %s" % fmt(ours, 2 * nbytes))
+        print("  numpy:   %s" % fmt(theirs, 2 * nbytes))
 
 if __name__ == "__main__":
     # BENCH_ONLY=parser, interp, collectives or io runs one part only
