@@ -69,10 +69,32 @@ static bool changes_type(hlo_opcode op) {
          op == HLO_OP_STOCHASTIC_CONVERT;
 }
 
+/* map and reduce whose operands have the types of the called computation's
+ * parameters: the computation itself says the types (XLA's evaluator runs
+ * it on the operands as they are; a map's result is its root, a reduce's is
+ * converted from the reducer's type at the end, ref_reduce.c). */
+static bool typed_by_callee(const hlo_instruction *in) {
+  if ((in->op != HLO_OP_MAP && in->op != HLO_OP_REDUCE) || in->ncalled < 1 || !in->called[0])
+    return false;
+  const hlo_computation *f = in->called[0];
+  int n = in->noperands, half = n / 2;
+  if (f->nparams != n || (in->op == HLO_OP_REDUCE && n != 2 * half)) return false;
+  for (int i = 0; i < n; i++) {
+    /* reduce(inputs..., inits...) calls f(accumulators..., elements...) */
+    int p = in->op == HLO_OP_MAP ? i : i < half ? half + i : i - half;
+    const hlo_instruction *pi = f->params[p];
+    if (!pi || !hlo_shape_is_array(&in->operands[i]->shape) ||
+        pi->shape.type != in->operands[i]->shape.type)
+      return false;
+  }
+  return in->op == HLO_OP_REDUCE || f->root->shape.type == in->shape.type;
+}
+
 int hlo_plan_mixed_check(hlo_exec *e, const hlo_instruction *in, int *nconv) {
   *nconv = 0;
   bool strict = hlo_shape_is_array(&in->shape) && hlo_type_is_float(in->shape.type) &&
-                !hlo_verify_rules[in->op].mixed_precision_ok && !changes_type(in->op);
+                !hlo_verify_rules[in->op].mixed_precision_ok && !changes_type(in->op) &&
+                !typed_by_callee(in);
   for (int i = 0; i < in->noperands; i++) {
     const hlo_shape *o = &in->operands[i]->shape;
     if (hlo_plan_mixed_target(in, i) != HLO_TYPE_COUNT)

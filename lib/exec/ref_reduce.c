@@ -9,6 +9,15 @@
 
 static hlo_val *leaf(hlo_val *o, int N, int i) { return N == 1 && !o->ntuple ? o : o->tuple[i]; }
 
+/* The element type the reducer returns at position i: XLA's evaluator
+ * reduces in the reducer's types (the shape it infers) and converts to the
+ * declared result types at the end (HandleReduce, ConvertToShape). */
+static hlo_type reducer_type(const hlo_computation *f, int N, int i) {
+  const hlo_shape *rs = &f->root->shape;
+  if (rs->type != HLO_TUPLE) return rs->type;
+  return i < rs->ntuple && N == rs->ntuple ? rs->tuple[i].type : HLO_TYPE_COUNT;
+}
+
 DECL_KERN(hlo_ref_reduce) {
   const hlo_instruction *in = s->in;
   int N = s->nargs / 2;
@@ -32,26 +41,48 @@ DECL_KERN(hlo_ref_reduce) {
     if (!red[d]) acc *= is->dims[d];
   }
   if (acc != nout) { hlo_run_release(r, o); return hlo_run_errorf(r, in, "result size mismatch"); }
-  for (int i = 0; i < N; i++) {
+  /* accumulators: the result leaves, or values of the reducer's type where
+   * the declared type differs (their shapes live until the end here) */
+  hlo_shape ash[16];
+  hlo_val *av[16] = {0};
+  int rc = HLO_OK;
+  for (int i = 0; i < N && rc == HLO_OK; i++) {
     hlo_val *l = leaf(o, N, i);
+    hlo_type rt = reducer_type(in->called[0], N, i);
+    av[i] = l;
+    if (rt == l->shape->type || rt == HLO_TYPE_COUNT || rt == HLO_TUPLE) continue;
+    ash[i] = *l->shape;
+    ash[i].type = rt;
+    if (!(av[i] = hlo_run_new(r, &ash[i]))) rc = OOM(r, s);
+  }
+  for (int i = 0; i < N && rc == HLO_OK; i++) {
     hlo_sc init = hlo_sc_load(args[N + i]->shape->type, args[N + i]->data, 0);
-    for (int64_t j = 0; j < nout; j++) hlo_sc_store(l->shape->type, l->data, j, init);
+    for (int64_t j = 0; j < nout; j++) hlo_sc_store(av[i]->shape->type, av[i]->data, j, init);
   }
   int64_t ii[MAXR] = {0};
   hlo_sc x[32], y[16];
-  for (int64_t k = 0; k < args[0]->nelems; k++) {
+  for (int64_t k = 0; k < args[0]->nelems && rc == HLO_OK; k++) {
     int64_t j = hlo_index_dot(is->rank, ii, ost);
     for (int i = 0; i < N; i++) {
-      hlo_val *l = leaf(o, N, i);
-      x[i] = hlo_sc_load(l->shape->type, l->data, j);
+      x[i] = hlo_sc_load(av[i]->shape->type, av[i]->data, j);
       x[N + i] = hlo_sc_load(args[i]->shape->type, args[i]->data, k);
     }
-    if (hlo_run_scalar(r, pc, x, 2 * N, y, N)) { hlo_run_release(r, o); return HLO_ERR; }
-    for (int i = 0; i < N; i++) {
-      hlo_val *l = leaf(o, N, i);
-      hlo_sc_store(l->shape->type, l->data, j, y[i]);
-    }
+    if (hlo_run_scalar(r, pc, x, 2 * N, y, N)) rc = HLO_ERR;
+    for (int i = 0; i < N && rc == HLO_OK; i++) hlo_sc_store(av[i]->shape->type, av[i]->data, j, y[i]);
     hlo_index_next(is->rank, is->dims, ii);
+  }
+  for (int i = 0; i < N; i++) {
+    hlo_val *l = leaf(o, N, i);
+    if (!av[i] || av[i] == l) continue;
+    for (int64_t j = 0; j < nout && rc == HLO_OK; j++)
+      hlo_sc_store(l->shape->type, l->data, j,
+                   hlo_ref_convert(av[i]->shape->type, l->shape->type,
+                                   hlo_sc_load(av[i]->shape->type, av[i]->data, j)));
+    hlo_run_release(r, av[i]);
+  }
+  if (rc != HLO_OK) {
+    hlo_run_release(r, o);
+    return rc;
   }
   *out = o;
   return HLO_OK;
