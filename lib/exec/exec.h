@@ -292,7 +292,7 @@ DECL_KERN(hlo_ctl_tuple);
 DECL_KERN(hlo_ctl_gte);
 DECL_KERN(hlo_ctl_forward0);       /* result = operand 0 (copy-free) */
 DECL_KERN(hlo_ctl_token);
-DECL_KERN(hlo_ctl_call);           /* call, fusion, async wrappers */
+DECL_KERN(hlo_ctl_call);           /* call, fusion */
 DECL_KERN(hlo_ctl_while);
 DECL_KERN(hlo_ctl_conditional);
 DECL_KERN(hlo_ctl_replica_id);     /* and partition-id (collectives.c) */
@@ -305,9 +305,10 @@ DECL_KERN(hlo_ctl_get_dimension_size);
 DECL_KERN(hlo_ctl_collective_identity);
 DECL_KERN(hlo_ctl_collective_permute);
 DECL_KERN(hlo_ctl_ragged_all_to_all);
-DECL_KERN(hlo_ctl_async_done);
+DECL_KERN(hlo_ctl_async_start);    /* async.c: late-binding async chains */
 DECL_KERN(hlo_ctl_async_update);
-DECL_KERN(hlo_ctl_scan);            /* scan: the body per position, outputs stacked, carries threaded */    /* binds late operands, then runs the wrapped computation */
+DECL_KERN(hlo_ctl_async_done);
+DECL_KERN(hlo_ctl_scan);            /* scan: the body per position, outputs stacked, carries threaded */
 DECL_KERN(hlo_ccall_pad_to_static);    /* custom calls PadToStatic, SliceToDynamic */
 DECL_KERN(hlo_ccall_slice_to_dynamic);
 DECL_KERN(hlo_ctl_send);           /* send and recv between devices (p2p.c) */

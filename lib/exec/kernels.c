@@ -186,7 +186,7 @@ const hlo_kernel_row hlo_kernels[HLO_OP_COUNT] = {
     [HLO_OP_CALL] = {REF(hlo_ctl_call), PREP(prep_called)},
     [HLO_OP_FUSION] = {REF(hlo_ctl_call), PREP(prep_called),
                        FAST3(hlo_fast_plan_reduce, hlo_fast_plan_loop, hlo_fast_plan_dotfuse)},
-    [HLO_OP_ASYNC_START] = {REF(hlo_ctl_call), PREP(prep_called)},
+    [HLO_OP_ASYNC_START] = {REF(hlo_ctl_async_start), PREP(prep_called)},
     [HLO_OP_ASYNC_UPDATE] = {REF(hlo_ctl_async_update)},
     [HLO_OP_ASYNC_DONE] = {REF(hlo_ctl_async_done)},
     [HLO_OP_TUPLE] = {REF(hlo_ctl_tuple)},

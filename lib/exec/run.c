@@ -2,7 +2,8 @@
  * values to each step's kernel, drops every value after its last use (its
  * buffer goes back to the pool), and implements the structural and control
  * kernels (constant, tuple, while, conditional, call/fusion, the done
- * halves of async collectives) shared by the fast and the reference path. */
+ * halves of async collectives) shared by the fast and the reference path;
+ * the generic async ops are async.c's. */
 #include <string.h>
 #include <time.h>
 
@@ -203,13 +204,6 @@ DECL_KERN(hlo_ctl_gte) {
   return HLO_OK;
 }
 
-DECL_KERN(hlo_ctl_async_done) {
-  hlo_val *v = args[0];
-  if (v->ntuple >= 2) *out = hlo_val_ref(v->tuple[1]);
-  else *out = hlo_val_ref(v);
-  return HLO_OK;
-}
-
 /* result = operand 0 (copy, opt-barrier, domain, add-dependency): values are
  * immutable once made, so sharing is a copy. */
 DECL_KERN(hlo_ctl_forward0) {
@@ -228,84 +222,12 @@ static plan_comp *plan_of(hlo_run *r, const hlo_computation *c) {
   return c && c->id >= 0 && c->id < r->e->m->ncomps ? r->e->plans[c->id] : NULL;
 }
 
-/* An async-start with fewer operands than its wrapped computation has
- * parameters (late binding) runs it once an async-update has bound the
- * rest (hlo_ctl_async_update); until then its result is zeros. */
-static bool late_bound(const hlo_instruction *in, int nargs) {
-  return in->op == HLO_OP_ASYNC_START && in->ncalled && nargs < in->called[0]->nparams;
-}
-
 DECL_KERN(hlo_ctl_call) {
   const plan_comp *pc = plan_of(r, s->in->called[0]);
   if (!pc) return hlo_run_errorf(r, s->in, "called computation was not planned");
   hlo_val *res = NULL;
-  if (!late_bound(s->in, s->nargs) && hlo_run_comp(r, pc, args, s->nargs, &res)) return HLO_ERR;
-  if (s->in->op == HLO_OP_ASYNC_START && s->in->shape.type == HLO_TUPLE &&
-      s->in->shape.ntuple >= 2) {
-    /* ((operands), result, context...) */
-    hlo_val *t = hlo_run_new(r, &s->in->shape);
-    if (!t) { hlo_run_release(r, res); return hlo_run_errorf(r, s->in, "out of memory"); }
-    hlo_val *ops = t->tuple[0];
-    for (int i = 0; i < ops->ntuple && i < s->nargs; i++) {
-      hlo_run_release(r, ops->tuple[i]);
-      ops->tuple[i] = hlo_val_ref(args[i]);
-    }
-    if (res) {
-      hlo_run_release(r, t->tuple[1]);
-      t->tuple[1] = res;
-    }
-    *out = t;
-    return HLO_OK;
-  }
+  if (hlo_run_comp(r, pc, args, s->nargs, &res)) return HLO_ERR;
   *out = res;
-  return HLO_OK;
-}
-
-/* The async-start an update or done belongs to. */
-static const hlo_instruction *async_start_of(const hlo_instruction *in) {
-  for (int depth = 0; in && depth < 64; depth++) {
-    if (in->op == HLO_OP_ASYNC_START) return in;
-    in = in->noperands ? in->operands[0] : NULL;
-  }
-  return NULL;
-}
-
-/* async-update(previous, more operands...): without more operands the
- * state passes through; with them (late binding) the bound operands grow,
- * and once they are all there the wrapped computation runs. */
-DECL_KERN(hlo_ctl_async_update) {
-  if (s->nargs < 1) return hlo_run_errorf(r, s->in, "needs an operand");
-  const hlo_val *prev = args[0];
-  const hlo_shape *sh = &s->in->shape;
-  if (s->nargs == 1 || prev->ntuple < 2 || sh->type != HLO_TUPLE || sh->ntuple < 2) {
-    *out = hlo_val_ref(args[0]);
-    return HLO_OK;
-  }
-  const hlo_instruction *start = async_start_of(s->in);
-  const plan_comp *pc = start && start->ncalled ? plan_of(r, start->called[0]) : NULL;
-  if (!pc) return hlo_run_errorf(r, s->in, "called computation was not planned");
-  hlo_val *t = hlo_run_new(r, sh);
-  if (!t) return hlo_run_errorf(r, s->in, "out of memory");
-  hlo_val *ops = t->tuple[0];
-  int k = 0;
-  for (int i = 0; i < prev->tuple[0]->ntuple && k < ops->ntuple; i++, k++) {
-    hlo_run_release(r, ops->tuple[k]);
-    ops->tuple[k] = hlo_val_ref(prev->tuple[0]->tuple[i]);
-  }
-  for (int i = 1; i < s->nargs && k < ops->ntuple; i++, k++) {
-    hlo_run_release(r, ops->tuple[k]);
-    ops->tuple[k] = hlo_val_ref(args[i]);
-  }
-  hlo_val *res = NULL;
-  if (k == start->called[0]->nparams && hlo_run_comp(r, pc, ops->tuple, k, &res)) {
-    hlo_run_release(r, t);
-    return HLO_ERR;
-  }
-  for (int i = 1; i < t->ntuple && i < prev->ntuple; i++) {
-    hlo_run_release(r, t->tuple[i]);
-    t->tuple[i] = i == 1 && res ? res : hlo_val_ref(prev->tuple[i]);
-  }
-  *out = t;
   return HLO_OK;
 }
 

@@ -152,9 +152,12 @@ static void mark_async(vctx *v) {
   v->async_comp = mark;
 }
 
-/* XLA's VerifyAsyncComputation. */
+/* XLA's VerifyAsyncComputation, which XLA applies to computations of the
+ * main execution thread only. */
 static void check_async_computation(vctx *v, const hlo_computation *c) {
-  if (!v->async_comp || c->id < 0 || v->async_comp[c->id] != 1 || only_send_recv(c)) return;
+  if (!v->async_comp || c->id < 0 || v->async_comp[c->id] != 1 || only_send_recv(c) ||
+      strcmp(vx_thread(v, c), "main") != 0)
+    return;
   for (int i = 0; i < c->ninstrs; i++)
     if (c->instrs[i] != c->root && c->instrs[i]->op != HLO_OP_PARAMETER) {
       vx_fail_at(v, c->off,
