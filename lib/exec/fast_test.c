@@ -729,7 +729,7 @@ static void test_ill_conditioned(void) {
   CHECK(fr && planned);
   if (fr) CHECK(((float *)fr->data)[0] == (float)exact);
   if (fr && rr && ((float *)rr->data)[0] != (float)exact)
-    printf("  (note: the reference's sequential f32 sum gives %.9g, exact %lld)\n",
+    printf("  (note: the reference sum gives %.9g, exact %lld)\n",
            ((float *)rr->data)[0], (long long)exact);
   hlo_val_release(NULL, fr);
   hlo_val_release(NULL, rr);

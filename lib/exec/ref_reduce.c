@@ -18,6 +18,37 @@ static hlo_type reducer_type(const hlo_computation *f, int N, int i) {
   return i < rs->ntuple && N == rs->ntuple ? rs->tuple[i].type : HLO_TYPE_COUNT;
 }
 
+/* XLA's IsScalarAdd: the reducer adds its two scalar parameters */
+static bool scalar_add(const hlo_computation *f) {
+  const hlo_instruction *root = f->root;
+  if (!root || root->op != HLO_OP_ADD || f->nparams != 2 || root->noperands != 2) return false;
+  const hlo_instruction *a = root->operands[0], *b = root->operands[1];
+  return a && b && a != b && a->op == HLO_OP_PARAMETER && b->op == HLO_OP_PARAMETER &&
+         hlo_shape_is_scalar(&a->shape) && hlo_shape_is_scalar(&b->shape);
+}
+
+/* A single-operand reduce of floats (not complex) by a scalar add sums in
+ * double from the init value and rounds once per result element, as XLA's
+ * evaluator does (GenerateReduceOutputElement's fast add); acc is where the
+ * result is kept (the reducer's type). */
+static int reduce_add_double(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val *acc,
+                             const int64_t *ost) {
+  const hlo_shape *is = args[0]->shape;
+  int64_t nout = acc->nelems;
+  double *sum = hlo_malloc(r->alloc, sizeof(double) * (size_t)nout + 8);
+  if (!sum) return OOM(r, s);
+  double init = hlo_sc_load(args[1]->shape->type, args[1]->data, 0).f;
+  for (int64_t j = 0; j < nout; j++) sum[j] = init;
+  int64_t ii[MAXR] = {0};
+  for (int64_t k = 0; k < args[0]->nelems; k++) {
+    sum[hlo_index_dot(is->rank, ii, ost)] += hlo_sc_load(is->type, args[0]->data, k).f;
+    hlo_index_next(is->rank, is->dims, ii);
+  }
+  for (int64_t j = 0; j < nout; j++) hlo_sc_store(acc->shape->type, acc->data, j, (hlo_sc){sum[j], 0, 0});
+  hlo_free(r->alloc, sum);
+  return HLO_OK;
+}
+
 DECL_KERN(hlo_ref_reduce) {
   const hlo_instruction *in = s->in;
   int N = s->nargs / 2;
@@ -59,9 +90,12 @@ DECL_KERN(hlo_ref_reduce) {
     hlo_sc init = hlo_sc_load(args[N + i]->shape->type, args[N + i]->data, 0);
     for (int64_t j = 0; j < nout; j++) hlo_sc_store(av[i]->shape->type, av[i]->data, j, init);
   }
+  bool fast_add = N == 1 && rc == HLO_OK && hlo_type_kind_of(args[1]->shape->type) == HLO_KIND_FLOAT &&
+                  scalar_add(in->called[0]);
+  if (fast_add) rc = reduce_add_double(r, s, args, av[0], ost);
   int64_t ii[MAXR] = {0};
   hlo_sc x[32], y[16];
-  for (int64_t k = 0; k < args[0]->nelems && rc == HLO_OK; k++) {
+  for (int64_t k = 0; k < args[0]->nelems && rc == HLO_OK && !fast_add; k++) {
     int64_t j = hlo_index_dot(is->rank, ii, ost);
     for (int i = 0; i < N; i++) {
       x[i] = hlo_sc_load(av[i]->shape->type, av[i]->data, j);

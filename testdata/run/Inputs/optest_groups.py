@@ -380,8 +380,10 @@ def movement(h):
             h.compare("%s %s" % (name, t), g, np.asarray(w))
 
 
-def seq_reduce(x, axes, init, fn, t, h):
-    """Reduce in row-major order over the reduced index, rounding every step."""
+def seq_reduce(x, axes, init, fn, t, h, once=False):
+    """Reduce in row-major order over the reduced index, rounding every step
+    (once: summing in double and rounding at the end, as XLA's evaluator
+    does for a float reduce whose reducer is a scalar add)."""
     keep = [d for d in range(x.ndim) if d not in axes]
     xt = np.transpose(x, keep + list(axes))
     kshape = xt.shape[:len(keep)]
@@ -392,7 +394,12 @@ def seq_reduce(x, axes, init, fn, t, h):
             acc = np.vectorize(lambda a, b: wrap(fn(int(a), int(b)), t), otypes=[object])(acc, v)
         else:
             with np.errstate(all="ignore"):
-                acc = h.round_to(t, fn(acc, v.astype(np.float64)))
+                acc = fn(acc, v.astype(np.float64))
+                if not once:
+                    acc = h.round_to(t, acc)
+    if once:
+        with np.errstate(all="ignore"):
+            acc = h.round_to(t, acc)
     return acc
 
 
@@ -423,7 +430,8 @@ def reduce(h):
                 body.append("r%d = %s reduce(p0, z%d), dimensions={%s}, to_apply=%s_c" %
                             (k, h.shp(t, rs), k, ",".join(map(str, axes)), op))
                 res.append(("r%d" % k, h.shp(t, rs)))
-                want.append(seq_reduce(x if t not in h.INTS else x.astype(object), axes, iv, f, t, h))
+                want.append(seq_reduce(x if t not in h.INTS else x.astype(object), axes, iv, f, t, h,
+                                       once=op == "add" and t not in h.INTS))
                 k += 1
         # reduce-window: 2x2 stride 1x2 with padding on the last two dims, and base dilation
         body.append("zw = %s[] constant(0)" % t)
