@@ -142,9 +142,32 @@ static int elementwise_dims(hlo_run *r, const plan_step *s, hlo_val **args, int6
  * merged with static minor dimensions (o gets n times their product) or
  * split into o and static minor dimensions (o gets n over their product,
  * which must divide it).  Anything else is refused. */
+/* The result sizes of a reshape whose result has one dynamic dimension:
+ * the operand's actual element count over the other dimensions' sizes,
+ * when that divides and fits the bound. */
+static bool reshape_one_dynamic(const hlo_val *v, const hlo_shape *os, int64_t *out) {
+  int dyn = -1;
+  int64_t total = 1, rest = 1;
+  for (int i = 0; i < v->shape->rank; i++) total *= v->dims[i];
+  for (int o = 0; o < os->rank; o++) {
+    if (os->dynamic && os->dynamic[o]) {
+      if (dyn >= 0) return false;
+      dyn = o;
+    } else {
+      rest *= os->dims[o];
+    }
+  }
+  if (dyn < 0 || rest == 0 || total % rest != 0 || total / rest > os->dims[dyn]) return false;
+  for (int o = 0; o < os->rank; o++) out[o] = o == dyn ? total / rest : os->dims[o];
+  return true;
+}
+
+enum { RESHAPE_REPACK = 2 }; /* reshape_dims: the elements must move (reshape_repack) */
+
 static int reshape_dims(hlo_run *r, const plan_step *s, const hlo_val *v, int64_t *out) {
   const hlo_shape *is = v->shape, *os = &s->in->shape;
   hlo_val **vp = (hlo_val **)&v;
+  const char *why;
   for (int o = 0; o < os->rank; o++) out[o] = os->dims[o];
   for (int d = 0; d < is->rank; d++) {
     if (v->dims[d] == is->dims[d]) continue;
@@ -154,29 +177,58 @@ static int reshape_dims(hlo_run *r, const plan_step *s, const hlo_val *v, int64_
     while (o < os->rank && ob < before) ob *= os->dims[o++];
     while (o < os->rank && os->dims[o] == 1 && is->dims[d] != 1) o++;
     if (ob != before || o == os->rank)
-      return refuse(r, s, vp, "reshape cannot keep: the dimensions before it change");
+      { why = "reshape cannot keep: the dimensions before it change"; goto other; }
     int e = d, f = o;
     int64_t ip = is->dims[d], op = os->dims[o];
     while (ip != op) {
       if (ip < op ? ++e >= is->rank : ++f >= os->rank)
-        return refuse(r, s, vp, "reshape cannot keep: no group of result dimensions holds it");
+        { why = "reshape cannot keep: no group of result dimensions holds it"; goto other; }
       if (ip < op) ip *= is->dims[e];
       else op *= os->dims[f];
     }
     if (e > d && f > o)
-      return refuse(r, s, vp, "reshape cannot keep: it both merges and splits the dimension");
+      { why = "reshape cannot keep: it both merges and splits the dimension"; goto other; }
     int64_t min_in = 1, min_out = 1;
     for (int i = d + 1; i <= e; i++) {
       if (v->dims[i] != is->dims[i])
-        return refuse(r, s, vp, "reshape cannot keep: it merges it with a dynamic minor dimension");
+        { why = "reshape cannot keep: it merges it with a dynamic minor dimension"; goto other; }
       min_in *= is->dims[i];
     }
     for (int i = o + 1; i <= f; i++) min_out *= os->dims[i];
     if (min_out == 0 || (v->dims[d] * min_in) % min_out != 0)
-      return refuse(r, s, vp, "reshape cannot keep: the split does not divide its actual size");
+      { why = "reshape cannot keep: the split does not divide its actual size"; goto other; }
     out[o] = v->dims[d] * min_in / min_out;
   }
   return HLO_OK;
+other:
+  /* Otherwise, with one dynamic dimension in the result, the actual
+   * elements in row-major order (XLA's dynamic padder: a reshape that
+   * combines or splits a dynamic dimension keeps the valid elements in
+   * order) fill the result, that dimension taking what the others leave. */
+  if (reshape_one_dynamic(v, os, out)) return RESHAPE_REPACK;
+  return refuse(r, s, vp, why);
+}
+
+/* A reshape that moves the actual elements (RESHAPE_REPACK): they are read
+ * in row-major order out of the operand's bounds and laid out the same way
+ * in the result's (dims), the rest zero. */
+static int reshape_repack(hlo_run *r, const plan_step *s, const hlo_val *v, const int64_t *dims, hlo_val **out) {
+  const hlo_shape *is = v->shape, *os = &s->in->shape;
+  hlo_val *o = hlo_run_new(r, os);
+  if (!o) return hlo_run_errorf(r, s->in, "out of memory");
+  int64_t n = 1, ist[MAXR], ost[MAXR], ii[MAXR] = {0}, oi[MAXR] = {0};
+  for (int i = 0; i < is->rank; i++) n *= v->dims[i];
+  hlo_strides(is, ist);
+  hlo_strides(os, ost);
+  size_t esz = (size_t)hlo_type_bytes(os->type);
+  for (int64_t k = 0; k < n; k++) {
+    memcpy((char *)o->data + hlo_index_dot(os->rank, oi, ost) * (int64_t)esz,
+           (const char *)v->data + hlo_index_dot(is->rank, ii, ist) * (int64_t)esz, esz);
+    hlo_index_next(is->rank, v->dims, ii);
+    hlo_index_next(os->rank, dims, oi);
+  }
+  *out = o;
+  return hlo_dyn_put(r, s->in, out, dims);
 }
 
 static int slice_dims(hlo_run *r, const plan_step *s, const hlo_val *v, int64_t *out) {
@@ -503,6 +555,7 @@ int hlo_dyn_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out) 
         (in->op == HLO_OP_BITCAST && (!descending(&in->shape) || !descending(args[0]->shape))))
       return refuse(r, s, args, "a bitcast that is not a row-major reshape cannot carry");
     rc = reshape_dims(r, s, args[0], dims);
+    if (rc == RESHAPE_REPACK) return reshape_repack(r, s, args[0], dims, out);
     break;
   case HLO_OP_SLICE: rc = slice_dims(r, s, args[0], dims); break;
   case HLO_OP_CONCATENATE: {
