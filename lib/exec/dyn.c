@@ -217,14 +217,15 @@ static int reshape_repack(hlo_run *r, const plan_step *s, const hlo_val *v, cons
   hlo_val *o = hlo_run_new(r, os);
   if (!o) return hlo_run_errorf(r, s->in, "out of memory");
   int64_t n = 1, ist[MAXR], ost[MAXR], ii[MAXR] = {0}, oi[MAXR] = {0};
-  for (int i = 0; i < is->rank; i++) n *= v->dims[i];
+  const int64_t *vd = v->dims ? v->dims : is->dims;
+  for (int i = 0; i < is->rank; i++) n *= vd[i];
   hlo_strides(is, ist);
   hlo_strides(os, ost);
   size_t esz = (size_t)hlo_type_bytes(os->type);
   for (int64_t k = 0; k < n; k++) {
     memcpy((char *)o->data + hlo_index_dot(os->rank, oi, ost) * (int64_t)esz,
            (const char *)v->data + hlo_index_dot(is->rank, ii, ist) * (int64_t)esz, esz);
-    hlo_index_next(is->rank, v->dims, ii);
+    hlo_index_next(is->rank, vd, ii);
     hlo_index_next(os->rank, dims, oi);
   }
   *out = o;
@@ -557,6 +558,24 @@ int hlo_dyn_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out) 
     rc = reshape_dims(r, s, args[0], dims);
     if (rc == RESHAPE_REPACK) return reshape_repack(r, s, args[0], dims, out);
     break;
+  case HLO_OP_DYNAMIC_RESHAPE: { /* the sizes operands give the result's sizes */
+    const hlo_shape *os = &in->shape;
+    int64_t total = 1, want = 1;
+    if (s->nargs != 1 + os->rank || !hlo_shape_is_array(os))
+      return hlo_run_errorf(r, in, "needs one size operand per result dimension");
+    for (int i = 0; i < args[0]->shape->rank; i++) total *= args[0]->dims ? args[0]->dims[i] : args[0]->shape->dims[i];
+    for (int o = 0; o < os->rank; o++) {
+      if (args[1 + o]->nelems != 1) return hlo_run_errorf(r, in, "size operand %d is not a scalar", 1 + o);
+      dims[o] = hlo_sc_load(args[1 + o]->shape->type, args[1 + o]->data, 0).i;
+      if (dims[o] < 0 || dims[o] > os->dims[o] || (dims[o] < os->dims[o] && !(os->dynamic && os->dynamic[o])))
+        return hlo_run_errorf(r, in, "size %lld of result dimension %d is outside its bound %lld", (long long)dims[o], o,
+                              (long long)os->dims[o]);
+      want *= dims[o];
+    }
+    if (want != total)
+      return hlo_run_errorf(r, in, "the sizes hold %lld elements, the operand %lld", (long long)want, (long long)total);
+    return reshape_repack(r, s, args[0], dims, out);
+  }
   case HLO_OP_SLICE: rc = slice_dims(r, s, args[0], dims); break;
   case HLO_OP_CONCATENATE: {
     bool done;
