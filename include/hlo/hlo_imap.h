@@ -133,6 +133,15 @@ struct imap_map {
   bool as_built;            /* a rule's map that XLA does not simplify: its
                                sums print in the order the rule wrote them
                                (the terms' stored order), not sorted */
+  const char **names;       /* NULL (every variable prints as d<i>, s<i>,
+                               rt<i>), or ndims + nsyms + nrts entries in
+                               that order, a NULL entry printing the default
+                               name: the names a parsed map's text gave its
+                               variables (XLA's IndexingMap::Variable::name).
+                               Arena strings shared between copies, never
+                               modified; simplification, copies, composition
+                               and removal of unused variables carry them as
+                               XLA does */
 };
 
 /* A map with the given counts, all bounds [0, -1] and results NULL, for the
@@ -186,19 +195,28 @@ HLO_API void imap_expr_print(hlo_buf *b, const imap_expr *e);
 HLO_API void imap_expr_print_xla(hlo_buf *b, const imap_expr *e, imap_xla v);
 HLO_API void imap_map_print_xla(hlo_buf *b, const imap_map *m, imap_xla v);
 
+/* The name variable (k, i) of m prints as: its parsed name, or NULL for
+ * the default d<i> / s<i> / rt<i>. */
+HLO_API const char *imap_map_var_name(const imap_map *m, imap_kind k, int i);
+
 /* Print the map in the multi-line format:
  *   (d0, d1)[s0]{rt0} -> (results),
  *   domain:
  *   d0 in [0, 9],
  *   ...
  * without a final newline; or UNDEFINED / KNOWN EMPTY; a map with no
- * variables prints only its header line. */
+ * variables prints only its header line.  Variables print by their names
+ * (m->names) where the map has them, as XLA's ToString does. */
 HLO_API void imap_map_print(hlo_buf *b, const imap_map *m);
 
 /* Parse one map (multi-line or XLA's one-line form; whitespace is free)
  * from text[*pos..len).  Variable names in the header are arbitrary
- * identifiers; domain entries that name a variable set its bounds, others
- * are constraints.  Also accepts UNDEFINED and KNOWN EMPTY.  On success
+ * identifiers, kept in m->names unless they are the default ones (as XLA's
+ * ParseIndexingMap keeps them); domain entries that name a variable set its
+ * bounds, others are constraints.  As XLA's IndexingMap constructor does,
+ * an empty variable interval, an empty constraint interval or a constant
+ * constraint that fails makes the map KNOWN EMPTY.  Also accepts UNDEFINED
+ * and KNOWN EMPTY.  The map is not simplified.  On success
  * *pos is past the map.  NULL on error with a message in err (size errn)
  * and *pos at the error. */
 HLO_API imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos, char *err,

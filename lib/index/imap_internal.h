@@ -22,5 +22,14 @@ int64_t imap_sat_mul(int64_t a, int64_t b);
 bool imap_is_var(const imap_expr *e);
 /* Pointer to the bounds of variable (k, i) in m, NULL if out of range. */
 imap_interval *imap_map_var_ptr(imap_map *m, imap_kind k, int i);
+/* Some variable's interval is empty (XLA's VerifyVariableIntervals fails). */
+bool imap_domain_empty(const imap_map *m);
+/* Name variable (k, i) of m (an arena string that outlives m; m->names is
+   allocated on the first name).  HLO_ERR on allocation failure. */
+int imap_map_set_name(imap_ctx *c, imap_map *m, imap_kind k, int i, const char *name);
+/* Give variable (dk, di) of dst the name of variable (sk, si) of src, if it
+   has one.  HLO_ERR on allocation failure. */
+int imap_map_carry_name(imap_ctx *c, imap_map *dst, imap_kind dk, int di, const imap_map *src, imap_kind sk,
+                        int si);
 
 #endif

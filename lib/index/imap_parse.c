@@ -1,6 +1,6 @@
 /* imap_parse.c - reads indexing maps back from text: the seed's multi-line
  * format and XLA's one-line format (whitespace is insignificant), plus the
- * UNDEFINED and KNOWN EMPTY forms.
+ * UNDEFINED and KNOWN EMPTY forms; keeps the variables' names.
  *   map    -> '(' ids ')' ['[' ids ']'] ['{' ids '}'] '->' '(' exprs ')'
  *             [',' 'domain' ':' entry (',' entry)*]
  *   entry  -> expr 'in' '[' int ',' int ']'
@@ -250,8 +250,24 @@ static int parse_ids(parser *p, char close, imap_kind kind) {
   }
 }
 
+/* XLA's ParseIndexingMap keeps a variable's name unless it is the default
+   one (d<i>, s<i>, rt<i> by position). */
+static int keep_names(parser *p, imap_map *m) {
+  for (int i = 0; i < p->nvars; i++) {
+    const pvar *v = &p->vars[i];
+    char dflt[32];
+    snprintf(dflt, sizeof dflt, "%s%d", v->kind == IMAP_DIM ? "d" : v->kind == IMAP_SYM ? "s" : "rt", v->idx);
+    if (strlen(dflt) == v->len && memcmp(dflt, v->name, v->len) == 0) continue;
+    char *name = imap_alloc(p->c, v->len + 1, 1);
+    if (!name) return HLO_ERR;
+    memcpy(name, v->name, v->len);
+    name[v->len] = 0;
+    if (imap_map_set_name(p->c, m, v->kind, v->idx, name)) return HLO_ERR;
+  }
+  return HLO_OK;
+}
+
 static bool parse_entry(parser *p, imap_map *m) {
-  size_t at = p->pos;
   const imap_expr *e = parse_expr(p);
   if (!e) return false;
   int64_t lo, hi;
@@ -274,14 +290,8 @@ static bool parse_entry(parser *p, imap_map *m) {
         return true;
       }
   }
-  if (e->kind == IMAP_CONST) {
-    if (e->v < lo || e->v > hi) {
-      p->pos = at;
-      perr(p, "constant constraint is never satisfied");
-      return false;
-    }
-    return true;
-  }
+  /* a constant outside its interval, or an empty interval, makes the map
+     KNOWN EMPTY (XLA's AddConstraint) */
   if (m->state == IMAP_DEFINED && imap_map_add_constraint(p->c, m, e, lo, hi)) {
     perr(p, "out of memory");
     return false;
@@ -356,6 +366,11 @@ imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos,
            p->vars[i].name);
       goto fail;
     }
+  if (m->state == IMAP_DEFINED && imap_domain_empty(m)) imap_map_set_empty(c, m);
+  if (keep_names(p, m)) {
+    perr(p, "out of memory");
+    goto fail;
+  }
   goto out;
 fail:
   m = NULL;

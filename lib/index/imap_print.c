@@ -1,5 +1,6 @@
 /* imap_print.c - the text form of expressions, maps and per-operand
- * indexings: the multi-line map format, XLA's summand order (that of its
+ * indexings: the multi-line map format with the map's variable names or
+ * XLA's default ones, XLA's summand order (that of its
  * simplifier's sorted sums), XLA's `operand id = N` labels, `runtime
  * variables:` and `replica id:` sections, each as today's XLA prints it (IMAP_XLA_2026) or as
  * the XLA of mid 2025 did (IMAP_XLA_2025). */
@@ -25,15 +26,16 @@ static void put_abs(hlo_buf *b, int64_t k) {
    its rule built it (sums in stored order). */
 enum { AS_BUILT = IMAP_XLA_2025 + 1 };
 
-static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v);
+/* nm: the map whose variable names to print (NULL: d<i>, s<i>, rt<i>). */
+static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v, const imap_map *nm);
 
-static void print_operand(hlo_buf *b, const imap_expr *e, imap_xla v) {
+static void print_operand(hlo_buf *b, const imap_expr *e, imap_xla v, const imap_map *nm) {
   if (compound(e)) {
     hlo_buf_putc(b, '(');
-    print_expr(b, e, v);
+    print_expr(b, e, v, nm);
     hlo_buf_putc(b, ')');
   } else {
-    print_expr(b, e, v);
+    print_expr(b, e, v, nm);
   }
 }
 
@@ -136,26 +138,29 @@ static void summand_order(const imap_expr *e, int *ord, imap_xla v) {
   }
 }
 
-static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v) {
+/* A variable: its name in nm, else XLA's default d<i>, s<i>, rt<i>. */
+static void print_var(hlo_buf *b, const imap_map *nm, imap_kind k, int64_t i) {
+  const char *name = nm && i <= INT32_MAX ? imap_map_var_name(nm, k, (int)i) : NULL;
+  if (name) hlo_buf_puts(b, name);
+  else hlo_buf_printf(b, "%s%" PRId64, k == IMAP_DIM ? "d" : k == IMAP_SYM ? "s" : "rt", i);
+}
+
+static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v, const imap_map *nm) {
   switch (e->kind) {
   case IMAP_CONST:
     hlo_buf_printf(b, "%" PRId64, e->v);
     return;
   case IMAP_DIM:
-    hlo_buf_printf(b, "d%" PRId64, e->v);
-    return;
   case IMAP_SYM:
-    hlo_buf_printf(b, "s%" PRId64, e->v);
-    return;
   case IMAP_RT:
-    hlo_buf_printf(b, "rt%" PRId64, e->v);
+    print_var(b, nm, e->kind, e->v);
     return;
   case IMAP_FLOORDIV:
   case IMAP_MOD:
     /* today's XLA writes the dividend bare when it is the same operation:
        `d0 / 2 / 3`, `d0 mod 6 mod 4` */
-    if (v != IMAP_XLA_2025 && e->arg->kind == e->kind) print_expr(b, e->arg, v);
-    else print_operand(b, e->arg, v);
+    if (v != IMAP_XLA_2025 && e->arg->kind == e->kind) print_expr(b, e->arg, v, nm);
+    else print_operand(b, e->arg, v, nm);
     hlo_buf_puts(b, e->kind == IMAP_MOD ? " mod " : v == IMAP_XLA_2025 ? " floordiv " : " / ");
     hlo_buf_printf(b, "%" PRId64, e->v);
     return;
@@ -172,21 +177,21 @@ static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v) {
       const imap_expr *x = e->terms[i].atom;
       if (n == 0) {
         if (k == 1) {
-          print_expr(b, x, v);
+          print_expr(b, x, v, nm);
         } else if (k == -1) {
           hlo_buf_putc(b, '-');
-          print_operand(b, x, v);
+          print_operand(b, x, v, nm);
         } else {
-          print_operand(b, x, v);
+          print_operand(b, x, v, nm);
           hlo_buf_printf(b, " * %" PRId64, k);
         }
         continue;
       }
       hlo_buf_puts(b, k < 0 ? " - " : " + ");
       if (k == 1 || k == -1) {
-        print_expr(b, x, v);
+        print_expr(b, x, v, nm);
       } else {
-        print_operand(b, x, v);
+        print_operand(b, x, v, nm);
         hlo_buf_puts(b, " * ");
         put_abs(b, k);
       }
@@ -201,12 +206,15 @@ static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v) {
   }
 }
 
-void imap_expr_print_xla(hlo_buf *b, const imap_expr *e, imap_xla v) { print_expr(b, e, v); }
+void imap_expr_print_xla(hlo_buf *b, const imap_expr *e, imap_xla v) { print_expr(b, e, v, NULL); }
 
-void imap_expr_print(hlo_buf *b, const imap_expr *e) { print_expr(b, e, IMAP_XLA_2026); }
+void imap_expr_print(hlo_buf *b, const imap_expr *e) { print_expr(b, e, IMAP_XLA_2026, NULL); }
 
-static void print_vars(hlo_buf *b, const char *pfx, int n) {
-  for (int i = 0; i < n; i++) hlo_buf_printf(b, "%s%s%d", i ? ", " : "", pfx, i);
+static void print_vars(hlo_buf *b, const imap_map *m, imap_kind k, int n) {
+  for (int i = 0; i < n; i++) {
+    if (i) hlo_buf_puts(b, ", ");
+    print_var(b, m, k, i);
+  }
 }
 
 typedef struct cline {
@@ -228,36 +236,38 @@ void imap_map_print_xla(hlo_buf *b, const imap_map *m, imap_xla v) {
     hlo_buf_puts(b, "KNOWN EMPTY");
     return;
   }
+  const imap_map *nm = m;
   hlo_buf_putc(b, '(');
-  print_vars(b, "d", m->ndims);
+  print_vars(b, m, IMAP_DIM, m->ndims);
   hlo_buf_putc(b, ')');
   if (m->nsyms) {
     hlo_buf_putc(b, '[');
-    print_vars(b, "s", m->nsyms);
+    print_vars(b, m, IMAP_SYM, m->nsyms);
     hlo_buf_putc(b, ']');
   }
   if (m->nrts) {
     hlo_buf_putc(b, '{');
-    print_vars(b, "rt", m->nrts);
+    print_vars(b, m, IMAP_RT, m->nrts);
     hlo_buf_putc(b, '}');
   }
   hlo_buf_puts(b, " -> (");
   imap_xla rv = m->as_built && v != IMAP_XLA_2025 ? (imap_xla)AS_BUILT : v;
   for (int i = 0; i < m->nresults; i++) {
     if (i) hlo_buf_puts(b, ", ");
-    print_expr(b, m->results[i], rv);
+    print_expr(b, m->results[i], rv, nm);
   }
   hlo_buf_putc(b, ')');
   if (m->ndims + m->nsyms + m->nrts == 0 && m->ncons == 0) return;
   hlo_buf_puts(b, ",\ndomain:");
   bool first = true;
-  static const char *const pf[3] = {"d", "s", "rt"};
+  static const imap_kind kinds[3] = {IMAP_DIM, IMAP_SYM, IMAP_RT};
   const int counts[3] = {m->ndims, m->nsyms, m->nrts};
   const imap_interval *iv[3] = {m->dims, m->syms, m->rts};
   for (int k = 0; k < 3; k++)
     for (int i = 0; i < counts[k]; i++) {
-      hlo_buf_printf(b, "%s\n%s%d in [%" PRId64 ", %" PRId64 "]", first ? "" : ",", pf[k], i,
-                     iv[k][i].lo, iv[k][i].hi);
+      hlo_buf_puts(b, first ? "\n" : ",\n");
+      print_var(b, m, kinds[k], i);
+      hlo_buf_printf(b, " in [%" PRId64 ", %" PRId64 "]", iv[k][i].lo, iv[k][i].hi);
       first = false;
     }
   /* constraints sorted by their text, as XLA does */
@@ -270,7 +280,7 @@ void imap_map_print_xla(hlo_buf *b, const imap_map *m, imap_xla v) {
   for (int i = 0; i < m->ncons; i++) {
     hlo_buf t;
     hlo_buf_init(&t, b->alloc);
-    print_expr(&t, m->cons[i].e, v);
+    print_expr(&t, m->cons[i].e, v, nm);
     hlo_buf_printf(&t, " in [%" PRId64 ", %" PRId64 "]", m->cons[i].iv.lo, m->cons[i].iv.hi);
     if (t.failed) b->failed = true;
     char *s = hlo_buf_take(&t);

@@ -588,6 +588,42 @@ static void test_xla2026(void) {
   CHECK(m && m->results[0] == imap_floordiv(&C, d0, 3));
 }
 
+/* Variable names (XLA's IndexingMap::Variable::name): kept by the parser
+   unless default for their position, printed everywhere, carried by copies,
+   simplification, removal of unused variables and composition. */
+static void test_names(void) {
+  imap_map *m = parse("(th_x, d1)[s0, d0]{rt0, gpu} -> (th_x + d1 + d0 + gpu), domain: th_x in [0, 3], "
+                      "d1 in [0, 1], s0 in [0, 1], d0 in [0, 2], rt0 in [0, 0], gpu in [0, 1], "
+                      "th_x + gpu in [0, 3]");
+  CHECK(m && m->names);
+  if (!m || !m->names) return;
+  CHECK_STR(imap_map_var_name(m, IMAP_DIM, 0), "th_x");
+  CHECK(imap_map_var_name(m, IMAP_DIM, 1) == NULL && imap_map_var_name(m, IMAP_SYM, 0) == NULL);
+  CHECK_STR(imap_map_var_name(m, IMAP_SYM, 1), "d0"); /* not symbol 1's default */
+  CHECK(imap_map_var_name(m, IMAP_RT, 0) == NULL && imap_map_var_name(m, IMAP_RT, 2) == NULL);
+  CHECK_STR(str_map(m), "(th_x, d1)[s0, d0]{rt0, gpu} -> (th_x + d1 + d0 + gpu),\ndomain:\nth_x in [0, 3],\n"
+                        "d1 in [0, 1],\ns0 in [0, 1],\nd0 in [0, 2],\nrt0 in [0, 0],\ngpu in [0, 1],\n"
+                        "th_x + gpu in [0, 3]");
+  CHECK(parse("(d0)[s0]{rt0} -> (d0 + s0 + rt0), domain: d0 in [0, 1], s0 in [0, 1], rt0 in [0, 1]")->names == NULL);
+  CHECK(imap_map_copy(&C, m)->names == m->names);
+  CHECK(imap_simplify(&C, m)->names == m->names);
+  /* unused variables go with their names */
+  imap_map *u = parse("(a, b, c)[p, q]{r} -> (c + q + r), domain: a in [0, 3], b in [0, 5], c in [0, 7], "
+                      "p in [0, 0], q in [0, 4], r in [0, 2]");
+  CHECK_STR(str_map(imap_remove_unused_vars(&C, u)),
+            "(c)[q]{r} -> (c + q + r),\ndomain:\nc in [0, 7],\nq in [0, 4],\nr in [0, 2]");
+  /* composition: first's dims, symbols [second's | first's] */
+  imap_map *f = parse("(x)[s0] -> (s0, x), domain: x in [0, 9], s0 in [0, 19]");
+  imap_map *g = parse("(d0, d1)[k] -> (k, d0 + d1), domain: d0 in [0, 19], d1 in [0, 9], k in [0, 4]");
+  imap_map *fg = imap_compose(&C, f, g);
+  CHECK(fg && fg->nsyms == 2);
+  if (fg && fg->nsyms == 2) {
+    CHECK_STR(imap_map_var_name(fg, IMAP_DIM, 0), "x");
+    CHECK_STR(imap_map_var_name(fg, IMAP_SYM, 0), "k");
+    CHECK(imap_map_var_name(fg, IMAP_SYM, 1) == NULL); /* prints s1 */
+  }
+}
+
 int main(void) {
   imap_ctx_init(&C, NULL);
   C.xla = IMAP_XLA_2025;
@@ -595,6 +631,7 @@ int main(void) {
   test_expr();
   test_golden_roundtrip();
   test_parse_forms();
+  test_names();
   test_simplifier_seed();
   test_simplifier_rules();
   test_simplifier_xla();
