@@ -205,6 +205,31 @@ imap_interval imap_range(const imap_map *m, const imap_expr *e, bool use_constra
     else r = (imap_interval){0, e->v - 1};
     break;
   }
+  case IMAP_BINOP: {
+    imap_interval a = imap_range(m, e->arg, use_constraints), b = imap_range(m, e->arg2, use_constraints);
+    switch ((imap_binop)e->v) {
+    case IMAP_OP_MUL: { /* the extremes are at the corners */
+      int64_t p[4] = {imap_sat_mul(a.lo, b.lo), imap_sat_mul(a.lo, b.hi), imap_sat_mul(a.hi, b.lo),
+                      imap_sat_mul(a.hi, b.hi)};
+      r = (imap_interval){p[0], p[0]};
+      for (int i = 1; i < 4; i++) {
+        if (p[i] < r.lo) r.lo = p[i];
+        if (p[i] > r.hi) r.hi = p[i];
+      }
+      break;
+    }
+    case IMAP_OP_MIN: r = (imap_interval){a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi}; break;
+    case IMAP_OP_MAX: r = (imap_interval){a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi}; break;
+    case IMAP_OP_MOD: /* floor mod takes the divisor's sign: |r| < |b| */
+      if (b.lo > 0) r = (imap_interval){0, b.hi - 1};
+      break;
+    case IMAP_OP_FLOORDIV:
+    case IMAP_OP_CEILDIV: /* a positive divisor: between a / b.hi and a / 1 */
+      if (b.lo > 0 && a.lo >= 0) r = (imap_interval){0, a.hi};
+      break;
+    }
+    break;
+  }
   case IMAP_SUM: {
     r = (imap_interval){e->v, e->v};
     for (int i = 0; i < e->nterms; i++) {

@@ -6,7 +6,10 @@
  *   entry  -> expr 'in' '[' int ',' int ']'
  *   expr   -> term (('+' | '-') term)*
  *   term   -> unary (('*' | 'floordiv' | '/' | 'ceildiv' | 'mod') unary)*
- *   unary  -> '-' unary | int | id | '(' expr ')' */
+ *             (also XLA's floorDiv, ceilDiv; an operand that is not a
+ *             constant gives a non-affine BINOP, as XLA's SymbolicExpr)
+ *   unary  -> '-' unary | int | id | ('min' | 'max') '(' expr ',' expr ')'
+ *             | '(' expr ')' */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -116,6 +119,7 @@ static bool integer(parser *p, int64_t *out) {
 }
 
 static const imap_expr *parse_expr(parser *p);
+static const imap_expr *parse_minmax(parser *p, imap_binop op);
 
 static const imap_expr *lookup(parser *p, const char *name, size_t len) {
   for (int i = 0; i < p->nvars; i++)
@@ -154,7 +158,15 @@ static const imap_expr *parse_unary(parser *p) {
   if (p->failed) return NULL;
   const char *name;
   size_t len;
-  if (ident(p, &name, &len)) return lookup(p, name, len);
+  if (ident(p, &name, &len)) {
+    /* `min(` and `max(` are XLA's functions, whatever the variables' names */
+    if (len == 3 && (!memcmp(name, "min", 3) || !memcmp(name, "max", 3)) && p->pos < p->len &&
+        p->s[p->pos] == '(') {
+      p->pos++;
+      return parse_minmax(p, name[1] == 'i' ? IMAP_OP_MIN : IMAP_OP_MAX);
+    }
+    return lookup(p, name, len);
+  }
   perr(p, "expected an expression");
   return NULL;
 }
@@ -163,40 +175,39 @@ static const imap_expr *parse_term(parser *p) {
   const imap_expr *e = parse_unary(p);
   while (e) {
     size_t at = p->pos;
-    int op = accept(p, "*") ? 1 : accept(p, "floordiv") || accept(p, "/") ? 2 : accept(p, "ceildiv") ? 3
-             : accept(p, "mod") ? 4 : 0;
-    if (!op) break;
+    int op = accept(p, "*")                                                    ? IMAP_OP_MUL
+             : accept(p, "floordiv") || accept(p, "floorDiv") || accept(p, "/") ? IMAP_OP_FLOORDIV
+             : accept(p, "ceildiv") || accept(p, "ceilDiv")                     ? IMAP_OP_CEILDIV
+             : accept(p, "mod")                                                 ? IMAP_OP_MOD
+                                                                                : -1;
+    if (op < 0) break;
     const imap_expr *r = parse_unary(p);
     if (!r) return NULL;
-    if (op == 1 && e->kind == IMAP_CONST && r->kind != IMAP_CONST) {
-      const imap_expr *t = e;
-      e = r;
-      r = t;
-    }
-    if (r->kind != IMAP_CONST) {
-      p->pos = at;
-      perr(p, "the right operand of '%s' must be a constant",
-           op == 1 ? "*" : op == 2 ? "floordiv" : op == 3 ? "ceildiv" : "mod");
-      return NULL;
-    }
-    int64_t k = r->v;
-    if ((op == 2 || op == 3) && k == 0) {
+    /* a constant divisor must be usable; a variable one is XLA's
+       non-affine SymbolicExpr (`s0 / s1`), as is a product of variables */
+    if (r->kind == IMAP_CONST && (op == IMAP_OP_FLOORDIV || op == IMAP_OP_CEILDIV) && r->v == 0) {
       p->pos = at;
       perr(p, "division by zero");
       return NULL;
     }
-    if (op == 4 && k <= 0) {
+    if (r->kind == IMAP_CONST && op == IMAP_OP_MOD && r->v <= 0) {
       p->pos = at;
       perr(p, "mod needs a positive constant");
       return NULL;
     }
-    if (op == 1) e = imap_mul(p->c, e, k);
-    else if (op == 2) e = imap_floordiv(p->c, e, k);
-    else if (op == 4) e = imap_mod(p->c, e, k);
-    else /* a ceildiv k = -((-a) floordiv k) */
-      e = imap_mul(p->c, imap_floordiv(p->c, imap_mul(p->c, e, -1), k), -1);
+    e = imap_binop_expr(p->c, (imap_binop)op, e, r);
   }
   return e;
+}
+
+/* min(a, b) / max(a, b) after the name. */
+static const imap_expr *parse_minmax(parser *p, imap_binop op) {
+  p->depth++;
+  const imap_expr *a = parse_expr(p);
+  const imap_expr *b = a && expect(p, ",") ? parse_expr(p) : NULL;
+  p->depth--;
+  if (!b || !expect(p, ")")) return NULL;
+  return imap_binop_expr(p->c, op, a, b);
 }
 
 static const imap_expr *parse_expr(parser *p) {

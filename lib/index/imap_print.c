@@ -14,7 +14,14 @@
 
 static bool compound(const imap_expr *e) {
   return e->kind == IMAP_FLOORDIV || e->kind == IMAP_MOD || e->kind == IMAP_SUM ||
-         (e->kind == IMAP_CONST && e->v < 0);
+         (e->kind == IMAP_CONST && e->v < 0) ||
+         (e->kind == IMAP_BINOP && e->v != IMAP_OP_MIN && e->v != IMAP_OP_MAX);
+}
+
+/* The binary operation e is (affine floordiv and mod included), -1 if none. */
+static int op_of(const imap_expr *e) {
+  return e->kind == IMAP_FLOORDIV ? IMAP_OP_FLOORDIV : e->kind == IMAP_MOD ? IMAP_OP_MOD
+         : e->kind == IMAP_BINOP ? (int)e->v : -1;
 }
 
 static void put_abs(hlo_buf *b, int64_t k) {
@@ -46,7 +53,7 @@ static void print_operand(hlo_buf *b, const imap_expr *e, imap_xla v, const imap
  * operands left to right, and adds them up in that order; the MLIR-based
  * XLA of 2025 also moved a summand with a dimension before a left side
  * without any. */
-enum { K_ADD, K_MUL, K_MOD, K_FLOORDIV, K_DIM, K_SYM, K_CONST };
+enum { K_ADD, K_MUL, K_MOD, K_FLOORDIV, K_CEILDIV, K_MAX, K_MIN, K_DIM, K_SYM, K_CONST };
 
 static int rank_of(const imap_expr *e) {
   switch (e->kind) {
@@ -56,6 +63,11 @@ static int rank_of(const imap_expr *e) {
   case IMAP_FLOORDIV: return K_FLOORDIV;
   case IMAP_MOD: return K_MOD;
   case IMAP_SUM: return e->nterms == 1 && e->v == 0 ? K_MUL : K_ADD;
+  case IMAP_BINOP: {
+    static const int rank[] = {[IMAP_OP_MUL] = K_MUL, [IMAP_OP_FLOORDIV] = K_FLOORDIV, [IMAP_OP_CEILDIV] = K_CEILDIV,
+                               [IMAP_OP_MOD] = K_MOD, [IMAP_OP_MIN] = K_MIN, [IMAP_OP_MAX] = K_MAX};
+    return rank[e->v];
+  }
   }
   return K_ADD;
 }
@@ -81,8 +93,14 @@ static int xla_cmp(const imap_expr *a, const imap_expr *b) {
     if (a->kind != b->kind) return a->kind == IMAP_SYM ? -1 : 1;
     return cmp_i64(a->v, b->v);
   case IMAP_FLOORDIV: case IMAP_MOD: {
+    if (b->kind == IMAP_BINOP) return -1; /* same rank: x / 4 before x / y */
     int r = xla_cmp(a->arg, b->arg);
     return r ? r : cmp_i64(a->v, b->v);
+  }
+  case IMAP_BINOP: {
+    if (b->kind != IMAP_BINOP) return 1;
+    int r = xla_cmp(a->arg, b->arg);
+    return r ? r : xla_cmp(a->arg2, b->arg2);
   }
   case IMAP_SUM:
     for (int i = 0; i < a->nterms && i < b->nterms; i++) {
@@ -99,6 +117,7 @@ static bool has_dim(const imap_expr *e) {
   switch (e->kind) {
   case IMAP_DIM: return true;
   case IMAP_FLOORDIV: case IMAP_MOD: return has_dim(e->arg);
+  case IMAP_BINOP: return has_dim(e->arg) || has_dim(e->arg2);
   case IMAP_SUM:
     for (int i = 0; i < e->nterms; i++)
       if (has_dim(e->terms[i].atom)) return true;
@@ -159,10 +178,31 @@ static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v, const imap_ma
   case IMAP_MOD:
     /* today's XLA writes the dividend bare when it is the same operation:
        `d0 / 2 / 3`, `d0 mod 6 mod 4` */
-    if (v != IMAP_XLA_2025 && e->arg->kind == e->kind) print_expr(b, e->arg, v, nm);
+    if (v != IMAP_XLA_2025 && op_of(e->arg) == op_of(e)) print_expr(b, e->arg, v, nm);
     else print_operand(b, e->arg, v, nm);
     hlo_buf_puts(b, e->kind == IMAP_MOD ? " mod " : v == IMAP_XLA_2025 ? " floordiv " : " / ");
     hlo_buf_printf(b, "%" PRId64, e->v);
+    return;
+  case IMAP_BINOP:
+    if (e->v == IMAP_OP_MIN || e->v == IMAP_OP_MAX) {
+      hlo_buf_puts(b, e->v == IMAP_OP_MIN ? "min(" : "max(");
+      print_expr(b, e->arg, v, nm);
+      hlo_buf_puts(b, ", ");
+      print_expr(b, e->arg2, v, nm);
+      hlo_buf_putc(b, ')');
+      return;
+    }
+    /* XLA's SymbolicExpr printer: a left operand of the same operation goes
+       without parentheses (a right one keeps them here, so that the text
+       parses back to the same tree) */
+    if (op_of(e->arg) == op_of(e) && (e->v == IMAP_OP_MUL || v != IMAP_XLA_2025)) print_expr(b, e->arg, v, nm);
+    else print_operand(b, e->arg, v, nm);
+    hlo_buf_puts(b, e->v == IMAP_OP_MUL       ? " * "
+                    : e->v == IMAP_OP_MOD     ? " mod "
+                    : e->v == IMAP_OP_CEILDIV ? " ceildiv "
+                    : v == IMAP_XLA_2025      ? " floordiv "
+                                              : " / ");
+    print_operand(b, e->arg2, v, nm);
     return;
   case IMAP_SUM: {
     int order[64], *ord = e->nterms <= 64 ? order : malloc((size_t)e->nterms * sizeof *ord);

@@ -276,6 +276,8 @@ static const imap_expr *simp_once(simp *S, const imap_expr *e) {
     const imap_expr *a = simp_once(S, e->arg);
     return a ? simp_mod(S, a, e->v) : NULL;
   }
+  case IMAP_BINOP: /* opaque: simplify the operands (a constant one makes it affine) */
+    return imap_binop_expr(c, (imap_binop)e->v, simp_once(S, e->arg), simp_once(S, e->arg2));
   case IMAP_SUM: {
     imap_term *t = imap_alloc(c, (size_t)e->nterms, sizeof *t);
     if (!t) return NULL;

@@ -128,7 +128,7 @@ static void test_parse_forms(void) {
   /* errors */
   size_t pos = 0;
   char err[128];
-  const char *bad[] = {"(d0) -> (d0 * d0), domain: d0 in [0, 1]", "(d0) -> (d1), domain: d0 in [0, 1]",
+  const char *bad[] = {"(d0) -> (min(d0)), domain: d0 in [0, 1]", "(d0) -> (d0 mod -2), domain: d0 in [0, 1]", "(d0) -> (d1), domain: d0 in [0, 1]",
                        "(d0) -> (d0), domain: d0 in [0, ]", "(d0) -> (d0)", "(d0) -> (d0 mod 0), domain: d0 in [0, 1]",
                        "(d0) -> (d0 floordiv 0), domain: d0 in [0, 1]", "(d0, d0) -> (d0), domain: d0 in [0, 1]",
                        "(d0) -> (d0 + 99999999999999999999), domain: d0 in [0, 1]", "", "(d0"};
@@ -624,6 +624,53 @@ static void test_names(void) {
   }
 }
 
+/* Non-affine expressions (XLA's SymbolicExpr): opaque BINOP atoms that
+   become affine as soon as an operand is a constant. */
+static void test_binop(void) {
+  const imap_expr *d0 = imap_dim(&C, 0), *s0 = imap_sym(&C, 0), *s1 = imap_sym(&C, 1), *k3 = imap_const(&C, 3);
+  const imap_expr *p = imap_binop_expr(&C, IMAP_OP_MUL, d0, s0);
+  CHECK(p && p->kind == IMAP_BINOP && p == imap_binop_expr(&C, IMAP_OP_MUL, d0, s0)); /* interned */
+  CHECK(imap_binop_expr(&C, IMAP_OP_MUL, k3, d0) == imap_mul(&C, d0, 3));
+  CHECK(imap_binop_expr(&C, IMAP_OP_FLOORDIV, d0, k3) == imap_floordiv(&C, d0, 3));
+  CHECK(imap_binop_expr(&C, IMAP_OP_MOD, d0, k3) == imap_mod(&C, d0, 3));
+  CHECK(imap_binop_expr(&C, IMAP_OP_MIN, k3, imap_const(&C, 5)) == k3);
+  const imap_expr *mn = imap_binop_expr(&C, IMAP_OP_MIN, k3, d0); /* constant goes right */
+  CHECK(mn && mn->kind == IMAP_BINOP && mn->arg == d0 && mn->arg2 == k3);
+  CHECK_STR(str_expr(mn), "min(d0, 3)");
+  const imap_expr *dv = imap_binop_expr(&C, IMAP_OP_FLOORDIV, s0, s1);
+  CHECK_STR(str_expr(imap_add(&C, imap_mod(&C, p, 4), d0)), "(d0 * s0) mod 4 + d0");
+  /* substituting a constant makes it affine */
+  const imap_expr *syms[2] = {NULL, imap_const(&C, 2)};
+  CHECK(imap_subst(&C, dv, NULL, 0, syms, 2, NULL, 0) == imap_floordiv(&C, s0, 2));
+  /* evaluation: floor semantics; a zero divisor fails */
+  int64_t sv[2] = {-7, 2}, out = 0;
+  CHECK(imap_eval(dv, NULL, sv, NULL, &out) && out == -4);
+  sv[1] = 0;
+  CHECK(!imap_eval(dv, NULL, sv, NULL, &out));
+  CHECK(imap_expr_uses(dv, IMAP_SYM, 1) && !imap_expr_uses(dv, IMAP_DIM, 0));
+  /* ranges: a product's corners, a min's bounds; a divisor that can be 0
+     gives no bound */
+  imap_map *m = parse("(d0)[s0, s1] -> (d0 * s0, min(d0, s1), s0 / s1, s0 mod s1), "
+                      "domain: d0 in [-2, 3], s0 in [1, 5], s1 in [0, 4]");
+  CHECK(m && m->nresults == 4);
+  if (m && m->nresults == 4) {
+    imap_interval r = imap_range(m, m->results[0], false);
+    CHECK(r.lo == -10 && r.hi == 15);
+    r = imap_range(m, m->results[1], false);
+    CHECK(r.lo == -2 && r.hi == 3);
+    r = imap_range(m, m->results[2], false);
+    CHECK(r.lo == INT64_MIN && r.hi == INT64_MAX);
+    /* simplification keeps them (and their meaning) */
+    imap_map *s = imap_simplify(&C, m);
+    CHECK(s && imap_map_same(s, imap_simplify(&C, s)));
+    CHECK_STR(str_map(s), "(d0)[s0, s1] -> (d0 * s0, min(d0, s1), s0 floordiv s1, s0 mod s1),\ndomain:\n"
+                          "d0 in [-2, 3],\ns0 in [1, 5],\ns1 in [0, 4]");
+  }
+  /* a product whose range is one point simplifies to it */
+  imap_map *z = parse("(d0)[s0] -> (d0 * s0 + 1), domain: d0 in [0, 3], s0 in [0, 0]");
+  CHECK(z && strcmp(str_map(imap_simplify(&C, z)), "(d0)[s0] -> (1),\ndomain:\nd0 in [0, 3],\ns0 in [0, 0]") == 0);
+}
+
 int main(void) {
   imap_ctx_init(&C, NULL);
   C.xla = IMAP_XLA_2025;
@@ -632,6 +679,7 @@ int main(void) {
   test_golden_roundtrip();
   test_parse_forms();
   test_names();
+  test_binop();
   test_simplifier_seed();
   test_simplifier_rules();
   test_simplifier_xla();
