@@ -231,7 +231,10 @@ HLO_API void imap_map_print(hlo_buf *b, const imap_map *m);
  * bounds, others are constraints.  As XLA's IndexingMap constructor does,
  * an empty variable interval, an empty constraint interval or a constant
  * constraint that fails makes the map KNOWN EMPTY.  Also accepts UNDEFINED
- * and KNOWN EMPTY.  The map is not simplified.  On success
+ * and KNOWN EMPTY.  Expressions use +, -, *, / (or floordiv, floorDiv),
+ * ceildiv (ceilDiv), mod, min(a, b), max(a, b) and parentheses; a
+ * non-constant right operand of *, / or mod gives a BINOP.  The map is not
+ * simplified.  On success
  * *pos is past the map.  NULL on error with a message in err (size errn)
  * and *pos at the error. */
 HLO_API imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos, char *err,
