@@ -157,6 +157,11 @@ struct imap_map {
                                modified; simplification, copies, composition
                                and removal of unused variables carry them as
                                XLA does */
+  const struct imap_written *written; /* NULL, or (a parsed map) the
+                               expression trees as the text wrote them, which
+                               the printer uses while a result or constraint
+                               is unchanged (XLA keeps the parsed tree);
+                               copies share it, simplification drops it */
 };
 
 /* A map with the given counts, all bounds [0, -1] and results NULL, for the

@@ -419,8 +419,7 @@ const imap_expr *imap_binop_expr(imap_ctx *c, imap_binop op, const imap_expr *a,
   return intern(c, &p);
 }
 
-/* a <op> b with floor semantics; false on overflow or a zero divisor. */
-static bool eval_binop(imap_binop op, int64_t a, int64_t b, int64_t *out) {
+bool imap_eval_binop(imap_binop op, int64_t a, int64_t b, int64_t *out) {
   switch (op) {
   case IMAP_OP_MUL: return !__builtin_mul_overflow(a, b, out);
   case IMAP_OP_MIN: *out = a < b ? a : b; return true;
@@ -523,7 +522,7 @@ bool imap_eval(const imap_expr *e, const int64_t *d, const int64_t *s, const int
     return true;
   case IMAP_BINOP:
     if (!imap_eval(e->arg, d, s, rt, &x) || !imap_eval(e->arg2, d, s, rt, &p)) return false;
-    return eval_binop((imap_binop)e->v, x, p, out);
+    return imap_eval_binop((imap_binop)e->v, x, p, out);
   case IMAP_SUM: {
     int64_t acc = e->v;
     for (int i = 0; i < e->nterms; i++) {

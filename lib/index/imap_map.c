@@ -69,6 +69,7 @@ imap_map *imap_map_copy(imap_ctx *c, const imap_map *s) {
   m->replica = s->replica;
   m->as_built = s->as_built;
   m->names = s->names;
+  m->written = s->written;
   if (s->ncons) {
     m->cons = imap_alloc(c, (size_t)s->ncons, sizeof *m->cons);
     if (!m->cons) return NULL;

@@ -38,6 +38,10 @@ typedef struct parser {
   pvar *vars;
   int nvars;
   int depth; /* nesting of parentheses and unary minus */
+  const imap_syn *t; /* the written tree of what the last parse_* returned */
+  const imap_expr **cw_e; /* constraints with their written trees */
+  const imap_syn **cw_t;
+  int ncw;
 } parser;
 
 static void perr(parser *p, const char *fmt, ...) {
@@ -123,8 +127,10 @@ static const imap_expr *parse_minmax(parser *p, imap_binop op);
 
 static const imap_expr *lookup(parser *p, const char *name, size_t len) {
   for (int i = 0; i < p->nvars; i++)
-    if (p->vars[i].len == len && memcmp(p->vars[i].name, name, len) == 0)
+    if (p->vars[i].len == len && memcmp(p->vars[i].name, name, len) == 0) {
+      p->t = imap_syn_var(p->c, p->vars[i].kind, p->vars[i].idx);
       return imap_var(p->c, p->vars[i].kind, p->vars[i].idx);
+    }
   perr(p, "unknown variable '%.*s'", (int)(len > 64 ? 64 : len), name);
   return NULL;
 }
@@ -138,12 +144,16 @@ static const imap_expr *parse_unary(parser *p) {
   if (p->pos < p->len && p->s[p->pos] == '-') {
     size_t save = p->pos;
     int64_t v;
-    if (integer(p, &v)) return imap_const(p->c, v);
+    if (integer(p, &v)) {
+      p->t = imap_syn_const(p->c, v);
+      return imap_const(p->c, v);
+    }
     if (p->failed) return NULL;
     p->pos = save + 1;
     p->depth++;
     const imap_expr *e = imap_mul(p->c, parse_unary(p), -1);
     p->depth--;
+    p->t = imap_syn_neg(p->c, p->t);
     return e;
   }
   if (accept(p, "(")) {
@@ -154,7 +164,10 @@ static const imap_expr *parse_unary(parser *p) {
     return e;
   }
   int64_t v;
-  if (integer(p, &v)) return imap_const(p->c, v);
+  if (integer(p, &v)) {
+    p->t = imap_syn_const(p->c, v);
+    return imap_const(p->c, v);
+  }
   if (p->failed) return NULL;
   const char *name;
   size_t len;
@@ -171,8 +184,15 @@ static const imap_expr *parse_unary(parser *p) {
   return NULL;
 }
 
+/* The written tree's operation for an imap_binop. */
+static imap_syn_op syn_of(int op) {
+  return op == IMAP_OP_MUL ? SYN_MUL : op == IMAP_OP_FLOORDIV ? SYN_FLOORDIV : op == IMAP_OP_CEILDIV ? SYN_CEILDIV
+         : op == IMAP_OP_MOD ? SYN_MOD : op == IMAP_OP_MIN ? SYN_MIN : SYN_MAX;
+}
+
 static const imap_expr *parse_term(parser *p) {
   const imap_expr *e = parse_unary(p);
+  const imap_syn *tl = p->t;
   while (e) {
     size_t at = p->pos;
     int op = accept(p, "*")                                                    ? IMAP_OP_MUL
@@ -196,7 +216,9 @@ static const imap_expr *parse_term(parser *p) {
       return NULL;
     }
     e = imap_binop_expr(p->c, (imap_binop)op, e, r);
+    tl = imap_syn_bin(p->c, syn_of(op), tl, p->t);
   }
+  p->t = tl;
   return e;
 }
 
@@ -204,28 +226,34 @@ static const imap_expr *parse_term(parser *p) {
 static const imap_expr *parse_minmax(parser *p, imap_binop op) {
   p->depth++;
   const imap_expr *a = parse_expr(p);
+  const imap_syn *ta = p->t;
   const imap_expr *b = a && expect(p, ",") ? parse_expr(p) : NULL;
   p->depth--;
   if (!b || !expect(p, ")")) return NULL;
+  p->t = imap_syn_bin(p->c, syn_of(op), ta, p->t);
   return imap_binop_expr(p->c, op, a, b);
 }
 
 static const imap_expr *parse_expr(parser *p) {
   const imap_expr *e = parse_term(p);
+  const imap_syn *tl = p->t;
   while (e) {
     if (accept(p, "+")) {
       e = imap_add(p->c, e, parse_term(p));
+      tl = imap_syn_bin(p->c, SYN_ADD, tl, p->t);
     } else {
       skip_ws(p);
       /* a '-' followed by '>' is the arrow, not a minus */
       if (p->pos + 1 < p->len && p->s[p->pos] == '-' && p->s[p->pos + 1] != '>') {
         p->pos++;
         e = imap_sub(p->c, e, parse_term(p));
+        tl = imap_syn_bin(p->c, SYN_SUB, tl, p->t);
       } else {
         break;
       }
     }
   }
+  p->t = tl;
   if (!e && !p->failed) perr(p, p->c->overflow ? "integer overflow in expression" : "out of memory");
   return e;
 }
@@ -278,8 +306,34 @@ static int keep_names(parser *p, imap_map *m) {
   return HLO_OK;
 }
 
+/* The results' and constraints' trees as written, for printing the map
+   back as XLA does (a tree that failed to allocate is left out). */
+static int keep_written(parser *p, imap_map *m, const imap_syn *const *rest) {
+  if (m->state != IMAP_DEFINED) return HLO_OK;
+  imap_written *w = imap_alloc(p->c, 1, sizeof *w);
+  if (!w) return HLO_ERR;
+  w->nres = m->nresults;
+  w->ncons = p->ncw;
+  w->res_e = imap_alloc(p->c, (size_t)m->nresults, sizeof *w->res_e);
+  w->res_t = imap_alloc(p->c, (size_t)m->nresults, sizeof *w->res_t);
+  w->con_e = imap_alloc(p->c, (size_t)p->ncw, sizeof *w->con_e);
+  w->con_t = imap_alloc(p->c, (size_t)p->ncw, sizeof *w->con_t);
+  if (!w->res_e || !w->res_t || !w->con_e || !w->con_t) return HLO_ERR;
+  for (int i = 0; i < m->nresults; i++) {
+    w->res_e[i] = rest[i] ? m->results[i] : NULL;
+    w->res_t[i] = rest[i];
+  }
+  for (int i = 0; i < p->ncw; i++) {
+    w->con_e[i] = p->cw_e[i];
+    w->con_t[i] = p->cw_t[i];
+  }
+  m->written = w;
+  return HLO_OK;
+}
+
 static bool parse_entry(parser *p, imap_map *m) {
   const imap_expr *e = parse_expr(p);
+  p->t = e ? p->t : NULL;
   if (!e) return false;
   int64_t lo, hi;
   if (!expect(p, "in") || !expect(p, "[")) return false;
@@ -303,6 +357,10 @@ static bool parse_entry(parser *p, imap_map *m) {
   }
   /* a constant outside its interval, or an empty interval, makes the map
      KNOWN EMPTY (XLA's AddConstraint) */
+  if (m->state == IMAP_DEFINED && e->kind != IMAP_CONST && !imap_is_var(e) && p->t && p->ncw < MAXVARS) {
+    p->cw_e[p->ncw] = e;
+    p->cw_t[p->ncw++] = p->t;
+  }
   if (m->state == IMAP_DEFINED && imap_map_add_constraint(p->c, m, e, lo, hi)) {
     perr(p, "out of memory");
     return false;
@@ -330,7 +388,12 @@ imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos,
     return m;
   }
   pvar *vars = hlo_malloc(c->alloc, MAXVARS * sizeof *vars);
-  if (!vars) {
+  p->cw_e = hlo_malloc(c->alloc, MAXVARS * sizeof *p->cw_e);
+  p->cw_t = hlo_malloc(c->alloc, MAXVARS * sizeof *p->cw_t);
+  if (!vars || !p->cw_e || !p->cw_t) {
+    hlo_free(c->alloc, vars);
+    hlo_free(c->alloc, p->cw_e);
+    hlo_free(c->alloc, p->cw_t);
     perr(p, "out of memory");
     return NULL;
   }
@@ -343,6 +406,7 @@ imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos,
   if (accept(p, "{") && (nr = parse_ids(p, '}', IMAP_RT)) < 0) goto out;
   if (!expect(p, "->") || !expect(p, "(")) goto out;
   const imap_expr *res[MAXVARS];
+  const imap_syn *rest[MAXVARS];
   int nres = 0;
   if (!accept(p, ")")) {
     for (;;) {
@@ -350,7 +414,8 @@ imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos,
         perr(p, "too many results");
         goto out;
       }
-      if (!(res[nres++] = parse_expr(p))) goto out;
+      if (!(res[nres] = parse_expr(p))) goto out;
+      rest[nres++] = p->t;
       if (accept(p, ",")) continue;
       if (!expect(p, ")")) goto out;
       break;
@@ -378,7 +443,7 @@ imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos,
       goto fail;
     }
   if (m->state == IMAP_DEFINED && imap_domain_empty(m)) imap_map_set_empty(c, m);
-  if (keep_names(p, m)) {
+  if (keep_names(p, m) || keep_written(p, m, rest)) {
     perr(p, "out of memory");
     goto fail;
   }
@@ -387,6 +452,8 @@ fail:
   m = NULL;
 out:
   hlo_free(c->alloc, vars);
+  hlo_free(c->alloc, p->cw_e);
+  hlo_free(c->alloc, p->cw_t);
   *pos = p->pos;
   return p->failed ? NULL : m;
 }

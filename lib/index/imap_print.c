@@ -158,7 +158,7 @@ static void summand_order(const imap_expr *e, int *ord, imap_xla v) {
 }
 
 /* A variable: its name in nm, else XLA's default d<i>, s<i>, rt<i>. */
-static void print_var(hlo_buf *b, const imap_map *nm, imap_kind k, int64_t i) {
+void imap_print_var(hlo_buf *b, const imap_map *nm, imap_kind k, int64_t i) {
   const char *name = nm && i <= INT32_MAX ? imap_map_var_name(nm, k, (int)i) : NULL;
   if (name) hlo_buf_puts(b, name);
   else hlo_buf_printf(b, "%s%" PRId64, k == IMAP_DIM ? "d" : k == IMAP_SYM ? "s" : "rt", i);
@@ -172,7 +172,7 @@ static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v, const imap_ma
   case IMAP_DIM:
   case IMAP_SYM:
   case IMAP_RT:
-    print_var(b, nm, e->kind, e->v);
+    imap_print_var(b, nm, e->kind, e->v);
     return;
   case IMAP_FLOORDIV:
   case IMAP_MOD:
@@ -253,7 +253,7 @@ void imap_expr_print(hlo_buf *b, const imap_expr *e) { print_expr(b, e, IMAP_XLA
 static void print_vars(hlo_buf *b, const imap_map *m, imap_kind k, int n) {
   for (int i = 0; i < n; i++) {
     if (i) hlo_buf_puts(b, ", ");
-    print_var(b, m, k, i);
+    imap_print_var(b, m, k, i);
   }
 }
 
@@ -294,7 +294,9 @@ void imap_map_print_xla(hlo_buf *b, const imap_map *m, imap_xla v) {
   imap_xla rv = m->as_built && v != IMAP_XLA_2025 ? (imap_xla)AS_BUILT : v;
   for (int i = 0; i < m->nresults; i++) {
     if (i) hlo_buf_puts(b, ", ");
-    print_expr(b, m->results[i], rv, nm);
+    const imap_syn *t = imap_written_result(m, i);
+    if (t) imap_syn_print(b, t, v, nm);
+    else print_expr(b, m->results[i], rv, nm);
   }
   hlo_buf_putc(b, ')');
   if (m->ndims + m->nsyms + m->nrts == 0 && m->ncons == 0) return;
@@ -306,7 +308,7 @@ void imap_map_print_xla(hlo_buf *b, const imap_map *m, imap_xla v) {
   for (int k = 0; k < 3; k++)
     for (int i = 0; i < counts[k]; i++) {
       hlo_buf_puts(b, first ? "\n" : ",\n");
-      print_var(b, m, kinds[k], i);
+      imap_print_var(b, m, kinds[k], i);
       hlo_buf_printf(b, " in [%" PRId64 ", %" PRId64 "]", iv[k][i].lo, iv[k][i].hi);
       first = false;
     }
@@ -320,7 +322,9 @@ void imap_map_print_xla(hlo_buf *b, const imap_map *m, imap_xla v) {
   for (int i = 0; i < m->ncons; i++) {
     hlo_buf t;
     hlo_buf_init(&t, b->alloc);
-    print_expr(&t, m->cons[i].e, v, nm);
+    const imap_syn *w = imap_written_constraint(m, m->cons[i].e);
+    if (w) imap_syn_print(&t, w, v, nm);
+    else print_expr(&t, m->cons[i].e, v, nm);
     hlo_buf_printf(&t, " in [%" PRId64 ", %" PRId64 "]", m->cons[i].iv.lo, m->cons[i].iv.hi);
     if (t.failed) b->failed = true;
     char *s = hlo_buf_take(&t);

@@ -462,6 +462,7 @@ imap_map *imap_simplify(imap_ctx *c, const imap_map *m) {
   imap_map *r = imap_map_copy(c, m);
   if (!r || r->state != IMAP_DEFINED) return r;
   r->as_built = false; /* a simplified map prints its sums sorted */
+  r->written = NULL;    /* and not as its text wrote them */
   if (imap_domain_empty(r)) {
     imap_map_set_empty(c, r);
     return r;
