@@ -226,7 +226,9 @@ HLO_API const char *imap_map_var_name(const imap_map *m, imap_kind k, int i);
  *   ...
  * without a final newline; or UNDEFINED / KNOWN EMPTY; a map with no
  * variables prints only its header line.  Variables print by their names
- * (m->names) where the map has them, as XLA's ToString does. */
+ * (m->names) where the map has them, and a parsed map's unchanged results
+ * and constraints as their text wrote them (m->written), as XLA's ToString
+ * does. */
 HLO_API void imap_map_print(hlo_buf *b, const imap_map *m);
 
 /* Parse one map (multi-line or XLA's one-line form; whitespace is free)
