@@ -1,7 +1,8 @@
 /* hlo-index - print the indexing maps of an HLO instruction (by default
  * the entry ROOT): output->input per operand, or input->output per output.
- * Also simplifies map files (--simplify) and compares two listings by
- * meaning (--compare), for tests and for people reading maps. */
+ * Also reprints map files as parsed (--reprint) or simplified (--simplify)
+ * and compares two listings by meaning (--compare), for tests and for
+ * people reading maps. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 #include "hlo/hlo_imap.h"
 #include "hlo/hlo_text.h"
 
-enum { OPT_INSTRUCTION, OPT_OPERAND, OPT_OUTPUT, OPT_I2O, OPT_PHYSICAL, OPT_ALL, OPT_SIMPLIFY, OPT_COMPARE, OPT_XLA_TEXT };
+enum { OPT_INSTRUCTION, OPT_OPERAND, OPT_OUTPUT, OPT_I2O, OPT_PHYSICAL, OPT_ALL, OPT_SIMPLIFY, OPT_REPRINT, OPT_COMPARE, OPT_XLA_TEXT };
 
 static const cli_opt OPTS[] = {
     [OPT_INSTRUCTION] = {"instruction", 'i', 1, "NAME", "index instruction NAME instead of the entry ROOT"},
@@ -23,6 +24,9 @@ static const cli_opt OPTS[] = {
                  "index every instruction of every computation both ways; print counts of defined, "
                  "undefined and empty maps"},
     [OPT_SIMPLIFY] = {"simplify", 0, 0, NULL, "FILE holds indexing maps: print each one simplified"},
+    [OPT_REPRINT] = {"reprint", 0, 0, NULL,
+                     "FILE holds indexing maps: print each as parsed, not simplified, names kept "
+                     "(XLA's ParseIndexingMap then ToString)"},
     [OPT_COMPARE] = {"compare", 0, 0, NULL,
                      "compare two listings of maps (FILE1 FILE2) by meaning; exit 1 if they differ"},
     [OPT_XLA_TEXT] = {"xla-text", 0, 1, "YEAR",
@@ -42,7 +46,7 @@ static const cli_tool TOOL = {
 typedef struct args {
   const char *instruction;
   long long operand, output;
-  bool operand_set, output_set, i2o, physical, all, simplify, compare;
+  bool operand_set, output_set, i2o, physical, all, simplify, reprint, compare;
   imap_xla xla;
 } args;
 
@@ -62,6 +66,7 @@ static int on_opt(int idx, const char *arg, void *ud) {
   case OPT_PHYSICAL: a->physical = true; break;
   case OPT_ALL: a->all = true; break;
   case OPT_SIMPLIFY: a->simplify = true; break;
+  case OPT_REPRINT: a->reprint = true; break;
   case OPT_COMPARE: a->compare = true; break;
   case OPT_XLA_TEXT:
     if (!strcmp(arg, "2026")) a->xla = IMAP_XLA_2026;
@@ -216,7 +221,8 @@ static void map_error(const cli_input *in, size_t off, const char *msg) {
   fprintf(stderr, "%s:%u:%u: error: %s\n", in->src.name, l.line, l.col, msg);
 }
 
-static int simplify_file(const cli_input *in, imap_xla xla, hlo_buf *out) {
+/* --simplify / --reprint: each map of the file, simplified or as parsed. */
+static int maps_file(const cli_input *in, imap_xla xla, bool simplify, hlo_buf *out) {
   imap_ctx c;
   imap_ctx_init(&c, NULL);
   c.xla = xla;
@@ -227,7 +233,7 @@ static int simplify_file(const cli_input *in, imap_xla xla, hlo_buf *out) {
     if (p >= in->src.len) break;
     char err[256];
     imap_map *m = imap_parse_map(&c, in->src.text, in->src.len, &p, err, sizeof err);
-    imap_map *s = m ? imap_simplify(&c, m) : NULL;
+    imap_map *s = m && simplify ? imap_simplify(&c, m) : m;
     if (!m || !s) {
       map_error(in, p, m ? "out of memory or integer overflow while simplifying" : err);
       rc = CLI_INVALID;
@@ -270,9 +276,11 @@ int main(int argc, char **argv) {
   args a = {0};
   int npos;
   int first = cli_parse(&TOOL, argc, argv, on_opt, &a, &npos);
-  if (a.simplify && a.compare) cli_usage_error(&TOOL, "--simplify and --compare exclude each other");
-  if ((a.simplify || a.compare) && (a.instruction || a.operand_set || a.output_set || a.i2o))
-    cli_usage_error(&TOOL, "--%s takes no instruction options", a.simplify ? "simplify" : "compare");
+  if (a.simplify + a.reprint + a.compare > 1)
+    cli_usage_error(&TOOL, "--simplify, --reprint and --compare exclude each other");
+  if ((a.simplify || a.reprint || a.compare) && (a.instruction || a.operand_set || a.output_set || a.i2o))
+    cli_usage_error(&TOOL, "--%s takes no instruction options",
+                    a.simplify ? "simplify" : a.reprint ? "reprint" : "compare");
   if (a.compare ? npos != 2 : npos > 1)
     cli_usage_error(&TOOL, a.compare ? "--compare needs exactly two files" : "at most one FILE");
   if (a.compare) {
@@ -291,7 +299,7 @@ int main(int argc, char **argv) {
   if (cli_read(&TOOL, npos ? argv[first] : "-", &in)) return CLI_USAGE;
   hlo_buf out;
   hlo_buf_init(&out, NULL);
-  int rc = a.simplify ? simplify_file(&in, a.xla, &out) : index_file(&in, &a, &out);
+  int rc = a.simplify || a.reprint ? maps_file(&in, a.xla, a.simplify, &out) : index_file(&in, &a, &out);
   if (out.failed) {
     cli_errorf(&TOOL, "out of memory");
     rc = CLI_INVALID;

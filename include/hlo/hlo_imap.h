@@ -41,16 +41,26 @@ HLO_API void imap_ctx_release(imap_ctx *c);
 
 /* ---- expressions ------------------------------------------------------------
  * Normal form: an expression is a constant, a variable, `arg floordiv v` or
- * `arg mod v` with v > 0, or a SUM: constant + sum of coeff * atom, where an
- * atom is a variable, a floordiv or a mod.  Terms are sorted in print order
- * (dims, symbols, runtime vars, floordivs, mods), atoms are distinct and
+ * `arg mod v` with v > 0, a non-affine BINOP (`d0 * s0`, `s0 / s1`,
+ * `min(d0, 5)`), or a SUM: constant + sum of coeff * atom, where an
+ * atom is a variable, a floordiv, a mod or a BINOP.  Terms are sorted in print order
+ * (dims, symbols, runtime vars, floordivs, mods, binops), atoms are distinct and
  * coefficients non-zero; a single term with coefficient 1 and constant 0 is
  * the atom itself.  Construction folds constants, x*1, x+0, x*0,
  * x floordiv 1, x mod 1, and a negative divisor (x floordiv -c =
  * (-x) floordiv c). */
 typedef enum imap_kind {
-  IMAP_CONST, IMAP_DIM, IMAP_SYM, IMAP_RT, IMAP_FLOORDIV, IMAP_MOD, IMAP_SUM
+  IMAP_CONST, IMAP_DIM, IMAP_SYM, IMAP_RT, IMAP_FLOORDIV, IMAP_MOD, IMAP_SUM,
+  IMAP_BINOP /* non-affine: arg <op v> arg2, an atom of sums */
 } imap_kind;
+
+/* The operation of an IMAP_BINOP node (XLA's SymbolicExpr allows them; an
+ * affine case is never a BINOP: a constant operand of *, /, ceildiv and mod
+ * gives the affine form, two constants fold).  Division and mod by a value
+ * that is 0 at some point make imap_eval fail there. */
+typedef enum imap_binop {
+  IMAP_OP_MUL, IMAP_OP_FLOORDIV, IMAP_OP_CEILDIV, IMAP_OP_MOD, IMAP_OP_MIN, IMAP_OP_MAX
+} imap_binop;
 
 typedef struct imap_term {
   int64_t coeff;
@@ -65,6 +75,8 @@ struct imap_expr {
   int nterms;             /* SUM */
   const imap_term *terms; /* SUM */
   uint64_t hash;
+  const imap_expr *arg2;  /* BINOP: the right operand (arg is the left one,
+                             v the imap_binop) */
 };
 
 HLO_API const imap_expr *imap_const(imap_ctx *c, int64_t v);
@@ -80,6 +92,9 @@ HLO_API const imap_expr *imap_mul(imap_ctx *c, const imap_expr *a, int64_t k);
 HLO_API const imap_expr *imap_floordiv(imap_ctx *c, const imap_expr *a, int64_t k);
 /* k <= 0 is an error (NULL). */
 HLO_API const imap_expr *imap_mod(imap_ctx *c, const imap_expr *a, int64_t k);
+/* a <op> b: the affine form when it is one, else a BINOP node.  NULL (ctx
+ * failed) on a constant divisor 0 or a constant mod that is not positive. */
+HLO_API const imap_expr *imap_binop_expr(imap_ctx *c, imap_binop op, const imap_expr *a, const imap_expr *b);
 /* Build a sum from n (coeff, atom) terms plus a constant; atoms may be any
  * expressions (they are flattened). */
 HLO_API const imap_expr *imap_sum(imap_ctx *c, const imap_term *t, int n, int64_t cst);
@@ -133,6 +148,20 @@ struct imap_map {
   bool as_built;            /* a rule's map that XLA does not simplify: its
                                sums print in the order the rule wrote them
                                (the terms' stored order), not sorted */
+  const char **names;       /* NULL (every variable prints as d<i>, s<i>,
+                               rt<i>), or ndims + nsyms + nrts entries in
+                               that order, a NULL entry printing the default
+                               name: the names a parsed map's text gave its
+                               variables (XLA's IndexingMap::Variable::name).
+                               Arena strings shared between copies, never
+                               modified; simplification, copies, composition
+                               and removal of unused variables carry them as
+                               XLA does */
+  const struct imap_written *written; /* NULL, or (a parsed map) the
+                               expression trees as the text wrote them, which
+                               the printer uses while a result or constraint
+                               is unchanged (XLA keeps the parsed tree);
+                               copies share it, simplification drops it */
 };
 
 /* A map with the given counts, all bounds [0, -1] and results NULL, for the
@@ -186,19 +215,33 @@ HLO_API void imap_expr_print(hlo_buf *b, const imap_expr *e);
 HLO_API void imap_expr_print_xla(hlo_buf *b, const imap_expr *e, imap_xla v);
 HLO_API void imap_map_print_xla(hlo_buf *b, const imap_map *m, imap_xla v);
 
+/* The name variable (k, i) of m prints as: its parsed name, or NULL for
+ * the default d<i> / s<i> / rt<i>. */
+HLO_API const char *imap_map_var_name(const imap_map *m, imap_kind k, int i);
+
 /* Print the map in the multi-line format:
  *   (d0, d1)[s0]{rt0} -> (results),
  *   domain:
  *   d0 in [0, 9],
  *   ...
  * without a final newline; or UNDEFINED / KNOWN EMPTY; a map with no
- * variables prints only its header line. */
+ * variables prints only its header line.  Variables print by their names
+ * (m->names) where the map has them, and a parsed map's unchanged results
+ * and constraints as their text wrote them (m->written), as XLA's ToString
+ * does. */
 HLO_API void imap_map_print(hlo_buf *b, const imap_map *m);
 
 /* Parse one map (multi-line or XLA's one-line form; whitespace is free)
  * from text[*pos..len).  Variable names in the header are arbitrary
- * identifiers; domain entries that name a variable set its bounds, others
- * are constraints.  Also accepts UNDEFINED and KNOWN EMPTY.  On success
+ * identifiers, kept in m->names unless they are the default ones (as XLA's
+ * ParseIndexingMap keeps them); domain entries that name a variable set its
+ * bounds, others are constraints.  As XLA's IndexingMap constructor does,
+ * an empty variable interval, an empty constraint interval or a constant
+ * constraint that fails makes the map KNOWN EMPTY.  Also accepts UNDEFINED
+ * and KNOWN EMPTY.  Expressions use +, -, *, / (or floordiv, floorDiv),
+ * ceildiv (ceilDiv), mod, min(a, b), max(a, b) and parentheses; a
+ * non-constant right operand of *, / or mod gives a BINOP.  The map is not
+ * simplified.  On success
  * *pos is past the map.  NULL on error with a message in err (size errn)
  * and *pos at the error. */
 HLO_API imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos, char *err,

@@ -1,6 +1,7 @@
-/* imap_expr.c - affine expressions: the interning context, constructors that
+/* imap_expr.c - expressions: the interning context, constructors that
  * keep the normal form of hlo_imap.h (constant folding, like-term merging,
- * canonical term order), substitution, ordering and evaluation. */
+ * canonical term order; non-affine operations as opaque BINOP atoms),
+ * substitution, ordering and evaluation. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,7 @@ static uint64_t node_hash(const imap_expr *e) {
   uint64_t h = mix(0x12345, (uint64_t)e->kind);
   h = mix(h, (uint64_t)e->v);
   if (e->arg) h = mix(h, e->arg->hash);
+  if (e->arg2) h = mix(h, e->arg2->hash);
   for (int i = 0; i < e->nterms; i++) {
     h = mix(h, (uint64_t)e->terms[i].coeff);
     h = mix(h, e->terms[i].atom->hash);
@@ -80,7 +82,8 @@ static uint64_t node_hash(const imap_expr *e) {
 }
 
 static bool node_eq(const imap_expr *a, const imap_expr *b) {
-  if (a->kind != b->kind || a->v != b->v || a->arg != b->arg || a->nterms != b->nterms) return false;
+  if (a->kind != b->kind || a->v != b->v || a->arg != b->arg || a->arg2 != b->arg2 || a->nterms != b->nterms)
+    return false;
   for (int i = 0; i < a->nterms; i++)
     if (a->terms[i].coeff != b->terms[i].coeff || a->terms[i].atom != b->terms[i].atom)
       return false;
@@ -157,8 +160,9 @@ static int kind_rank(imap_kind k) {
   case IMAP_FLOORDIV: return 4;
   case IMAP_MOD: return 5;
   case IMAP_SUM: return 6;
+  case IMAP_BINOP: return 7;
   }
-  return 7;
+  return 8;
 }
 
 int imap_expr_cmp(const imap_expr *a, const imap_expr *b) {
@@ -176,6 +180,11 @@ int imap_expr_cmp(const imap_expr *a, const imap_expr *b) {
     int r = imap_expr_cmp(a->arg, b->arg);
     if (r) return r;
     return a->v < b->v ? -1 : a->v > b->v;
+  }
+  case IMAP_BINOP: {
+    if (a->v != b->v) return a->v < b->v ? -1 : 1;
+    int r = imap_expr_cmp(a->arg, b->arg);
+    return r ? r : imap_expr_cmp(a->arg2, b->arg2);
   }
   case IMAP_SUM: {
     int n = a->nterms < b->nterms ? a->nterms : b->nterms;
@@ -262,6 +271,7 @@ static void tl_add(tlist *l, int64_t coeff, const imap_expr *e) {
   case IMAP_RT:
   case IMAP_FLOORDIV:
   case IMAP_MOD:
+  case IMAP_BINOP:
     tl_push(l, coeff, e);
     return;
   }
@@ -367,6 +377,64 @@ const imap_expr *imap_mod(imap_ctx *c, const imap_expr *a, int64_t k) {
   return intern(c, &p);
 }
 
+static const imap_expr *fold(imap_ctx *c, imap_binop op, int64_t a, int64_t b) {
+  int64_t r;
+  switch (op) {
+  case IMAP_OP_MUL:
+    if (__builtin_mul_overflow(a, b, &r)) return imap_fail_overflow(c);
+    return imap_const(c, r);
+  case IMAP_OP_MIN: return imap_const(c, a < b ? a : b);
+  case IMAP_OP_MAX: return imap_const(c, a > b ? a : b);
+  default: return NULL; /* divisions fold in their affine constructors */
+  }
+}
+
+const imap_expr *imap_binop_expr(imap_ctx *c, imap_binop op, const imap_expr *a, const imap_expr *b) {
+  if (!a || !b) return NULL;
+  bool commutes = op == IMAP_OP_MUL || op == IMAP_OP_MIN || op == IMAP_OP_MAX;
+  if (commutes && a->kind == IMAP_CONST) { /* the constant on the right, as XLA puts it */
+    const imap_expr *t = a;
+    a = b;
+    b = t;
+  }
+  if (a->kind == IMAP_CONST && b->kind == IMAP_CONST && commutes) return fold(c, op, a->v, b->v);
+  if (b->kind == IMAP_CONST) {
+    int64_t k = b->v;
+    switch (op) {
+    case IMAP_OP_MUL: return imap_mul(c, a, k);
+    case IMAP_OP_FLOORDIV: return imap_floordiv(c, a, k);
+    case IMAP_OP_MOD:
+      if (k <= 0) {
+        c->failed = true;
+        return NULL;
+      }
+      return imap_mod(c, a, k);
+    case IMAP_OP_CEILDIV: /* a ceildiv k = -((-a) floordiv k) */
+      return imap_mul(c, imap_floordiv(c, imap_mul(c, a, -1), k), -1);
+    case IMAP_OP_MIN:
+    case IMAP_OP_MAX: break;
+    }
+  }
+  imap_expr p = {.kind = IMAP_BINOP, .v = op, .arg = a, .arg2 = b};
+  return intern(c, &p);
+}
+
+bool imap_eval_binop(imap_binop op, int64_t a, int64_t b, int64_t *out) {
+  switch (op) {
+  case IMAP_OP_MUL: return !__builtin_mul_overflow(a, b, out);
+  case IMAP_OP_MIN: *out = a < b ? a : b; return true;
+  case IMAP_OP_MAX: *out = a > b ? a : b; return true;
+  case IMAP_OP_FLOORDIV:
+  case IMAP_OP_CEILDIV:
+  case IMAP_OP_MOD:
+    if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+    *out = op == IMAP_OP_FLOORDIV ? imap_floor_div(a, b) : op == IMAP_OP_CEILDIV ? imap_ceil_div(a, b)
+                                                                                 : imap_floor_mod(a, b);
+    return true;
+  }
+  return false;
+}
+
 const imap_expr *imap_subst(imap_ctx *c, const imap_expr *e, const imap_expr *const *dims,
                             int ndims, const imap_expr *const *syms, int nsyms,
                             const imap_expr *const *rts, int nrts) {
@@ -384,6 +452,9 @@ const imap_expr *imap_subst(imap_ctx *c, const imap_expr *e, const imap_expr *co
     return imap_floordiv(c, imap_subst(c, e->arg, dims, ndims, syms, nsyms, rts, nrts), e->v);
   case IMAP_MOD:
     return imap_mod(c, imap_subst(c, e->arg, dims, ndims, syms, nsyms, rts, nrts), e->v);
+  case IMAP_BINOP:
+    return imap_binop_expr(c, (imap_binop)e->v, imap_subst(c, e->arg, dims, ndims, syms, nsyms, rts, nrts),
+                           imap_subst(c, e->arg2, dims, ndims, syms, nsyms, rts, nrts));
   case IMAP_SUM: {
     tlist l;
     tl_init(&l, c->alloc);
@@ -415,6 +486,8 @@ bool imap_expr_uses(const imap_expr *e, imap_kind k, int i) {
   case IMAP_FLOORDIV:
   case IMAP_MOD:
     return imap_expr_uses(e->arg, k, i);
+  case IMAP_BINOP:
+    return imap_expr_uses(e->arg, k, i) || imap_expr_uses(e->arg2, k, i);
   case IMAP_SUM:
     for (int j = 0; j < e->nterms; j++)
       if (imap_expr_uses(e->terms[j].atom, k, i)) return true;
@@ -447,6 +520,9 @@ bool imap_eval(const imap_expr *e, const int64_t *d, const int64_t *s, const int
     if (!imap_eval(e->arg, d, s, rt, &x)) return false;
     *out = imap_floor_mod(x, e->v);
     return true;
+  case IMAP_BINOP:
+    if (!imap_eval(e->arg, d, s, rt, &x) || !imap_eval(e->arg2, d, s, rt, &p)) return false;
+    return imap_eval_binop((imap_binop)e->v, x, p, out);
   case IMAP_SUM: {
     int64_t acc = e->v;
     for (int i = 0; i < e->nterms; i++) {

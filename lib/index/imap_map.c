@@ -1,6 +1,6 @@
 /* imap_map.c - indexing maps as values: construction, constraints,
- * interval range analysis, composition, removal of unused symbols,
- * structural equality and deduplicated map sets. */
+ * variable names, interval range analysis, composition, removal of unused
+ * symbols, structural equality and deduplicated map sets. */
 #include <string.h>
 
 #include "hlo/hlo_imap.h"
@@ -68,6 +68,8 @@ imap_map *imap_map_copy(imap_ctx *c, const imap_map *s) {
   m->rtvars = s->rtvars;
   m->replica = s->replica;
   m->as_built = s->as_built;
+  m->names = s->names;
+  m->written = s->written;
   if (s->ncons) {
     m->cons = imap_alloc(c, (size_t)s->ncons, sizeof *m->cons);
     if (!m->cons) return NULL;
@@ -83,6 +85,44 @@ imap_interval *imap_map_var_ptr(imap_map *m, imap_kind k, int i) {
   if (k == IMAP_SYM) return i < m->nsyms ? &m->syms[i] : NULL;
   if (k == IMAP_RT) return i < m->nrts ? &m->rts[i] : NULL;
   return NULL;
+}
+
+/* Position of variable (k, i) in names[], -1 if out of range. */
+static int name_slot(const imap_map *m, imap_kind k, int i) {
+  int n = k == IMAP_DIM ? m->ndims : k == IMAP_SYM ? m->nsyms : k == IMAP_RT ? m->nrts : 0;
+  if (i < 0 || i >= n) return -1;
+  return k == IMAP_DIM ? i : k == IMAP_SYM ? m->ndims + i : m->ndims + m->nsyms + i;
+}
+
+const char *imap_map_var_name(const imap_map *m, imap_kind k, int i) {
+  int s = m->names ? name_slot(m, k, i) : -1;
+  return s < 0 ? NULL : m->names[s];
+}
+
+int imap_map_set_name(imap_ctx *c, imap_map *m, imap_kind k, int i, const char *name) {
+  int slot = name_slot(m, k, i);
+  if (!name || slot < 0) return HLO_OK;
+  if (!m->names) {
+    m->names = imap_alloc(c, (size_t)m->ndims + (size_t)m->nsyms + (size_t)m->nrts, sizeof *m->names);
+    if (!m->names) return HLO_ERR;
+  }
+  m->names[slot] = name;
+  return HLO_OK;
+}
+
+int imap_map_carry_name(imap_ctx *c, imap_map *dst, imap_kind dk, int di, const imap_map *src, imap_kind sk,
+                        int si) {
+  return imap_map_set_name(c, dst, dk, di, imap_map_var_name(src, sk, si));
+}
+
+bool imap_domain_empty(const imap_map *m) {
+  for (int i = 0; i < m->ndims; i++)
+    if (m->dims[i].lo > m->dims[i].hi) return true;
+  for (int i = 0; i < m->nsyms; i++)
+    if (m->syms[i].lo > m->syms[i].hi) return true;
+  for (int i = 0; i < m->nrts; i++)
+    if (m->rts[i].lo > m->rts[i].hi) return true;
+  return false;
 }
 
 imap_interval imap_map_var_bounds(const imap_map *m, imap_kind k, int i) {
@@ -166,6 +206,31 @@ imap_interval imap_range(const imap_map *m, const imap_expr *e, bool use_constra
     else r = (imap_interval){0, e->v - 1};
     break;
   }
+  case IMAP_BINOP: {
+    imap_interval a = imap_range(m, e->arg, use_constraints), b = imap_range(m, e->arg2, use_constraints);
+    switch ((imap_binop)e->v) {
+    case IMAP_OP_MUL: { /* the extremes are at the corners */
+      int64_t p[4] = {imap_sat_mul(a.lo, b.lo), imap_sat_mul(a.lo, b.hi), imap_sat_mul(a.hi, b.lo),
+                      imap_sat_mul(a.hi, b.hi)};
+      r = (imap_interval){p[0], p[0]};
+      for (int i = 1; i < 4; i++) {
+        if (p[i] < r.lo) r.lo = p[i];
+        if (p[i] > r.hi) r.hi = p[i];
+      }
+      break;
+    }
+    case IMAP_OP_MIN: r = (imap_interval){a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi}; break;
+    case IMAP_OP_MAX: r = (imap_interval){a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi}; break;
+    case IMAP_OP_MOD: /* floor mod takes the divisor's sign: |r| < |b| */
+      if (b.lo > 0) r = (imap_interval){0, b.hi - 1};
+      break;
+    case IMAP_OP_FLOORDIV:
+    case IMAP_OP_CEILDIV: /* a positive divisor: between a / b.hi and a / 1 */
+      if (b.lo > 0 && a.lo >= 0) r = (imap_interval){0, a.hi};
+      break;
+    }
+    break;
+  }
   case IMAP_SUM: {
     r = (imap_interval){e->v, e->v};
     for (int i = 0; i < e->nterms; i++) {
@@ -201,6 +266,17 @@ imap_map *imap_compose(imap_ctx *c, const imap_map *first, const imap_map *secon
     return m;
   }
   memcpy(m->dims, first->dims, (size_t)first->ndims * sizeof *m->dims);
+  /* names follow the variables: first's dims, [second's | first's]
+     symbols and runtime variables (XLA's ComposeIndexingMaps) */
+  int nerr = 0;
+  for (int i = 0; i < first->ndims; i++) nerr |= imap_map_carry_name(c, m, IMAP_DIM, i, first, IMAP_DIM, i);
+  for (int i = 0; i < second->nsyms; i++) nerr |= imap_map_carry_name(c, m, IMAP_SYM, i, second, IMAP_SYM, i);
+  for (int i = 0; i < first->nsyms; i++)
+    nerr |= imap_map_carry_name(c, m, IMAP_SYM, second->nsyms + i, first, IMAP_SYM, i);
+  for (int i = 0; i < second->nrts; i++) nerr |= imap_map_carry_name(c, m, IMAP_RT, i, second, IMAP_RT, i);
+  for (int i = 0; i < first->nrts; i++)
+    nerr |= imap_map_carry_name(c, m, IMAP_RT, second->nrts + i, first, IMAP_RT, i);
+  if (nerr) return NULL;
   memcpy(m->syms, second->syms, (size_t)second->nsyms * sizeof *m->syms);
   memcpy(m->syms + second->nsyms, first->syms, (size_t)first->nsyms * sizeof *m->syms);
   memcpy(m->rts, second->rts, (size_t)second->nrts * sizeof *m->rts);
@@ -305,10 +381,13 @@ imap_map *imap_remove_unused_symbols(imap_ctx *c, const imap_map *m) {
   const imap_expr **rm = imap_alloc(c, (size_t)m->nrts, sizeof *rm);
   if (!r || !sm || !rm) return NULL;
   memcpy(r->dims, m->dims, (size_t)m->ndims * sizeof *r->dims);
+  for (int i = 0; i < m->ndims; i++)
+    if (imap_map_carry_name(c, r, IMAP_DIM, i, m, IMAP_DIM, i)) return NULL;
   ns = nr = 0;
   for (int v = 0; v < m->nsyms; v++)
     if (used[v]) {
       r->syms[ns] = m->syms[v];
+      if (imap_map_carry_name(c, r, IMAP_SYM, ns, m, IMAP_SYM, v)) return NULL;
       if (!(sm[v] = imap_sym(c, ns++))) return NULL;
     }
   imap_rtvar *rv = m->rtvars && r->nrts ? imap_alloc(c, (size_t)r->nrts, sizeof *rv) : NULL;
@@ -319,6 +398,7 @@ imap_map *imap_remove_unused_symbols(imap_ctx *c, const imap_map *m) {
     if (used[m->nsyms + v]) {
       if (rv) rv[nr] = m->rtvars[v];
       r->rts[nr] = m->rts[v];
+      if (imap_map_carry_name(c, r, IMAP_RT, nr, m, IMAP_RT, v)) return NULL;
       if (!(rm[v] = imap_rt(c, nr++))) return NULL;
     }
   for (int i = 0; i < m->nresults; i++)
@@ -398,10 +478,15 @@ imap_map *imap_remove_unused_vars(imap_ctx *c, const imap_map *m) {
   for (int i = 0; i < s->ndims; i++)
     if (used[i]) {
       r->dims[nd] = s->dims[i];
+      if (imap_map_carry_name(c, r, IMAP_DIM, nd, s, IMAP_DIM, i)) return NULL;
       if (!(dm[i] = imap_dim(c, nd++))) return NULL;
     }
   memcpy(r->syms, s->syms, (size_t)s->nsyms * sizeof *r->syms);
   memcpy(r->rts, s->rts, (size_t)s->nrts * sizeof *r->rts);
+  for (int i = 0; i < s->nsyms; i++)
+    if (imap_map_carry_name(c, r, IMAP_SYM, i, s, IMAP_SYM, i)) return NULL;
+  for (int i = 0; i < s->nrts; i++)
+    if (imap_map_carry_name(c, r, IMAP_RT, i, s, IMAP_RT, i)) return NULL;
   for (int i = 0; i < s->nresults; i++)
     if (!(r->results[i] = imap_subst(c, s->results[i], dm, s->ndims, NULL, 0, NULL, 0))) return NULL;
   for (int j = 0; j < s->ncons; j++)

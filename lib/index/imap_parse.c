@@ -1,12 +1,15 @@
 /* imap_parse.c - reads indexing maps back from text: the seed's multi-line
  * format and XLA's one-line format (whitespace is insignificant), plus the
- * UNDEFINED and KNOWN EMPTY forms.
+ * UNDEFINED and KNOWN EMPTY forms; keeps the variables' names.
  *   map    -> '(' ids ')' ['[' ids ']'] ['{' ids '}'] '->' '(' exprs ')'
  *             [',' 'domain' ':' entry (',' entry)*]
  *   entry  -> expr 'in' '[' int ',' int ']'
  *   expr   -> term (('+' | '-') term)*
  *   term   -> unary (('*' | 'floordiv' | '/' | 'ceildiv' | 'mod') unary)*
- *   unary  -> '-' unary | int | id | '(' expr ')' */
+ *             (also XLA's floorDiv, ceilDiv; an operand that is not a
+ *             constant gives a non-affine BINOP, as XLA's SymbolicExpr)
+ *   unary  -> '-' unary | int | id | ('min' | 'max') '(' expr ',' expr ')'
+ *             | '(' expr ')' */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +38,10 @@ typedef struct parser {
   pvar *vars;
   int nvars;
   int depth; /* nesting of parentheses and unary minus */
+  const imap_syn *t; /* the written tree of what the last parse_* returned */
+  const imap_expr **cw_e; /* constraints with their written trees */
+  const imap_syn **cw_t;
+  int ncw;
 } parser;
 
 static void perr(parser *p, const char *fmt, ...) {
@@ -116,11 +123,14 @@ static bool integer(parser *p, int64_t *out) {
 }
 
 static const imap_expr *parse_expr(parser *p);
+static const imap_expr *parse_minmax(parser *p, imap_binop op);
 
 static const imap_expr *lookup(parser *p, const char *name, size_t len) {
   for (int i = 0; i < p->nvars; i++)
-    if (p->vars[i].len == len && memcmp(p->vars[i].name, name, len) == 0)
+    if (p->vars[i].len == len && memcmp(p->vars[i].name, name, len) == 0) {
+      p->t = imap_syn_var(p->c, p->vars[i].kind, p->vars[i].idx);
       return imap_var(p->c, p->vars[i].kind, p->vars[i].idx);
+    }
   perr(p, "unknown variable '%.*s'", (int)(len > 64 ? 64 : len), name);
   return NULL;
 }
@@ -134,12 +144,16 @@ static const imap_expr *parse_unary(parser *p) {
   if (p->pos < p->len && p->s[p->pos] == '-') {
     size_t save = p->pos;
     int64_t v;
-    if (integer(p, &v)) return imap_const(p->c, v);
+    if (integer(p, &v)) {
+      p->t = imap_syn_const(p->c, v);
+      return imap_const(p->c, v);
+    }
     if (p->failed) return NULL;
     p->pos = save + 1;
     p->depth++;
     const imap_expr *e = imap_mul(p->c, parse_unary(p), -1);
     p->depth--;
+    p->t = imap_syn_neg(p->c, p->t);
     return e;
   }
   if (accept(p, "(")) {
@@ -150,71 +164,96 @@ static const imap_expr *parse_unary(parser *p) {
     return e;
   }
   int64_t v;
-  if (integer(p, &v)) return imap_const(p->c, v);
+  if (integer(p, &v)) {
+    p->t = imap_syn_const(p->c, v);
+    return imap_const(p->c, v);
+  }
   if (p->failed) return NULL;
   const char *name;
   size_t len;
-  if (ident(p, &name, &len)) return lookup(p, name, len);
+  if (ident(p, &name, &len)) {
+    /* `min(` and `max(` are XLA's functions, whatever the variables' names */
+    if (len == 3 && (!memcmp(name, "min", 3) || !memcmp(name, "max", 3)) && p->pos < p->len &&
+        p->s[p->pos] == '(') {
+      p->pos++;
+      return parse_minmax(p, name[1] == 'i' ? IMAP_OP_MIN : IMAP_OP_MAX);
+    }
+    return lookup(p, name, len);
+  }
   perr(p, "expected an expression");
   return NULL;
 }
 
+/* The written tree's operation for an imap_binop. */
+static imap_syn_op syn_of(int op) {
+  return op == IMAP_OP_MUL ? SYN_MUL : op == IMAP_OP_FLOORDIV ? SYN_FLOORDIV : op == IMAP_OP_CEILDIV ? SYN_CEILDIV
+         : op == IMAP_OP_MOD ? SYN_MOD : op == IMAP_OP_MIN ? SYN_MIN : SYN_MAX;
+}
+
 static const imap_expr *parse_term(parser *p) {
   const imap_expr *e = parse_unary(p);
+  const imap_syn *tl = p->t;
   while (e) {
     size_t at = p->pos;
-    int op = accept(p, "*") ? 1 : accept(p, "floordiv") || accept(p, "/") ? 2 : accept(p, "ceildiv") ? 3
-             : accept(p, "mod") ? 4 : 0;
-    if (!op) break;
+    int op = accept(p, "*")                                                    ? IMAP_OP_MUL
+             : accept(p, "floordiv") || accept(p, "floorDiv") || accept(p, "/") ? IMAP_OP_FLOORDIV
+             : accept(p, "ceildiv") || accept(p, "ceilDiv")                     ? IMAP_OP_CEILDIV
+             : accept(p, "mod")                                                 ? IMAP_OP_MOD
+                                                                                : -1;
+    if (op < 0) break;
     const imap_expr *r = parse_unary(p);
     if (!r) return NULL;
-    if (op == 1 && e->kind == IMAP_CONST && r->kind != IMAP_CONST) {
-      const imap_expr *t = e;
-      e = r;
-      r = t;
-    }
-    if (r->kind != IMAP_CONST) {
-      p->pos = at;
-      perr(p, "the right operand of '%s' must be a constant",
-           op == 1 ? "*" : op == 2 ? "floordiv" : op == 3 ? "ceildiv" : "mod");
-      return NULL;
-    }
-    int64_t k = r->v;
-    if ((op == 2 || op == 3) && k == 0) {
+    /* a constant divisor must be usable; a variable one is XLA's
+       non-affine SymbolicExpr (`s0 / s1`), as is a product of variables */
+    if (r->kind == IMAP_CONST && (op == IMAP_OP_FLOORDIV || op == IMAP_OP_CEILDIV) && r->v == 0) {
       p->pos = at;
       perr(p, "division by zero");
       return NULL;
     }
-    if (op == 4 && k <= 0) {
+    if (r->kind == IMAP_CONST && op == IMAP_OP_MOD && r->v <= 0) {
       p->pos = at;
       perr(p, "mod needs a positive constant");
       return NULL;
     }
-    if (op == 1) e = imap_mul(p->c, e, k);
-    else if (op == 2) e = imap_floordiv(p->c, e, k);
-    else if (op == 4) e = imap_mod(p->c, e, k);
-    else /* a ceildiv k = -((-a) floordiv k) */
-      e = imap_mul(p->c, imap_floordiv(p->c, imap_mul(p->c, e, -1), k), -1);
+    e = imap_binop_expr(p->c, (imap_binop)op, e, r);
+    tl = imap_syn_bin(p->c, syn_of(op), tl, p->t);
   }
+  p->t = tl;
   return e;
+}
+
+/* min(a, b) / max(a, b) after the name. */
+static const imap_expr *parse_minmax(parser *p, imap_binop op) {
+  p->depth++;
+  const imap_expr *a = parse_expr(p);
+  const imap_syn *ta = p->t;
+  const imap_expr *b = a && expect(p, ",") ? parse_expr(p) : NULL;
+  p->depth--;
+  if (!b || !expect(p, ")")) return NULL;
+  p->t = imap_syn_bin(p->c, syn_of(op), ta, p->t);
+  return imap_binop_expr(p->c, op, a, b);
 }
 
 static const imap_expr *parse_expr(parser *p) {
   const imap_expr *e = parse_term(p);
+  const imap_syn *tl = p->t;
   while (e) {
     if (accept(p, "+")) {
       e = imap_add(p->c, e, parse_term(p));
+      tl = imap_syn_bin(p->c, SYN_ADD, tl, p->t);
     } else {
       skip_ws(p);
       /* a '-' followed by '>' is the arrow, not a minus */
       if (p->pos + 1 < p->len && p->s[p->pos] == '-' && p->s[p->pos + 1] != '>') {
         p->pos++;
         e = imap_sub(p->c, e, parse_term(p));
+        tl = imap_syn_bin(p->c, SYN_SUB, tl, p->t);
       } else {
         break;
       }
     }
   }
+  p->t = tl;
   if (!e && !p->failed) perr(p, p->c->overflow ? "integer overflow in expression" : "out of memory");
   return e;
 }
@@ -250,9 +289,51 @@ static int parse_ids(parser *p, char close, imap_kind kind) {
   }
 }
 
+/* XLA's ParseIndexingMap keeps a variable's name unless it is the default
+   one (d<i>, s<i>, rt<i> by position). */
+static int keep_names(parser *p, imap_map *m) {
+  for (int i = 0; i < p->nvars; i++) {
+    const pvar *v = &p->vars[i];
+    char dflt[32];
+    snprintf(dflt, sizeof dflt, "%s%d", v->kind == IMAP_DIM ? "d" : v->kind == IMAP_SYM ? "s" : "rt", v->idx);
+    if (strlen(dflt) == v->len && memcmp(dflt, v->name, v->len) == 0) continue;
+    char *name = imap_alloc(p->c, v->len + 1, 1);
+    if (!name) return HLO_ERR;
+    memcpy(name, v->name, v->len);
+    name[v->len] = 0;
+    if (imap_map_set_name(p->c, m, v->kind, v->idx, name)) return HLO_ERR;
+  }
+  return HLO_OK;
+}
+
+/* The results' and constraints' trees as written, for printing the map
+   back as XLA does (a tree that failed to allocate is left out). */
+static int keep_written(parser *p, imap_map *m, const imap_syn *const *rest) {
+  if (m->state != IMAP_DEFINED) return HLO_OK;
+  imap_written *w = imap_alloc(p->c, 1, sizeof *w);
+  if (!w) return HLO_ERR;
+  w->nres = m->nresults;
+  w->ncons = p->ncw;
+  w->res_e = imap_alloc(p->c, (size_t)m->nresults, sizeof *w->res_e);
+  w->res_t = imap_alloc(p->c, (size_t)m->nresults, sizeof *w->res_t);
+  w->con_e = imap_alloc(p->c, (size_t)p->ncw, sizeof *w->con_e);
+  w->con_t = imap_alloc(p->c, (size_t)p->ncw, sizeof *w->con_t);
+  if (!w->res_e || !w->res_t || !w->con_e || !w->con_t) return HLO_ERR;
+  for (int i = 0; i < m->nresults; i++) {
+    w->res_e[i] = rest[i] ? m->results[i] : NULL;
+    w->res_t[i] = rest[i];
+  }
+  for (int i = 0; i < p->ncw; i++) {
+    w->con_e[i] = p->cw_e[i];
+    w->con_t[i] = p->cw_t[i];
+  }
+  m->written = w;
+  return HLO_OK;
+}
+
 static bool parse_entry(parser *p, imap_map *m) {
-  size_t at = p->pos;
   const imap_expr *e = parse_expr(p);
+  p->t = e ? p->t : NULL;
   if (!e) return false;
   int64_t lo, hi;
   if (!expect(p, "in") || !expect(p, "[")) return false;
@@ -274,13 +355,11 @@ static bool parse_entry(parser *p, imap_map *m) {
         return true;
       }
   }
-  if (e->kind == IMAP_CONST) {
-    if (e->v < lo || e->v > hi) {
-      p->pos = at;
-      perr(p, "constant constraint is never satisfied");
-      return false;
-    }
-    return true;
+  /* a constant outside its interval, or an empty interval, makes the map
+     KNOWN EMPTY (XLA's AddConstraint) */
+  if (m->state == IMAP_DEFINED && e->kind != IMAP_CONST && !imap_is_var(e) && p->t && p->ncw < MAXVARS) {
+    p->cw_e[p->ncw] = e;
+    p->cw_t[p->ncw++] = p->t;
   }
   if (m->state == IMAP_DEFINED && imap_map_add_constraint(p->c, m, e, lo, hi)) {
     perr(p, "out of memory");
@@ -309,7 +388,12 @@ imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos,
     return m;
   }
   pvar *vars = hlo_malloc(c->alloc, MAXVARS * sizeof *vars);
-  if (!vars) {
+  p->cw_e = hlo_malloc(c->alloc, MAXVARS * sizeof *p->cw_e);
+  p->cw_t = hlo_malloc(c->alloc, MAXVARS * sizeof *p->cw_t);
+  if (!vars || !p->cw_e || !p->cw_t) {
+    hlo_free(c->alloc, vars);
+    hlo_free(c->alloc, p->cw_e);
+    hlo_free(c->alloc, p->cw_t);
     perr(p, "out of memory");
     return NULL;
   }
@@ -322,6 +406,7 @@ imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos,
   if (accept(p, "{") && (nr = parse_ids(p, '}', IMAP_RT)) < 0) goto out;
   if (!expect(p, "->") || !expect(p, "(")) goto out;
   const imap_expr *res[MAXVARS];
+  const imap_syn *rest[MAXVARS];
   int nres = 0;
   if (!accept(p, ")")) {
     for (;;) {
@@ -329,7 +414,8 @@ imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos,
         perr(p, "too many results");
         goto out;
       }
-      if (!(res[nres++] = parse_expr(p))) goto out;
+      if (!(res[nres] = parse_expr(p))) goto out;
+      rest[nres++] = p->t;
       if (accept(p, ",")) continue;
       if (!expect(p, ")")) goto out;
       break;
@@ -356,11 +442,18 @@ imap_map *imap_parse_map(imap_ctx *c, const char *text, size_t len, size_t *pos,
            p->vars[i].name);
       goto fail;
     }
+  if (m->state == IMAP_DEFINED && imap_domain_empty(m)) imap_map_set_empty(c, m);
+  if (keep_names(p, m) || keep_written(p, m, rest)) {
+    perr(p, "out of memory");
+    goto fail;
+  }
   goto out;
 fail:
   m = NULL;
 out:
   hlo_free(c->alloc, vars);
+  hlo_free(c->alloc, p->cw_e);
+  hlo_free(c->alloc, p->cw_t);
   *pos = p->pos;
   return p->failed ? NULL : m;
 }

@@ -1,5 +1,6 @@
 /* imap_print.c - the text form of expressions, maps and per-operand
- * indexings: the multi-line map format, XLA's summand order (that of its
+ * indexings: the multi-line map format with the map's variable names or
+ * XLA's default ones, XLA's summand order (that of its
  * simplifier's sorted sums), XLA's `operand id = N` labels, `runtime
  * variables:` and `replica id:` sections, each as today's XLA prints it (IMAP_XLA_2026) or as
  * the XLA of mid 2025 did (IMAP_XLA_2025). */
@@ -13,7 +14,14 @@
 
 static bool compound(const imap_expr *e) {
   return e->kind == IMAP_FLOORDIV || e->kind == IMAP_MOD || e->kind == IMAP_SUM ||
-         (e->kind == IMAP_CONST && e->v < 0);
+         (e->kind == IMAP_CONST && e->v < 0) ||
+         (e->kind == IMAP_BINOP && e->v != IMAP_OP_MIN && e->v != IMAP_OP_MAX);
+}
+
+/* The binary operation e is (affine floordiv and mod included), -1 if none. */
+static int op_of(const imap_expr *e) {
+  return e->kind == IMAP_FLOORDIV ? IMAP_OP_FLOORDIV : e->kind == IMAP_MOD ? IMAP_OP_MOD
+         : e->kind == IMAP_BINOP ? (int)e->v : -1;
 }
 
 static void put_abs(hlo_buf *b, int64_t k) {
@@ -25,15 +33,16 @@ static void put_abs(hlo_buf *b, int64_t k) {
    its rule built it (sums in stored order). */
 enum { AS_BUILT = IMAP_XLA_2025 + 1 };
 
-static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v);
+/* nm: the map whose variable names to print (NULL: d<i>, s<i>, rt<i>). */
+static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v, const imap_map *nm);
 
-static void print_operand(hlo_buf *b, const imap_expr *e, imap_xla v) {
+static void print_operand(hlo_buf *b, const imap_expr *e, imap_xla v, const imap_map *nm) {
   if (compound(e)) {
     hlo_buf_putc(b, '(');
-    print_expr(b, e, v);
+    print_expr(b, e, v, nm);
     hlo_buf_putc(b, ')');
   } else {
-    print_expr(b, e, v);
+    print_expr(b, e, v, nm);
   }
 }
 
@@ -44,7 +53,7 @@ static void print_operand(hlo_buf *b, const imap_expr *e, imap_xla v) {
  * operands left to right, and adds them up in that order; the MLIR-based
  * XLA of 2025 also moved a summand with a dimension before a left side
  * without any. */
-enum { K_ADD, K_MUL, K_MOD, K_FLOORDIV, K_DIM, K_SYM, K_CONST };
+enum { K_ADD, K_MUL, K_MOD, K_FLOORDIV, K_CEILDIV, K_MAX, K_MIN, K_DIM, K_SYM, K_CONST };
 
 static int rank_of(const imap_expr *e) {
   switch (e->kind) {
@@ -54,6 +63,11 @@ static int rank_of(const imap_expr *e) {
   case IMAP_FLOORDIV: return K_FLOORDIV;
   case IMAP_MOD: return K_MOD;
   case IMAP_SUM: return e->nterms == 1 && e->v == 0 ? K_MUL : K_ADD;
+  case IMAP_BINOP: {
+    static const int rank[] = {[IMAP_OP_MUL] = K_MUL, [IMAP_OP_FLOORDIV] = K_FLOORDIV, [IMAP_OP_CEILDIV] = K_CEILDIV,
+                               [IMAP_OP_MOD] = K_MOD, [IMAP_OP_MIN] = K_MIN, [IMAP_OP_MAX] = K_MAX};
+    return rank[e->v];
+  }
   }
   return K_ADD;
 }
@@ -79,8 +93,14 @@ static int xla_cmp(const imap_expr *a, const imap_expr *b) {
     if (a->kind != b->kind) return a->kind == IMAP_SYM ? -1 : 1;
     return cmp_i64(a->v, b->v);
   case IMAP_FLOORDIV: case IMAP_MOD: {
+    if (b->kind == IMAP_BINOP) return -1; /* same rank: x / 4 before x / y */
     int r = xla_cmp(a->arg, b->arg);
     return r ? r : cmp_i64(a->v, b->v);
+  }
+  case IMAP_BINOP: {
+    if (b->kind != IMAP_BINOP) return 1;
+    int r = xla_cmp(a->arg, b->arg);
+    return r ? r : xla_cmp(a->arg2, b->arg2);
   }
   case IMAP_SUM:
     for (int i = 0; i < a->nterms && i < b->nterms; i++) {
@@ -97,6 +117,7 @@ static bool has_dim(const imap_expr *e) {
   switch (e->kind) {
   case IMAP_DIM: return true;
   case IMAP_FLOORDIV: case IMAP_MOD: return has_dim(e->arg);
+  case IMAP_BINOP: return has_dim(e->arg) || has_dim(e->arg2);
   case IMAP_SUM:
     for (int i = 0; i < e->nterms; i++)
       if (has_dim(e->terms[i].atom)) return true;
@@ -136,28 +157,52 @@ static void summand_order(const imap_expr *e, int *ord, imap_xla v) {
   }
 }
 
-static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v) {
+/* A variable: its name in nm, else XLA's default d<i>, s<i>, rt<i>. */
+void imap_print_var(hlo_buf *b, const imap_map *nm, imap_kind k, int64_t i) {
+  const char *name = nm && i <= INT32_MAX ? imap_map_var_name(nm, k, (int)i) : NULL;
+  if (name) hlo_buf_puts(b, name);
+  else hlo_buf_printf(b, "%s%" PRId64, k == IMAP_DIM ? "d" : k == IMAP_SYM ? "s" : "rt", i);
+}
+
+static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v, const imap_map *nm) {
   switch (e->kind) {
   case IMAP_CONST:
     hlo_buf_printf(b, "%" PRId64, e->v);
     return;
   case IMAP_DIM:
-    hlo_buf_printf(b, "d%" PRId64, e->v);
-    return;
   case IMAP_SYM:
-    hlo_buf_printf(b, "s%" PRId64, e->v);
-    return;
   case IMAP_RT:
-    hlo_buf_printf(b, "rt%" PRId64, e->v);
+    imap_print_var(b, nm, e->kind, e->v);
     return;
   case IMAP_FLOORDIV:
   case IMAP_MOD:
     /* today's XLA writes the dividend bare when it is the same operation:
        `d0 / 2 / 3`, `d0 mod 6 mod 4` */
-    if (v != IMAP_XLA_2025 && e->arg->kind == e->kind) print_expr(b, e->arg, v);
-    else print_operand(b, e->arg, v);
+    if (v != IMAP_XLA_2025 && op_of(e->arg) == op_of(e)) print_expr(b, e->arg, v, nm);
+    else print_operand(b, e->arg, v, nm);
     hlo_buf_puts(b, e->kind == IMAP_MOD ? " mod " : v == IMAP_XLA_2025 ? " floordiv " : " / ");
     hlo_buf_printf(b, "%" PRId64, e->v);
+    return;
+  case IMAP_BINOP:
+    if (e->v == IMAP_OP_MIN || e->v == IMAP_OP_MAX) {
+      hlo_buf_puts(b, e->v == IMAP_OP_MIN ? "min(" : "max(");
+      print_expr(b, e->arg, v, nm);
+      hlo_buf_puts(b, ", ");
+      print_expr(b, e->arg2, v, nm);
+      hlo_buf_putc(b, ')');
+      return;
+    }
+    /* XLA's SymbolicExpr printer: a left operand of the same operation goes
+       without parentheses (a right one keeps them here, so that the text
+       parses back to the same tree) */
+    if (op_of(e->arg) == op_of(e) && (e->v == IMAP_OP_MUL || v != IMAP_XLA_2025)) print_expr(b, e->arg, v, nm);
+    else print_operand(b, e->arg, v, nm);
+    hlo_buf_puts(b, e->v == IMAP_OP_MUL       ? " * "
+                    : e->v == IMAP_OP_MOD     ? " mod "
+                    : e->v == IMAP_OP_CEILDIV ? " ceildiv "
+                    : v == IMAP_XLA_2025      ? " floordiv "
+                                              : " / ");
+    print_operand(b, e->arg2, v, nm);
     return;
   case IMAP_SUM: {
     int order[64], *ord = e->nterms <= 64 ? order : malloc((size_t)e->nterms * sizeof *ord);
@@ -172,21 +217,21 @@ static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v) {
       const imap_expr *x = e->terms[i].atom;
       if (n == 0) {
         if (k == 1) {
-          print_expr(b, x, v);
+          print_expr(b, x, v, nm);
         } else if (k == -1) {
           hlo_buf_putc(b, '-');
-          print_operand(b, x, v);
+          print_operand(b, x, v, nm);
         } else {
-          print_operand(b, x, v);
+          print_operand(b, x, v, nm);
           hlo_buf_printf(b, " * %" PRId64, k);
         }
         continue;
       }
       hlo_buf_puts(b, k < 0 ? " - " : " + ");
       if (k == 1 || k == -1) {
-        print_expr(b, x, v);
+        print_expr(b, x, v, nm);
       } else {
-        print_operand(b, x, v);
+        print_operand(b, x, v, nm);
         hlo_buf_puts(b, " * ");
         put_abs(b, k);
       }
@@ -201,12 +246,15 @@ static void print_expr(hlo_buf *b, const imap_expr *e, imap_xla v) {
   }
 }
 
-void imap_expr_print_xla(hlo_buf *b, const imap_expr *e, imap_xla v) { print_expr(b, e, v); }
+void imap_expr_print_xla(hlo_buf *b, const imap_expr *e, imap_xla v) { print_expr(b, e, v, NULL); }
 
-void imap_expr_print(hlo_buf *b, const imap_expr *e) { print_expr(b, e, IMAP_XLA_2026); }
+void imap_expr_print(hlo_buf *b, const imap_expr *e) { print_expr(b, e, IMAP_XLA_2026, NULL); }
 
-static void print_vars(hlo_buf *b, const char *pfx, int n) {
-  for (int i = 0; i < n; i++) hlo_buf_printf(b, "%s%s%d", i ? ", " : "", pfx, i);
+static void print_vars(hlo_buf *b, const imap_map *m, imap_kind k, int n) {
+  for (int i = 0; i < n; i++) {
+    if (i) hlo_buf_puts(b, ", ");
+    imap_print_var(b, m, k, i);
+  }
 }
 
 typedef struct cline {
@@ -228,36 +276,40 @@ void imap_map_print_xla(hlo_buf *b, const imap_map *m, imap_xla v) {
     hlo_buf_puts(b, "KNOWN EMPTY");
     return;
   }
+  const imap_map *nm = m;
   hlo_buf_putc(b, '(');
-  print_vars(b, "d", m->ndims);
+  print_vars(b, m, IMAP_DIM, m->ndims);
   hlo_buf_putc(b, ')');
   if (m->nsyms) {
     hlo_buf_putc(b, '[');
-    print_vars(b, "s", m->nsyms);
+    print_vars(b, m, IMAP_SYM, m->nsyms);
     hlo_buf_putc(b, ']');
   }
   if (m->nrts) {
     hlo_buf_putc(b, '{');
-    print_vars(b, "rt", m->nrts);
+    print_vars(b, m, IMAP_RT, m->nrts);
     hlo_buf_putc(b, '}');
   }
   hlo_buf_puts(b, " -> (");
   imap_xla rv = m->as_built && v != IMAP_XLA_2025 ? (imap_xla)AS_BUILT : v;
   for (int i = 0; i < m->nresults; i++) {
     if (i) hlo_buf_puts(b, ", ");
-    print_expr(b, m->results[i], rv);
+    const imap_syn *t = imap_written_result(m, i);
+    if (t) imap_syn_print(b, t, v, nm);
+    else print_expr(b, m->results[i], rv, nm);
   }
   hlo_buf_putc(b, ')');
   if (m->ndims + m->nsyms + m->nrts == 0 && m->ncons == 0) return;
   hlo_buf_puts(b, ",\ndomain:");
   bool first = true;
-  static const char *const pf[3] = {"d", "s", "rt"};
+  static const imap_kind kinds[3] = {IMAP_DIM, IMAP_SYM, IMAP_RT};
   const int counts[3] = {m->ndims, m->nsyms, m->nrts};
   const imap_interval *iv[3] = {m->dims, m->syms, m->rts};
   for (int k = 0; k < 3; k++)
     for (int i = 0; i < counts[k]; i++) {
-      hlo_buf_printf(b, "%s\n%s%d in [%" PRId64 ", %" PRId64 "]", first ? "" : ",", pf[k], i,
-                     iv[k][i].lo, iv[k][i].hi);
+      hlo_buf_puts(b, first ? "\n" : ",\n");
+      imap_print_var(b, m, kinds[k], i);
+      hlo_buf_printf(b, " in [%" PRId64 ", %" PRId64 "]", iv[k][i].lo, iv[k][i].hi);
       first = false;
     }
   /* constraints sorted by their text, as XLA does */
@@ -270,7 +322,9 @@ void imap_map_print_xla(hlo_buf *b, const imap_map *m, imap_xla v) {
   for (int i = 0; i < m->ncons; i++) {
     hlo_buf t;
     hlo_buf_init(&t, b->alloc);
-    print_expr(&t, m->cons[i].e, v);
+    const imap_syn *w = imap_written_constraint(m, m->cons[i].e);
+    if (w) imap_syn_print(&t, w, v, nm);
+    else print_expr(&t, m->cons[i].e, v, nm);
     hlo_buf_printf(&t, " in [%" PRId64 ", %" PRId64 "]", m->cons[i].iv.lo, m->cons[i].iv.hi);
     if (t.failed) b->failed = true;
     char *s = hlo_buf_take(&t);

@@ -276,6 +276,8 @@ static const imap_expr *simp_once(simp *S, const imap_expr *e) {
     const imap_expr *a = simp_once(S, e->arg);
     return a ? simp_mod(S, a, e->v) : NULL;
   }
+  case IMAP_BINOP: /* opaque: simplify the operands (a constant one makes it affine) */
+    return imap_binop_expr(c, (imap_binop)e->v, simp_once(S, e->arg), simp_once(S, e->arg2));
   case IMAP_SUM: {
     imap_term *t = imap_alloc(c, (size_t)e->nterms, sizeof *t);
     if (!t) return NULL;
@@ -456,21 +458,12 @@ static int pass_constraints(imap_ctx *c, imap_map *r) {
   return HLO_OK;
 }
 
-static bool domain_empty(const imap_map *m) {
-  for (int i = 0; i < m->ndims; i++)
-    if (m->dims[i].lo > m->dims[i].hi) return true;
-  for (int i = 0; i < m->nsyms; i++)
-    if (m->syms[i].lo > m->syms[i].hi) return true;
-  for (int i = 0; i < m->nrts; i++)
-    if (m->rts[i].lo > m->rts[i].hi) return true;
-  return false;
-}
-
 imap_map *imap_simplify(imap_ctx *c, const imap_map *m) {
   imap_map *r = imap_map_copy(c, m);
   if (!r || r->state != IMAP_DEFINED) return r;
   r->as_built = false; /* a simplified map prints its sums sorted */
-  if (domain_empty(r)) {
+  r->written = NULL;    /* and not as its text wrote them */
+  if (imap_domain_empty(r)) {
     imap_map_set_empty(c, r);
     return r;
   }
@@ -480,7 +473,7 @@ imap_map *imap_simplify(imap_ctx *c, const imap_map *m) {
     if (pass_constraints(c, r)) return NULL;
     if (r->state != IMAP_DEFINED || imap_map_same(before, r)) break;
   }
-  if (r->state == IMAP_DEFINED && domain_empty(r)) imap_map_set_empty(c, r);
+  if (r->state == IMAP_DEFINED && imap_domain_empty(r)) imap_map_set_empty(c, r);
   if (r->state != IMAP_DEFINED) return r;
   for (int i = 0; i < r->nresults; i++)
     if (!(r->results[i] = imap_simplify_expr(c, r, r->results[i], true))) return NULL;

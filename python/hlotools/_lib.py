@@ -182,7 +182,8 @@ class ImapMap(ctypes.Structure):  # imap_map
                 ("nresults", c_int), ("ncons", c_int), ("capcons", c_int),
                 ("dims", P(Interval)), ("syms", P(Interval)), ("rts", P(Interval)),
                 ("results", P(c_void_p)), ("cons", c_void_p), ("rtvars", c_void_p),
-                ("replica", c_void_p), ("as_built", c_bool)]
+                ("replica", c_void_p), ("as_built", c_bool), ("names", P(c_char_p)),
+                ("written", c_void_p)]
 
 
 class ImapSet(ctypes.Structure):  # imap_set
