@@ -265,6 +265,8 @@ static int collective(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **
 }
 
 /* ---- the ops ---------------------------------------------------------------------- */
+enum { AR_BLOCK_BYTES = 64 << 10 }; /* a block of an all-reduce's share that stays in L2 */
+
 static int body_all_reduce(hlo_run *r, const plan_step *s, const coll_plan *cp,
                            const hlo_rdv_entry *ents, hlo_val **outs, bool shared) {
   int n = cp->n;
@@ -277,11 +279,18 @@ static int body_all_reduce(hlo_run *r, const plan_step *s, const coll_plan *cp,
     int64_t N = o->nelems, lo = shared ? N * cp->pos / n : 0, hi = shared ? N * (cp->pos + 1) / n : N;
     size_t eb = (size_t)hlo_type_bytes(t);
     for (int j = 0; j < n; j++) src[j] = ents[j].in[i]->data;
-    if (fold(r, s, cp, t, o->data, lo, src, n, lo, hi - lo)) return HLO_ERR;
-    for (int j = 0; j < n && shared; j++)
-      if (j != cp->pos && hi > lo)
-        memcpy((char *)ents[j].out[i]->data + (size_t)lo * eb, (char *)o->data + (size_t)lo * eb,
-               (size_t)(hi - lo) * eb);
+    /* block by block, so that the copies to the other results read the
+     * folded block from cache: each contribution is read from memory once
+     * and each result written once */
+    int64_t blk = shared && eb ? (int64_t)(AR_BLOCK_BYTES / eb) : hi - lo;
+    if (blk < 1) blk = 1;
+    for (int64_t b = lo; b < hi; b += blk) {
+      int64_t len = hi - b < blk ? hi - b : blk;
+      if (fold(r, s, cp, t, o->data, b, src, n, b, len)) return HLO_ERR;
+      for (int j = 0; j < n && shared; j++)
+        if (j != cp->pos)
+          memcpy((char *)ents[j].out[i]->data + (size_t)b * eb, (char *)o->data + (size_t)b * eb, (size_t)len * eb);
+    }
   }
   return HLO_OK;
 }
