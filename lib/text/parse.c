@@ -111,6 +111,20 @@ static hlo_instruction *operand_ref(parser *p, const char *nm, size_t n, size_t 
 
 static int parse_instruction_rhs(parser *p, hlo_instruction *in, bool nested, bool check_attrs);
 
+/* A parameter's number, unique in its computation whether the parameter is
+ * written on its own line or nested in an operand list (XLA's builder
+ * refuses a second parameter of the same number either way). */
+static int note_parameter(parser *p, hlo_instruction *in) {
+  scanner *scn = &p->scn;
+  char num[24]; /* map keys are not copied: the key lives in scratch */
+  void *prev = NULL;
+  snprintf(num, sizeof num, "%" PRId64, in->param_number);
+  const char *key = hlo_arena_strdup(&p->scratch, num);
+  if (!key || hlo_strmap_put(&p->params, key, in, &prev)) return scan_errorf(scn, in->off, "out of memory");
+  if (prev) return scan_errorf(scn, in->op_off, "Duplicate parameter number %" PRId64, in->param_number);
+  return HLO_OK;
+}
+
 /* An operand written with a shape its definition does not have; both
  * shapes are shown with layouts, the default one where none was written
  * (XLA's wording). */
@@ -264,7 +278,7 @@ static int parse_operands(parser *p, hlo_instruction *in) {
         if (scan_enter(scn)) return HLO_ERR;
         int rc = parse_instruction_rhs(p, nin, true, true);
         scan_leave(scn);
-        if (rc) return HLO_ERR;
+        if (rc || (nin->op == HLO_OP_PARAMETER && note_parameter(p, nin))) return HLO_ERR;
         /* a placeholder name until the module is read (parse_names.c) */
         char name[64];
         do snprintf(name, sizeof name, "%s.anon.%d", hlo_opcode_name(op), ++p->nested_counter);
@@ -482,14 +496,7 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   }
   if (parse_instruction_rhs(p, in, false, !sugar)) return HLO_ERR;
   if (sugar && async_sugar(p, in, wrapped)) return HLO_ERR;
-  if (in->op == HLO_OP_PARAMETER) {
-    char num[24]; /* map keys are not copied: the key lives in scratch */
-    void *prev = NULL;
-    snprintf(num, sizeof num, "%" PRId64, in->param_number);
-    const char *key = hlo_arena_strdup(&p->scratch, num);
-    if (!key || hlo_strmap_put(&p->params, key, in, &prev)) return scan_errorf(scn, in->off, "out of memory");
-    if (prev) return scan_errorf(scn, in->op_off, "Duplicate parameter number %" PRId64, in->param_number);
-  }
+  if (in->op == HLO_OP_PARAMETER && note_parameter(p, in)) return HLO_ERR;
   void *old;
   if (hlo_strmap_put(&p->instrs, in->name, in, &old)) return scan_errorf(scn, in->off, "out of memory");
   if (old) {
