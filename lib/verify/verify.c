@@ -106,13 +106,12 @@ bool vx_has_unbounded(const hlo_shape *s) {
  * everything but the memory space.  1 or 0 for such a copy, -1 for any
  * other (then the usual compatibility rule applies). */
 static int host_copy(const vctx *v, const hlo_instruction *in, const hlo_shape *inf) {
-  enum { HOST_SPACE = 5 };
   const hlo_shape *s = &in->shape;
   if (!v->o.layout_sensitive || !hlo_shape_is_array(s) || !hlo_shape_is_array(inf) || !s->layout || !inf->layout)
     return -1;
   int64_t to = s->layout->memory_space, from = inf->layout->memory_space;
-  if (to == from || (to != HOST_SPACE && from != HOST_SPACE)) return -1;
-  if (to == HOST_SPACE) return s->type == inf->type;
+  if (to == from || (to != VX_HOST_SPACE && from != VX_HOST_SPACE)) return -1;
+  if (to == VX_HOST_SPACE) return s->type == inf->type;
   /* equal but for the memory space */
   if (!hlo_shape_compatible(s, inf) || !vx_layout_equal(s, inf)) return 0;
   const hlo_layout *a = s->layout, *b = inf->layout;

@@ -196,7 +196,7 @@ static bool in_host_memory(const hlo_shape *s) {
       if (in_host_memory(&s->tuple[i])) return true;
     return false;
   }
-  return s->layout && s->layout->memory_space == 5;
+  return s->layout && s->layout->memory_space == VX_HOST_SPACE;
 }
 
 static void check_options(vctx *v, const hlo_instruction *in) {

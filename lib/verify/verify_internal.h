@@ -7,6 +7,9 @@
 #include "hlo/hlo_text.h" /* hlo_shape_str */
 #include "hlo/hlo_verify.h"
 
+/* XLA's Layout memory spaces (S(n) in a layout). */
+enum { VX_DEFAULT_SPACE = 0, VX_FAST_SPACE = 1, VX_HOST_SPACE = 5 };
+
 typedef struct vctx {
   const hlo_module *m;
   hlo_verify_options o;

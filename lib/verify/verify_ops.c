@@ -27,26 +27,24 @@ static void check_mixed_precision(vctx *v, const hlo_instruction *in) {
   }
 }
 
-enum { DEFAULT_SPACE = 0, FAST_SPACE = 1, HOST_SPACE = 5 }; /* XLA's Layout memory spaces */
-
 static int64_t memory_space(const hlo_shape *s) {
-  return s->layout ? s->layout->memory_space : DEFAULT_SPACE;
+  return s->layout ? s->layout->memory_space : VX_DEFAULT_SPACE;
 }
 
 /* The memory-space moves a host-offloading dynamic-slice, dynamic-update-
  * slice or copy may make (XLA's HostOffloadInstructionCanChangeMemorySpace,
  * its first condition kept as XLA writes it); false after a report. */
 static bool space_change_ok(vctx *v, const hlo_instruction *in, int64_t from, int64_t to) {
-  if ((from == FAST_SPACE && to != FAST_SPACE) && !(from != FAST_SPACE && to == FAST_SPACE)) {
+  if ((from == VX_FAST_SPACE && to != VX_FAST_SPACE) && !(from != VX_FAST_SPACE && to == VX_FAST_SPACE)) {
     vx_fail(v, in, "Instruction shouldn't change layout memory space between generic fast memory space and others for instruction: %%%s",
             in->name);
     return false;
   }
-  if (in->op == HLO_OP_DYNAMIC_SLICE && from == DEFAULT_SPACE && to == HOST_SPACE) {
+  if (in->op == HLO_OP_DYNAMIC_SLICE && from == VX_DEFAULT_SPACE && to == VX_HOST_SPACE) {
     vx_fail(v, in, "DynamicSlice instruction shouldn't change layout memory space from device to host: %%%s", in->name);
     return false;
   }
-  if (in->op == HLO_OP_DYNAMIC_UPDATE_SLICE && from == HOST_SPACE && to == DEFAULT_SPACE) {
+  if (in->op == HLO_OP_DYNAMIC_UPDATE_SLICE && from == VX_HOST_SPACE && to == VX_DEFAULT_SPACE) {
     vx_fail(v, in, "DynamicUpdateSlice instruction shouldn't change layout memory space from host to device: %%%s",
             in->name);
     return false;
