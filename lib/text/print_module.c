@@ -26,22 +26,6 @@ static bool is_async_op(hlo_opcode op) {
   return op == HLO_OP_ASYNC_START || op == HLO_OP_ASYNC_UPDATE || op == HLO_OP_ASYNC_DONE;
 }
 
-/* Whether an instruction other than an async op calls c (plain: the
- * table of hlo_text_plain_callees, or NULL to scan the module). */
-static bool called_plainly(const hlo_computation *c, const bool *plain) {
-  const hlo_module *m = c->module_;
-  if (!m) return false;
-  if (plain) return c->id >= 0 && c->id < m->ncomps && m->comps[c->id] == c && plain[c->id];
-  for (int ci = 0; ci < m->ncomps; ci++)
-    for (int i = 0; i < m->comps[ci]->ninstrs; i++) {
-      const hlo_instruction *x = m->comps[ci]->instrs[i];
-      if (is_async_op(x->op)) continue;
-      for (int q = 0; q < x->ncalled; q++)
-        if (x->called[q] == c) return true;
-    }
-  return false;
-}
-
 bool *hlo_text_plain_callees(hlo_arena *a, const hlo_module *m) {
   bool *plain = m->ncomps ? hlo_arena_array(a, (size_t)m->ncomps, sizeof *plain) : NULL;
   if (!plain) return NULL;
@@ -80,6 +64,20 @@ static bool chain_rebinds(const hlo_instruction *x, const hlo_computation *c, in
     if (y->op == HLO_OP_ASYNC_UPDATE && chain_rebinds(y, c, depth + 1)) return true;
   }
   return false;
+}
+
+/* Whether an instruction other than an async op calls c (plain: the
+ * table of hlo_text_plain_callees, or NULL to make it here). */
+static bool called_plainly(const hlo_computation *c, const bool *plain) {
+  const hlo_module *m = c->module_;
+  if (!m || !(c->id >= 0 && c->id < m->ncomps && m->comps[c->id] == c)) return false;
+  if (plain) return plain[c->id];
+  hlo_arena a;
+  hlo_arena_init(&a, NULL);
+  const bool *t = hlo_text_plain_callees(&a, m);
+  bool r = !t || t[c->id]; /* without memory, the explicit form (always correct) */
+  hlo_arena_release(&a);
+  return r;
 }
 
 const hlo_instruction *hlo_text_async_sugar(const hlo_instruction *in, const bool *plain) {
