@@ -262,9 +262,6 @@ DECL_KERN(hlo_ctl_while) {
   return HLO_OK;
 }
 
-/* Bytes of one element of an array value. */
-static size_t elem_bytes(const hlo_val *v) { return v->nelems ? v->nbytes / (size_t)v->nelems : 0; }
-
 /* Copy between a[..., t, ...] (rank-r array, dimension d of size L) and the
  * rank-(r-1) array b that drops dimension d: to_b copies a's slab into b.
  * false when b is not the size of such a slab. */
@@ -275,8 +272,9 @@ static bool slab_copy(hlo_val *a, int d, int64_t t, hlo_val *b, bool to_b) {
   int64_t outer = 1, inner = 1, L = s->dims[d];
   for (int i = 0; i < d; i++) outer *= s->dims[i];
   for (int i = d + 1; i < s->rank; i++) inner *= s->dims[i];
-  if (b->nelems != outer * inner || elem_bytes(b) != elem_bytes(a)) return false;
-  size_t row = (size_t)inner * elem_bytes(a);
+  size_t eb = (size_t)hlo_type_bytes(s->type);
+  if (b->nelems != outer * inner || b->shape->type != s->type) return false;
+  size_t row = (size_t)inner * eb;
   if (!row) return true;
   for (int64_t o = 0; o < outer; o++) {
     char *pa = (char *)a->data + (size_t)(o * L + t) * row, *pb = (char *)b->data + (size_t)o * row;
