@@ -176,7 +176,16 @@ static int finish(hlo_run *r, const hlo_instruction *in, bool send, int64_t ch, 
   struct timespec dl;
   hlo_comm_deadline(c->timeout, &dl);
   p2p_item *it = NULL;
-  for (;;) {
+  /* a device waiting on itself: its own send (or recv) cannot come while
+   * it waits, so it never will */
+  bool ready = peer == self && (send ? l->nrecv > seq : (it = take(l, seq)) != NULL);
+  if (peer == self && !ready) {
+    fail_unlock(c, self);
+    return hlo_run_errorf(r, in, "device %d waits for its own %s on channel %lld, which it has not reached "
+                          "before this %s", hlo_comm_device_id(c, self), send ? "recv" : "send", (long long)ch,
+                          send ? "send-done" : "recv-done");
+  }
+  while (!ready) {
     if (send ? l->nrecv > seq : (it = take(l, seq)) != NULL) break;
     if (c->aborted) {
       pthread_mutex_unlock(&c->mu);
