@@ -316,7 +316,7 @@ static hlo_val *val_from_array(const hlo_shape *ps, const hlo_array *arr, int i,
     else if (v->nbytes) memcpy(v->data, arr->data, v->nbytes);
     return v;
   }
-  if (borrow) { /* a mapped file: never written, reused or freed */
+  if (borrow) { /* a mapped file or the arena: never written, reused or freed */
     hlo_val *v = hlo_val_borrow(&RUN_ALLOC, ps, arr->data);
     if (!v) cli_errorf(&TOOL, "out of memory");
     return v;
@@ -338,6 +338,15 @@ static int NMAPS;
 static void unmap_inputs(void) {
   for (int i = 0; i < NMAPS; i++) hlo_npy_unmap(&MAPS[i]);
   NMAPS = 0;
+}
+
+/* The --inputs archive, mapped: its stored members are used in place. */
+static int load_npz(hlo_arena *A, const char *path, hlo_npz *npz, hlo_diags *d) {
+  if (NMAPS >= (int)(sizeof MAPS / sizeof *MAPS)) return hlo_npz_load(A, path, NULL, npz, d);
+  hlo_npy_mapping map = {NULL, 0};
+  int rc = hlo_npz_map(A, path, NULL, npz, &map, d);
+  if (map.base) MAPS[NMAPS++] = map;
+  return rc;
 }
 
 /* One input: a .npy path or an inline literal typed by the parameter. */
@@ -719,7 +728,7 @@ static hlo_val *device_input(const run_args *a, hlo_arena *A, const hlo_comm *c,
     }
     char what[300];
     snprintf(what, sizeof what, "%s:%s", a->npz, mb->name);
-    return val_from_array(ps, &mb->arr, i, what, false);
+    return val_from_array(ps, &mb->arr, i, what, true);
   }
   bool given = i < npz->n + ninputs;
   if (given && a->stack_inputs) {
@@ -743,7 +752,7 @@ static hlo_val *device_input(const run_args *a, hlo_arena *A, const hlo_comm *c,
     if (i < npz->n) {
       char what[300];
       snprintf(what, sizeof what, "%s:%s", a->npz, npz->v[i].name);
-      din->shared[i] = val_from_array(ps, &npz->v[i].arr, i, what, false);
+      din->shared[i] = val_from_array(ps, &npz->v[i].arr, i, what, true);
     } else if (given) {
       const char *t = inputs[i - npz->n];
       din->shared[i] = load_input(A, ps, i, t, ends_with(t, ".npy"));
@@ -830,7 +839,7 @@ static int run_devices(const hlo_module *m, const hlo_exec_options *eo, const ru
   din.args = calloc((size_t)ndev, sizeof *din.args);
   din.shared = calloc((size_t)nparams + 1, sizeof *din.shared);
   if (!din.args || !din.shared) { cli_errorf(&TOOL, "out of memory"); rc = CLI_INVALID; goto out; }
-  if (a->npz && hlo_npz_load(A, a->npz, NULL, &npz, d)) { cli_print_diags(d); rc = CLI_INVALID; goto out; }
+  if (a->npz && load_npz(A, a->npz, &npz, d)) { cli_print_diags(d); rc = CLI_INVALID; goto out; }
   bool per_device = npz_per_device(&npz) && !a->stack_inputs;
   int given = per_device ? nparams : ninputs + npz.n;
   if (given > nparams || (given < nparams && !a->random && a->arg_mode == ARG_SAME)) {
@@ -1078,7 +1087,7 @@ int main(int argc, char **argv) {
   /* inputs, in parameter order */
   hlo_npz npz = {0, NULL};
   if (a.npz) {
-    if (hlo_npz_load(&A, a.npz, NULL, &npz, &d)) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
+    if (load_npz(&A, a.npz, &npz, &d)) { cli_print_diags(&d); rc = CLI_INVALID; goto out; }
   }
   int given = a.spec ? spec.ninputs : lpath ? lrun.nargs : ninputs + npz.n;
   if (given > nparams || (given < nparams && !a.random && !a.spec && a.arg_mode == ARG_SAME)) {
@@ -1114,7 +1123,7 @@ int main(int argc, char **argv) {
     } else if (i < npz.n) {
       char what[300];
       snprintf(what, sizeof what, "%s:%s", a.npz, npz.v[i].name);
-      args[i] = val_from_array(ps, &npz.v[i].arr, i, what, false);
+      args[i] = val_from_array(ps, &npz.v[i].arr, i, what, true);
     } else if (i - npz.n < ninputs) {
       const char *t = inputs[i - npz.n];
       args[i] = load_input(&A, ps, i, t, ends_with(t, ".npy"));

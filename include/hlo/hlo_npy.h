@@ -61,7 +61,7 @@ typedef struct hlo_npy_mapping {
 } hlo_npy_mapping;
 /* Like hlo_npy_load, without copying when it can: a C-order file in host
  * byte order whose dtype needs no conversion (not bool) and whose data is
- * 16-byte aligned is mapped (private copy-on-write pages: the file is never
+ * aligned for its element type is mapped (private copy-on-write pages: the file is never
  * changed) and out->data points into the mapping, which *m then holds until
  * hlo_npy_unmap.  Any other file is read and copied as by hlo_npy_load and
  * m->base is NULL.  The file size is checked against the header before any
@@ -93,8 +93,16 @@ HLO_API int hlo_npz_read(hlo_arena *a, const char *name, const void *buf, size_t
                          const hlo_npy_opts *opts, hlo_npz *out, hlo_diags *d);
 HLO_API int hlo_npz_load(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_npz *out,
                          hlo_diags *d);
+/* As hlo_npz_load, but the file is mapped (as hlo_npy_map does) and the
+ * stored members whose bytes already are their arrays point into the
+ * mapping, which must outlive them (hlo_npy_unmap; m->base is NULL when
+ * nothing was mapped).  Deflated or converted members are copied. */
+HLO_API int hlo_npz_map(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_npz *out,
+                        hlo_npy_mapping *m, hlo_diags *d);
 /* Write n members as "<name>.npy" entries, deflated (compress, like
- * numpy.savez_compressed) or stored (like numpy.savez). */
+ * numpy.savez_compressed) or stored (like numpy.savez; the data of each
+ * stored member 64-byte aligned in the archive, written from where it
+ * lies by hlo_npz_save); zip64 fields where a size or offset needs them. */
 HLO_API int hlo_npz_write(hlo_buf *b, const hlo_npz_member *m, int n, bool compress, hlo_diags *d);
 HLO_API int hlo_npz_save(const char *path, const hlo_npz_member *m, int n, bool compress,
                          hlo_diags *d);

@@ -525,13 +525,10 @@ int npy_read_file(const hlo_allocator *alloc, const char *path, uint64_t max_len
 }
 
 int npy_write_file(const char *path, const void *buf, size_t len, hlo_diags *d) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return hlo_errorf(d, NULL, 0, "%s: cannot create: %s", path, strerror(errno));
-  size_t put = fwrite(buf, 1, len, f);
-  int bad = put != len;
-  bad |= fclose(f) != 0;
-  if (bad) return hlo_errorf(d, NULL, 0, "%s: write error", path);
-  return HLO_OK;
+  npy_out o;
+  if (npy_out_open(&o, path, len, d) != HLO_OK) return HLO_ERR;
+  npy_out_put(&o, buf, len);
+  return npy_out_close(&o, d);
 }
 
 int hlo_npy_load(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_array *out,
@@ -546,9 +543,14 @@ int hlo_npy_load(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_a
   return rc;
 }
 
-/* Whether arr's bytes are already its .npy payload. */
-static bool npy_direct(const hlo_array *arr) {
+bool npy_direct(const hlo_array *arr) {
   return arr->type != HLO_PRED && (host_little() || hlo_type_bytes(arr->type) == 1);
+}
+
+int npy_header_of(hlo_buf *b, const hlo_array *arr, hlo_diags *d) {
+  hlo_array head = *arr; /* an empty array gives the same header bytes */
+  head.nelems = 0;
+  return hlo_npy_write(b, &head, d);
 }
 
 int hlo_npy_save(const char *path, const hlo_array *arr, hlo_diags *d) {
@@ -560,29 +562,47 @@ int hlo_npy_save(const char *path, const hlo_array *arr, hlo_diags *d) {
     hlo_buf_release(&b);
     return rc;
   }
-  /* The header alone (an empty array gives the same header bytes), then the
-   * data from where it lies. */
-  hlo_array head = *arr;
-  head.nelems = 0;
-  int rc = hlo_npy_write(&b, &head, d);
+  /* The header, then the data from where it lies. */
+  int rc = npy_header_of(&b, arr, d);
   if (rc == HLO_OK) {
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-      rc = hlo_errorf(d, NULL, 0, "%s: cannot create: %s", path, strerror(errno));
-    } else {
-      size_t bytes = (size_t)arr->nelems * (size_t)hlo_type_bytes(arr->type);
-      int bad = fwrite(b.data, 1, b.len, f) != b.len;
-      bad |= bytes && fwrite(arr->data, 1, bytes, f) != bytes;
-      bad |= fclose(f) != 0;
-      if (bad) rc = hlo_errorf(d, NULL, 0, "%s: write error", path);
+    size_t bytes = (size_t)arr->nelems * (size_t)hlo_type_bytes(arr->type);
+    npy_out o;
+    rc = npy_out_open(&o, path, (uint64_t)b.len + bytes, d);
+    if (rc == HLO_OK) {
+      npy_out_put(&o, b.data, b.len);
+      npy_out_put(&o, arr->data, bytes);
+      rc = npy_out_close(&o, d);
     }
   }
   hlo_buf_release(&b);
   return rc;
 }
 
-int hlo_npy_map(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_array *out,
-                hlo_npy_mapping *m, hlo_diags *d) {
+int npy_view(hlo_arena *a, const char *name, void *p, size_t len, const hlo_npy_opts *opts,
+             hlo_array *out, bool *viewed, hlo_diags *d) {
+  *viewed = false;
+  npy_layout L;
+  /* npy_parse compares the byte count with header size x elements before
+   * any payload byte is touched. */
+  if (npy_parse(name, p, len, opts, &L, d) != HLO_OK) return HLO_ERR;
+  const unsigned char *data = (const unsigned char *)p + L.off;
+  int esize = hlo_type_bytes(L.t);
+  size_t align = esize >= 8 ? 8 : esize > 1 ? (size_t)esize : 1; /* the C type's alignment */
+  if ((L.h.fortran && L.h.rank >= 2) || L.swap || L.t == HLO_PRED || (uintptr_t)data % align)
+    return npy_copy(a, name, p, &L, out, d);
+  int64_t *dv = L.h.rank ? hlo_arena_array(a, (size_t)L.h.rank, sizeof *dv) : NULL;
+  if (L.h.rank && !dv) return hlo_errorf(d, NULL, 0, "%s: out of memory", name);
+  if (L.h.rank) memcpy(dv, L.h.dims, (size_t)L.h.rank * sizeof *dv);
+  out->type = L.t;
+  out->rank = L.h.rank;
+  out->dims = dv;
+  out->nelems = (int64_t)L.n;
+  out->data = (void *)data;
+  *viewed = true;
+  return HLO_OK;
+}
+
+int npy_map_file(const char *path, uint64_t max_len, hlo_npy_mapping *m, hlo_diags *d) {
   m->base = NULL;
   m->len = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -590,9 +610,9 @@ int hlo_npy_map(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_ar
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 64) {
     close(fd); /* pipes, devices, tiny files: the read path */
-    return hlo_npy_load(a, path, opts, out, d);
+    return HLO_OK;
   }
-  if ((uint64_t)st.st_size > npy_max_bytes(opts) + (1u << 20) || (uint64_t)st.st_size > SIZE_MAX) {
+  if ((uint64_t)st.st_size > max_len || (uint64_t)st.st_size > SIZE_MAX) {
     close(fd);
     return hlo_errorf(d, NULL, 0, "%s: file of %lld bytes exceeds the limit", path,
                       (long long)st.st_size);
@@ -600,31 +620,19 @@ int hlo_npy_map(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_ar
   size_t len = (size_t)st.st_size;
   void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
   close(fd);
-  if (p == MAP_FAILED) return hlo_npy_load(a, path, opts, out, d);
-  npy_layout L;
-  /* npy_parse compares the file size with header size x elements before
-   * any payload byte is touched. */
-  int rc = npy_parse(path, p, len, opts, &L, d);
-  const unsigned char *data = (const unsigned char *)p + L.off;
-  if (rc == HLO_OK && (!L.h.fortran || L.h.rank < 2) && !L.swap && L.t != HLO_PRED &&
-      (uintptr_t)data % 16 == 0) {
-    int64_t *dv = L.h.rank ? hlo_arena_array(a, (size_t)L.h.rank, sizeof *dv) : NULL;
-    if (L.h.rank && !dv) {
-      munmap(p, len);
-      return hlo_errorf(d, NULL, 0, "%s: out of memory", path);
-    }
-    if (L.h.rank) memcpy(dv, L.h.dims, (size_t)L.h.rank * sizeof *dv);
-    out->type = L.t;
-    out->rank = L.h.rank;
-    out->dims = dv;
-    out->nelems = (int64_t)L.n;
-    out->data = (void *)data;
-    m->base = p;
-    m->len = len;
-    return HLO_OK;
-  }
-  if (rc == HLO_OK) rc = npy_copy(a, path, p, &L, out, d);
-  munmap(p, len);
+  if (p == MAP_FAILED) return HLO_OK;
+  m->base = p;
+  m->len = len;
+  return HLO_OK;
+}
+
+int hlo_npy_map(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_array *out,
+                hlo_npy_mapping *m, hlo_diags *d) {
+  if (npy_map_file(path, npy_max_bytes(opts) + (1u << 20), m, d) != HLO_OK) return HLO_ERR;
+  if (!m->base) return hlo_npy_load(a, path, opts, out, d);
+  bool viewed;
+  int rc = npy_view(a, path, m->base, m->len, opts, out, &viewed, d);
+  if (rc != HLO_OK || !viewed) hlo_npy_unmap(m);
   return rc;
 }
 

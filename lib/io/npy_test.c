@@ -184,6 +184,18 @@ static void test_files(void) {
           c->rc = hlo_npz_load(&a, path_of(file, p, sizeof p), &o, &c->z, &d);
           if (c->rc != HLO_OK) printf("%s: %s\n", file, last_msg(&d));
           CHECK_INT(c->rc, HLO_OK);
+          /* numpy's archive mapped: the same members and bytes */
+          hlo_npz mz;
+          hlo_npy_mapping map;
+          int mrc = hlo_npz_map(&a, p, &o, &mz, &map, &d);
+          CHECK_INT(mrc, c->rc);
+          for (int k = 0; mrc == HLO_OK && c->rc == HLO_OK && k < mz.n && k < c->z.n; k++) {
+            const hlo_array *x = &c->z.v[k].arr, *y = &mz.v[k].arr;
+            size_t bytes = (size_t)x->nelems * (size_t)hlo_type_bytes(x->type);
+            CHECK(strcmp(mz.v[k].name, c->z.v[k].name) == 0 && y->type == x->type &&
+                  y->nelems == x->nelems && memcmp(x->data, y->data, bytes) == 0);
+          }
+          hlo_npy_unmap(&map);
         }
         const hlo_array *arr = NULL;
         for (int i = 0; c && c->rc == HLO_OK && i < c->z.n; i++)
@@ -198,6 +210,14 @@ static void test_files(void) {
       if (npz) {
         hlo_npz z;
         rc = hlo_npz_load(&a, path_of(file, p, sizeof p), &o, &z, &d);
+        hlo_npy_mapping map;
+        hlo_diags md;
+        hlo_diags_init(&md, NULL);
+        int mrc = hlo_npz_map(&a, p, &o, &z, &map, &md);
+        bool mgood = mrc == HLO_ERR && map.base == NULL && md.nerrors > 0 && strstr(last_msg(&md), last);
+        if (!mgood) printf("%s (mapped): expected an error with '%s', got rc=%d\n", file, last, mrc);
+        CHECK(mgood);
+        hlo_diags_release(&md);
       } else {
         hlo_array arr;
         rc = hlo_npy_load(&a, path_of(file, p, sizeof p), &o, &arr, &d);
@@ -225,6 +245,7 @@ static void test_files(void) {
   printf("npy: %d of %d readable .npy files mapped\n", nmapped, nok);
   CHECK(nmapped > 20);
   /* Our .npz files, read back by numpy. */
+  int nviewed_all = 0;
   for (int i = 0; i < ncache; i++) {
     if (cache[i].rc != HLO_OK) continue;
     bool compress = strcmp(cache[i].file, "deflated.npz") == 0;
@@ -237,8 +258,32 @@ static void test_files(void) {
     hlo_npz back;
     CHECK_INT(hlo_npz_load(&a, p, NULL, &back, &d), HLO_OK);
     CHECK_INT(back.n, cache[i].z.n);
+    /* Mapped back: each stored member that needs no conversion points
+     * into the mapping, 64-byte aligned, with the same bytes. */
+    hlo_npz mz;
+    hlo_npy_mapping map;
+    CHECK_INT(hlo_npz_map(&a, p, NULL, &mz, &map, &d), HLO_OK);
+    CHECK_INT(mz.n, cache[i].z.n);
+    int nview = 0, nwant = 0;
+    for (int k = 0; k < mz.n && k < cache[i].z.n; k++) {
+      const hlo_array *x = &cache[i].z.v[k].arr, *y = &mz.v[k].arr;
+      size_t bytes = (size_t)x->nelems * (size_t)hlo_type_bytes(x->type);
+      CHECK(y->type == x->type && y->nelems == x->nelems && memcmp(x->data, y->data, bytes) == 0);
+      const char *lo = map.base;
+      bool in = lo && (const char *)y->data >= lo && (const char *)y->data <= lo + map.len;
+      nview += in;
+      nwant += !compress && x->type != HLO_PRED;
+      if (in) CHECK((size_t)((const char *)y->data - lo) % 64 == 0);
+    }
+    if (nview != nwant) printf("%s: %d of %d members mapped\n", ours, nview, nwant);
+    CHECK_INT(nview, nwant);
+    nviewed_all += nview;
+    if (compress) CHECK(map.base == NULL);
+    hlo_npy_unmap(&map);
     hlo_diags_release(&d);
   }
+  printf("npz: %d members of our archives mapped\n", nviewed_all);
+  CHECK(nviewed_all >= 4);
   CHECK(run_py("check"));
   hlo_arena_release(&a);
   remove_dir();

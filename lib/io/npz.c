@@ -1,7 +1,10 @@
 /* npz.c - .npz archives: the zip container around .npy members.  Reading
  * walks the central directory (zip64 aware), checks every offset and size
  * against the buffer before use, inflates deflated members with zlib and
- * checks their CRC-32; writing produces a plain (non-zip64) archive. */
+ * checks their CRC-32; mapping a file lets stored members be used in place.
+ * Writing streams members from where their data lies, stored members
+ * 64-byte aligned, with zip64 fields where sizes or offsets need them. */
+#include <errno.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -66,9 +69,13 @@ static uint32_t crc_all(const unsigned char *p, uint64_t n) {
   return (uint32_t)c;
 }
 
-int hlo_npz_read(hlo_arena *a, const char *name, const void *buf, size_t len,
-                 const hlo_npy_opts *opts, hlo_npz *out, hlo_diags *d) {
+/* The members of the archive in buf; with view, stored members whose bytes
+ * already are their array point into buf (which must then outlive them and
+ * be writable copy-on-write memory), and *nviewed counts them. */
+static int npz_parse(hlo_arena *a, const char *name, const void *buf, size_t len,
+                     const hlo_npy_opts *opts, bool view, hlo_npz *out, int *nviewed, hlo_diags *d) {
   const unsigned char *b = buf;
+  *nviewed = 0;
   out->n = 0;
   out->v = NULL;
   if (len < 22) return hlo_errorf(d, NULL, 0, "%s: not a zip archive (too short)", name);
@@ -165,10 +172,14 @@ int hlo_npz_read(hlo_arena *a, const char *name, const void *buf, size_t len,
       img = tmp;
     }
     int rc = HLO_OK;
+    bool viewed = false;
     if (crc_all(img, usize) != crc)
       rc = hlo_errorf(d, NULL, 0, "%s: CRC-32 mismatch (corrupt member)", where);
+    else if (view && !tmp)
+      rc = npy_view(a, where, (void *)img, (size_t)usize, opts, &out->v[k].arr, &viewed, d);
     else
       rc = hlo_npy_read(a, where, img, (size_t)usize, opts, &out->v[k].arr, d);
+    *nviewed += viewed;
     hlo_free(a->alloc, tmp);
     if (rc != HLO_OK) return HLO_ERR;
     out->v[k].name = mem;
@@ -176,6 +187,24 @@ int hlo_npz_read(hlo_arena *a, const char *name, const void *buf, size_t len,
     p += 46 + nlen + xlen + clen;
   }
   return HLO_OK;
+}
+
+int hlo_npz_read(hlo_arena *a, const char *name, const void *buf, size_t len,
+                 const hlo_npy_opts *opts, hlo_npz *out, hlo_diags *d) {
+  int nviewed;
+  return npz_parse(a, name, buf, len, opts, false, out, &nviewed, d);
+}
+
+int hlo_npz_map(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_npz *out,
+                hlo_npy_mapping *m, hlo_diags *d) {
+  out->n = 0;
+  out->v = NULL;
+  if (npy_map_file(path, npy_max_bytes(opts), m, d) != HLO_OK) return HLO_ERR;
+  if (!m->base) return hlo_npz_load(a, path, opts, out, d);
+  int nviewed;
+  int rc = npz_parse(a, path, m->base, m->len, opts, true, out, &nviewed, d);
+  if (rc != HLO_OK || nviewed == 0) hlo_npy_unmap(m);
+  return rc;
 }
 
 int hlo_npz_load(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_npz *out,
@@ -190,14 +219,32 @@ int hlo_npz_load(hlo_arena *a, const char *path, const hlo_npy_opts *opts, hlo_n
 
 /* ---- writing ----------------------------------------------------------------- */
 
-static void put16(hlo_buf *b, uint32_t v) {
-  char c[2] = {(char)(v & 0xff), (char)(v >> 8 & 0xff)};
-  hlo_buf_put(b, c, 2);
+/* Where the archive goes: a buffer, a file, or nowhere (a sizing pass that
+ * only counts bytes and skips the CRCs). */
+typedef struct zsink {
+  hlo_buf *b;
+  npy_out *f;
+  uint64_t len;
+} zsink;
+
+static void zput(zsink *s, const void *p, size_t n) {
+  if (s->b) hlo_buf_put(s->b, p, n);
+  else if (s->f) npy_out_put(s->f, p, n);
+  s->len += n;
 }
-static void put32(hlo_buf *b, uint32_t v) {
-  put16(b, v & 0xffff);
-  put16(b, v >> 16);
+static void zput16(zsink *s, uint32_t v) {
+  unsigned char c[2] = {(unsigned char)(v & 0xff), (unsigned char)(v >> 8 & 0xff)};
+  zput(s, c, 2);
 }
+static void zput32(zsink *s, uint32_t v) {
+  zput16(s, v & 0xffff);
+  zput16(s, v >> 16);
+}
+static void zput64(zsink *s, uint64_t v) {
+  zput32(s, (uint32_t)v);
+  zput32(s, (uint32_t)(v >> 32));
+}
+static bool counting(const zsink *s) { return !s->b && !s->f; }
 
 /* Deflate src into b as a raw stream (zipfile's defaults: level 6, memLevel 8). */
 static int deflate_into(hlo_buf *b, const unsigned char *src, size_t n, hlo_diags *d) {
@@ -225,100 +272,189 @@ static int deflate_into(hlo_buf *b, const unsigned char *src, size_t n, hlo_diag
   return HLO_OK;
 }
 
-int hlo_npz_write(hlo_buf *b, const hlo_npz_member *m, int n, bool compress, hlo_diags *d) {
-  typedef struct { uint32_t crc, csize, usize, off; size_t nlen; } ent;
-  ent *ents = n ? hlo_malloc(b->alloc, (size_t)n * sizeof *ents) : NULL;
+enum {
+  ZIP_MAX32 = 0xffffffffu, /* a 32-bit field at this value defers to the zip64 extra */
+  ZIP_ALIGN = 64,          /* stored array data starts on this file offset */
+  XID_ZIP64 = 0x0001,
+  XID_ALIGN = 0xd935,      /* zipalign's padding field: u16 alignment, then zeros */
+};
+
+typedef struct zent {
+  uint32_t crc;
+  uint64_t csize, usize, off;
+  size_t nlen;
+  bool stored;
+} zent;
+
+/* Emit the archive of n members into s.  A stored member whose bytes are
+ * its payload goes out as header + data from where the data lies; its
+ * local header is padded so the data starts 64-byte aligned (a reader can
+ * then map it).  Sizes or offsets beyond 32 bits get zip64 fields, as
+ * numpy's own archives (written with force_zip64) have. */
+static int npz_emit(zsink *s, const hlo_allocator *alloc, const hlo_npz_member *m, int n,
+                    bool compress, hlo_diags *d) {
+  zent *ents = n ? hlo_malloc(alloc, (size_t)n * sizeof *ents) : NULL;
   if (n && !ents) return hlo_errorf(d, NULL, 0, "out of memory writing .npz");
   int rc = HLO_OK;
-  size_t base = b->len;
+  bool failed = false;
+  uint64_t base = s->len;
   for (int i = 0; i < n && rc == HLO_OK; i++) {
     hlo_buf img, z;
-    hlo_buf_init(&img, b->alloc);
-    hlo_buf_init(&z, b->alloc);
-    rc = hlo_npy_write(&img, &m[i].arr, d);
-    const unsigned char *data = (const unsigned char *)img.data;
-    size_t usize = img.len, csize = usize;
-    if (rc == HLO_OK && compress) {
-      rc = deflate_into(&z, data, usize, d);
-      data = (const unsigned char *)z.data;
-      csize = z.len;
+    hlo_buf_init(&img, alloc);
+    hlo_buf_init(&z, alloc);
+    bool direct = !compress && npy_direct(&m[i].arr);
+    const void *data = NULL; /* the payload after img, for a direct member */
+    size_t dbytes = 0;
+    if (direct) {
+      rc = npy_header_of(&img, &m[i].arr, d);
+      data = m[i].arr.data;
+      dbytes = (size_t)m[i].arr.nelems * (size_t)hlo_type_bytes(m[i].arr.type);
+    } else {
+      rc = hlo_npy_write(&img, &m[i].arr, d);
     }
-    size_t nlen = strlen(m[i].name) + 4;
-    if (rc == HLO_OK && (usize > 0xfffffffeu || csize > 0xfffffffeu || b->len - base > 0xfffffffeu ||
-                         nlen > 0xffff))
-      rc = hlo_errorf(d, NULL, 0, "%s: member too large for a zip archive without zip64",
-                      m[i].name);
+    zent *e = &ents[i];
+    e->usize = (uint64_t)img.len + dbytes;
+    e->csize = e->usize;
+    e->stored = !compress;
+    e->nlen = strlen(m[i].name) + 4;
+    e->off = s->len - base;
+    if (rc == HLO_OK && compress) {
+      rc = deflate_into(&z, (const unsigned char *)img.data, img.len, d);
+      e->csize = z.len;
+    }
+    if (rc == HLO_OK && (img.failed || z.failed)) rc = hlo_errorf(d, NULL, 0, "out of memory writing .npz");
+    if (rc == HLO_OK && e->nlen > 0xffff)
+      rc = hlo_errorf(d, NULL, 0, "%s: member name too long for a zip archive", m[i].name);
     if (rc == HLO_OK) {
-      ents[i].crc = crc_all((const unsigned char *)img.data, usize);
-      ents[i].csize = (uint32_t)csize;
-      ents[i].usize = (uint32_t)usize;
-      ents[i].off = (uint32_t)(b->len - base);
-      ents[i].nlen = nlen;
-      put32(b, SIG_LOCAL);
-      put16(b, 20);               /* version needed */
-      put16(b, 0);                /* flags */
-      put16(b, compress ? 8 : 0); /* method */
-      put16(b, 0);                /* time 00:00 */
-      put16(b, 0x21);             /* date 1980-01-01 */
-      put32(b, ents[i].crc);
-      put32(b, ents[i].csize);
-      put32(b, ents[i].usize);
-      put16(b, (uint32_t)nlen);
-      put16(b, 0);
-      hlo_buf_puts(b, m[i].name);
-      hlo_buf_puts(b, ".npy");
-      hlo_buf_put(b, (const char *)data, csize);
+      if (!counting(s)) {
+        uLong c = crc32(0L, Z_NULL, 0);
+        c = crc32(c, (const unsigned char *)img.data, (uInt)img.len);
+        e->crc = /* the header's CRC extended over the data */ (uint32_t)crc32_combine(c, crc_all(data, dbytes), (z_off_t)dbytes);
+      } else {
+        e->crc = 0;
+      }
+      bool big = e->usize >= ZIP_MAX32 || e->csize >= ZIP_MAX32;
+      size_t x64 = big ? 20 : 0; /* id, size, usize, csize */
+      size_t pad = 0;
+      if (e->stored) { /* the data (after the 64-byte padded header) on a 64-byte boundary */
+        uint64_t at = s->len + 30 + e->nlen + x64 + 6 + img.len;
+        pad = (size_t)((ZIP_ALIGN - at % ZIP_ALIGN) % ZIP_ALIGN);
+      }
+      zput32(s, SIG_LOCAL);
+      zput16(s, big ? 45 : 20);    /* version needed */
+      zput16(s, 0);                /* flags */
+      zput16(s, compress ? 8 : 0); /* method */
+      zput16(s, 0);                /* time 00:00 */
+      zput16(s, 0x21);             /* date 1980-01-01 */
+      zput32(s, e->crc);
+      zput32(s, big ? ZIP_MAX32 : (uint32_t)e->csize);
+      zput32(s, big ? ZIP_MAX32 : (uint32_t)e->usize);
+      zput16(s, (uint32_t)e->nlen);
+      zput16(s, (uint32_t)(x64 + (e->stored ? 6 + pad : 0)));
+      zput(s, m[i].name, e->nlen - 4);
+      zput(s, ".npy", 4);
+      if (big) {
+        zput16(s, XID_ZIP64);
+        zput16(s, 16);
+        zput64(s, e->usize);
+        zput64(s, e->csize);
+      }
+      if (e->stored) {
+        static const char zeros[ZIP_ALIGN];
+        zput16(s, XID_ALIGN);
+        zput16(s, (uint32_t)(2 + pad));
+        zput16(s, ZIP_ALIGN);
+        zput(s, zeros, pad);
+        zput(s, img.data, img.len);
+        if (dbytes) zput(s, data, dbytes);
+      } else {
+        zput(s, z.data, z.len);
+      }
     }
     hlo_buf_release(&img);
     hlo_buf_release(&z);
   }
-  if (rc == HLO_OK) {
-    size_t cd = b->len;
-    for (int i = 0; i < n; i++) {
-      put32(b, SIG_CENTRAL);
-      put16(b, 20); /* version made by */
-      put16(b, 20);
-      put16(b, 0);
-      put16(b, compress ? 8 : 0);
-      put16(b, 0);
-      put16(b, 0x21);
-      put32(b, ents[i].crc);
-      put32(b, ents[i].csize);
-      put32(b, ents[i].usize);
-      put16(b, (uint32_t)ents[i].nlen);
-      put16(b, 0); /* extra */
-      put16(b, 0); /* comment */
-      put16(b, 0); /* disk */
-      put16(b, 0); /* internal attributes */
-      put32(b, 0x1800000u); /* external: -rw------- */
-      put32(b, ents[i].off);
-      hlo_buf_puts(b, m[i].name);
-      hlo_buf_puts(b, ".npy");
-    }
-    size_t cd_size = b->len - cd;
-    if (n > 0xffff || cd - base > 0xfffffffeu || cd_size > 0xfffffffeu) {
-      rc = hlo_errorf(d, NULL, 0, "archive too large for zip without zip64");
-    } else {
-      put32(b, SIG_EOCD);
-      put16(b, 0);
-      put16(b, 0);
-      put16(b, (uint32_t)n);
-      put16(b, (uint32_t)n);
-      put32(b, (uint32_t)cd_size);
-      put32(b, (uint32_t)(cd - base));
-      put16(b, 0);
+  uint64_t cd = s->len;
+  for (int i = 0; i < n && rc == HLO_OK; i++) {
+    const zent *e = &ents[i];
+    bool bu = e->usize >= ZIP_MAX32, bc = e->csize >= ZIP_MAX32, bo = e->off >= ZIP_MAX32;
+    size_t x64 = 8 * ((size_t)bu + (size_t)bc + (size_t)bo);
+    zput32(s, SIG_CENTRAL);
+    zput16(s, x64 ? 45 : 20); /* version made by */
+    zput16(s, x64 ? 45 : 20); /* version needed */
+    zput16(s, 0);
+    zput16(s, e->stored ? 0 : 8);
+    zput16(s, 0);
+    zput16(s, 0x21);
+    zput32(s, e->crc);
+    zput32(s, bc ? ZIP_MAX32 : (uint32_t)e->csize);
+    zput32(s, bu ? ZIP_MAX32 : (uint32_t)e->usize);
+    zput16(s, (uint32_t)e->nlen);
+    zput16(s, (uint32_t)(x64 ? 4 + x64 : 0)); /* extra */
+    zput16(s, 0); /* comment */
+    zput16(s, 0); /* disk */
+    zput16(s, 0); /* internal attributes */
+    zput32(s, 0x1800000u); /* external: -rw------- */
+    zput32(s, bo ? ZIP_MAX32 : (uint32_t)e->off);
+    zput(s, m[i].name, e->nlen - 4);
+    zput(s, ".npy", 4);
+    if (x64) { /* the deferred fields, in the order the format fixes */
+      zput16(s, XID_ZIP64);
+      zput16(s, (uint32_t)x64);
+      if (bu) zput64(s, e->usize);
+      if (bc) zput64(s, e->csize);
+      if (bo) zput64(s, e->off);
     }
   }
-  hlo_free(b->alloc, ents);
-  if (rc == HLO_OK && b->failed) rc = hlo_errorf(d, NULL, 0, "out of memory writing .npz");
+  if (rc == HLO_OK) {
+    uint64_t cd_size = s->len - cd, cd_off = cd - base;
+    if (n >= 0xffff || cd_size >= ZIP_MAX32 || cd_off >= ZIP_MAX32) {
+      uint64_t at = s->len - base;
+      zput32(s, SIG_EOCD64);
+      zput64(s, 44); /* size of the rest of this record */
+      zput16(s, 45);
+      zput16(s, 45);
+      zput32(s, 0);
+      zput32(s, 0);
+      zput64(s, (uint64_t)n);
+      zput64(s, (uint64_t)n);
+      zput64(s, cd_size);
+      zput64(s, cd_off);
+      zput32(s, SIG_LOC64);
+      zput32(s, 0);
+      zput64(s, at);
+      zput32(s, 1);
+    }
+    zput32(s, SIG_EOCD);
+    zput16(s, 0);
+    zput16(s, 0);
+    zput16(s, n >= 0xffff ? 0xffff : (uint32_t)n);
+    zput16(s, n >= 0xffff ? 0xffff : (uint32_t)n);
+    zput32(s, cd_size >= ZIP_MAX32 ? ZIP_MAX32 : (uint32_t)cd_size);
+    zput32(s, cd_off >= ZIP_MAX32 ? ZIP_MAX32 : (uint32_t)cd_off);
+    zput16(s, 0);
+  }
+  hlo_free(alloc, ents);
+  failed = s->b && s->b->failed;
+  if (rc == HLO_OK && failed) rc = hlo_errorf(d, NULL, 0, "out of memory writing .npz");
   return rc;
 }
 
+int hlo_npz_write(hlo_buf *b, const hlo_npz_member *m, int n, bool compress, hlo_diags *d) {
+  zsink s = {b, NULL, b->len};
+  return npz_emit(&s, b->alloc, m, n, compress, d);
+}
+
 int hlo_npz_save(const char *path, const hlo_npz_member *m, int n, bool compress, hlo_diags *d) {
-  hlo_buf b;
-  hlo_buf_init(&b, d ? d->alloc : NULL);
-  int rc = hlo_npz_write(&b, m, n, compress, d);
-  if (rc == HLO_OK) rc = npy_write_file(path, b.data, b.len, d);
-  hlo_buf_release(&b);
-  return rc;
+  const hlo_allocator *alloc = d ? d->alloc : NULL;
+  /* stored: a counting pass gives the exact size to reserve */
+  zsink count = {NULL, NULL, 0};
+  if (!compress && npz_emit(&count, alloc, m, n, compress, d) != HLO_OK) return HLO_ERR;
+  npy_out o;
+  if (npy_out_open(&o, path, count.len, d) != HLO_OK) return HLO_ERR;
+  zsink s = {NULL, &o, 0};
+  int rc = npz_emit(&s, alloc, m, n, compress, d);
+  if (rc != HLO_OK) o.err = o.err ? o.err : EIO; /* nothing half-written is left */
+  int crc = npy_out_close(&o, rc == HLO_OK ? d : NULL);
+  return rc == HLO_OK ? crc : rc;
 }
