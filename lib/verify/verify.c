@@ -7,17 +7,30 @@
 
 #include "verify/verify_internal.h"
 
-void vx_fail(vctx *v, const hlo_instruction *in, const char *fmt, ...) {
+/* "%name: <message>", then XLA's RET_CHECK text when cond is given. */
+static void vfail(vctx *v, const hlo_instruction *in, const char *cond, const char *fmt, va_list ap) {
   hlo_buf b;
   hlo_buf_init(&b, v->d->alloc);
-  va_list ap;
-  va_start(ap, fmt);
   hlo_buf_vprintf(&b, fmt, ap);
-  va_end(ap);
+  if (cond) hlo_buf_printf(&b, " [XLA: RET_CHECK failure: %s]", cond);
   v->nerr++;
   hlo_errorf(v->d, v->src, in->off, "%%%s: %s", in->name ? in->name : "?",
              b.data && !b.failed ? b.data : "(out of memory)");
   hlo_buf_release(&b);
+}
+
+void vx_fail(vctx *v, const hlo_instruction *in, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfail(v, in, NULL, fmt, ap);
+  va_end(ap);
+}
+
+void vx_fail_ret_check(vctx *v, const hlo_instruction *in, const char *cond, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfail(v, in, cond, fmt, ap);
+  va_end(ap);
 }
 
 void vx_fail_at(vctx *v, size_t off, const char *fmt, ...) {

@@ -1,13 +1,17 @@
 /* verify_collectives.c - XLA's rules for the participants of collectives:
  * the group mode (from channel_id and use_global_device_ids), replica
  * groups naming every id 0..n-1 once with n the mode's device count, and
- * collective-permute source-target pairs inside that count. */
+ * collective-permute source-target pairs inside that count; the structural
+ * TF_RET_CHECKs of all-gather, reduce-scatter and all-to-all, reported
+ * with XLA's failure text. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "verify/verify_internal.h"
 
 typedef enum { MODE_REPLICA, MODE_PARTITION, MODE_REPLICA_AND_PARTITION, MODE_FLATTENED } group_mode;
+
+static bool is_array(const hlo_shape *s) { return hlo_shape_is_array(s) && !s->buffer; }
 
 static const char *const MODE_NAME[] = {
     [MODE_REPLICA] = "cross_replica",
@@ -238,9 +242,13 @@ void vx_op_all_to_all(vctx *v, const hlo_instruction *in) {
   int nd;
   const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
   int64_t split = subgroup_size(v, in, mode);
-  if (nd == 0 && in->noperands != split)
-    vx_fail(v, in, "all-to-all without a split dimension has %d operands; expected one per subgroup member (%lld)",
-            in->noperands, (long long)split);
+  if (nd == 1 && !VX_RET_CHECK(v, in, in->noperands == 1, "hlo->operand_count() == 1",
+                            "all-to-all with a split dimension has %d operands; expected 1", in->noperands))
+    return;
+  if (nd == 0 && !VX_RET_CHECK(v, in, in->noperands == split, "hlo->operand_count() == split_count",
+                            "all-to-all without a split dimension has %d operands; expected one per subgroup "
+                            "member (%lld)", in->noperands, (long long)split))
+    return;
   if (nd != 1 || in->noperands != 1 || split <= 0) return;
   const hlo_shape *s = &in->operands[0]->shape;
   if (hlo_shape_is_array(s) && d[0] >= 0 && d[0] < s->rank && s->dims[d[0]] >= 0 && s->dims[d[0]] % split)
@@ -282,6 +290,75 @@ static const hlo_shape *first_result(const hlo_instruction *in) {
   return hlo_shape_is_array(s) ? s : NULL;
 }
 
+/* The TF_RET_CHECKs of XLA's CheckCommonAllGatherInvariants (all-gather,
+ * all-gather-start) and HandleReduceScatter, in XLA's order: every operand
+ * an array with the dimension in range, the tuple result that several
+ * operands (or the start form) need, and the dimension in range of each
+ * result. */
+static bool xla_structure_checks(vctx *v, const hlo_instruction *in, int64_t dim) {
+  const hlo_shape *s = &in->shape;
+  int n = in->noperands;
+  if (in->op == HLO_OP_REDUCE_SCATTER) {
+    if (n > 1 && !VX_RET_CHECK(v, in, s->type == HLO_TUPLE && s->ntuple == n,
+                            "ars->shape().IsTuple() && ars->operand_count() == ars->shape().tuple_shapes().size()",
+                            "reduce-scatter of %d operands must have a tuple of %d results; got %s", n, n,
+                            vx_str(v, s)))
+      return false;
+    for (int i = 0; i < n; i++) {
+      const hlo_shape *o = &in->operands[i]->shape;
+      if (!VX_RET_CHECK(v, in, is_array(o) && dim < o->rank,
+                     "ars->operand(i)->shape().IsArray() && ars->scatter_dimension() < "
+                     "static_cast<int64_t>(ars->operand(i)->shape().dimensions().size())",
+                     "operand %d of reduce-scatter is %s: not an array with dimension %lld", i, vx_str(v, o),
+                     (long long)dim))
+        return false;
+      const hlo_shape *r = n == 1 ? s : &s->tuple[i];
+      if (!VX_RET_CHECK(v, in, dim < r->rank,
+                     "ars->scatter_dimension() < static_cast<int64_t>(output_shape.dimensions().size())",
+                     "result %d of reduce-scatter is %s: it has no dimension %lld", i, vx_str(v, r), (long long)dim))
+        return false;
+    }
+    return true;
+  }
+  bool start = in->op == HLO_OP_ALL_GATHER_START;
+  for (int i = 0; i < n; i++) {
+    const hlo_shape *o = &in->operands[i]->shape;
+    if (!VX_RET_CHECK(v, in, is_array(o) && dim < o->rank,
+                   "ag->operand(i)->shape().IsArray() && ag->all_gather_dimension() < "
+                   "static_cast<int64_t>(ag->operand(i)->shape().dimensions().size())",
+                   "operand %d of %s is %s: not an array with dimension %lld", i, hlo_opcode_name(in->op),
+                   vx_str(v, o), (long long)dim))
+      return false;
+    const hlo_shape *r = s;
+    if (!start) {
+      if (n > 1 && !VX_RET_CHECK(v, in, s->type == HLO_TUPLE && s->ntuple == n,
+                              "ag->shape().IsTuple() && ag->operand_count() == ag->shape().tuple_shapes().size()",
+                              "all-gather of %d operands must have a tuple of %d results; got %s", n, n,
+                              vx_str(v, s)))
+        return false;
+      if (n > 1) r = &s->tuple[i];
+    } else {
+      if (!VX_RET_CHECK(v, in, s->type == HLO_TUPLE && s->ntuple == 2,
+                     "ag->shape().IsTuple() && ag->shape().tuple_shapes().size() == 2",
+                     "all-gather-start must have a 2-element tuple shape (operands, results); got %s", vx_str(v, s)))
+        return false;
+      r = &s->tuple[1];
+      if (n > 1 && !VX_RET_CHECK(v, in, r->type == HLO_TUPLE && r->ntuple == n,
+                              "ag->shape().tuple_shapes(1).IsTuple() && ag->operand_count() == "
+                              "ag->shape().tuple_shapes(1).tuple_shapes().size()",
+                              "the results of all-gather-start of %d operands must be a tuple of %d; got %s", n, n,
+                              vx_str(v, r)))
+        return false;
+      if (n > 1) r = &r->tuple[i];
+    }
+    if (!VX_RET_CHECK(v, in, dim < r->rank,
+                   "ag->all_gather_dimension() < static_cast<int64_t>(output_shape.dimensions().size())",
+                   "result %d of all-gather is %s: it has no dimension %lld", i, vx_str(v, r), (long long)dim))
+      return false;
+  }
+  return true;
+}
+
 /* all-gather, all-gather-start, reduce-scatter (XLA's
  * CheckCommonAllGatherInvariants and HandleReduceScatter): uniform groups,
  * then the shard count read off operand 0 and its result (the larger
@@ -292,6 +369,7 @@ void vx_op_shard_count(vctx *v, const hlo_instruction *in) {
   if (!mode_of(v, in, &mode) || !check_groups(v, in, mode, true) || in->noperands < 1) return;
   int nd;
   const int64_t *d = hlo_instr_ints(in, HLO_A_DIMENSIONS, &nd);
+  if (nd == 1 && !xla_structure_checks(v, in, d[0])) return;
   const hlo_shape *op = &in->operands[0]->shape, *res = first_result(in);
   if (nd != 1 || !res || !hlo_shape_is_array(op) || d[0] < 0 || d[0] >= op->rank || d[0] >= res->rank) return;
   bool gather = in->op != HLO_OP_REDUCE_SCATTER;

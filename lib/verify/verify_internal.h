@@ -27,6 +27,12 @@ typedef struct vctx {
 
 /* Record "%name: msg" at the instruction (counts the error). */
 void vx_fail(vctx *v, const hlo_instruction *in, const char *fmt, ...) HLO_PRINTF(3, 4);
+/* A rule XLA states as TF_RET_CHECK(cond): our message, then XLA's text
+ * "[XLA: RET_CHECK failure: cond]" (the C++ condition, which XLA's tests
+ * match).  VX_RET_CHECK is false, having reported, when ok is false. */
+void vx_fail_ret_check(vctx *v, const hlo_instruction *in, const char *cond, const char *fmt, ...)
+    HLO_PRINTF(4, 5);
+#define VX_RET_CHECK(v, in, ok, cond, ...) ((ok) ? true : (vx_fail_ret_check(v, in, cond, __VA_ARGS__), false))
 /* The value of key="..." (or key={...}, braces kept) in raw attribute text (verify_ops.c), copied to scratch; NULL if absent. */
 const char *vx_raw_value(vctx *v, const char *raw, const char *key);
 /* Record msg at a raw offset. */

@@ -110,7 +110,7 @@ EXCLUDED = {
         'unreachable from text: the parser checks operand_layout_constraints first (lib/text/parse_checks.c)',
 }
 
-CALL = re.compile(r"\b(sx_fail|vx_fail_at|vx_fail|hlo_errorf)\s*\(")
+CALL = re.compile(r"\b(sx_fail|vx_fail_at|vx_fail|hlo_errorf|VX_RET_CHECK)\s*\(")
 STR = re.compile(r'"((?:[^"\\]|\\.)*)"')
 PREFIXED = re.compile(r"\s*//\s*[A-Z][A-Z0-9-]*: ")  # FileCheck --check-prefix lines
 MACRO = re.compile(r"\bPRI[diux](8|16|32|64)\b")
@@ -138,6 +138,18 @@ def formats(text):
         if j < q:
             continue
         parts, pos = [], q
+        if m.group(1) == "VX_RET_CHECK":  # (v, in, ok, cond, fmt, ...): skip XLA's condition text
+            while True:
+                s = STR.match(text, pos)
+                if not s:
+                    break
+                pos = s.end()
+                pos += re.match(r"\s*", text[pos:]).end()
+                if text[pos:pos + 1] != '"':
+                    break
+            pos = text.find('"', pos)
+            if pos < 0:
+                continue
         while True:
             s = STR.match(text, pos)
             if not s:
