@@ -20,9 +20,10 @@
 #include <cblas.h>
 
 #include "exec/ccall.h"
+#include "exec/fast.h"
 #include "hlo/hlo_fp.h"
 
-#define BQ 128 /* rows of Q per block */
+#define BQ 256 /* rows of Q per block */
 
 /* element (b, s, h, d) of a tensor is at off + b*sb + s*ss + h*sh + d of
  * operand (or result) number op */
@@ -123,77 +124,97 @@ typedef struct attn_run {
   float *Ob;          /* [BQ, DV] scratch */
 } attn_run;
 
-/* logits of rows [i0, i1) of head h against keys [c0, c1), masked and
- * biased, into S (row stride c1 - c0); masked entries -inf */
-static void logits(const attn_run *a, const rowlim *L, int64_t b, int64_t h, int64_t i0, int64_t i1,
-                   int64_t c0, int64_t c1) {
-  const attn_p *p = a->p;
-  int64_t M = i1 - i0, N = c1 - c0, g = h / (p->H / p->G);
-  const float *Q = a->q + p->q.off + b * p->q.sb + i0 * p->q.ss + h * p->q.sh;
-  const float *K = a->k + p->k.off + b * p->k.sb + c0 * p->k.ss + g * p->k.sh;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)p->D, 1.0f, Q,
-              (int)p->q.ss, K, (int)p->k.ss, 0.0f, a->S, (int)N);
-  for (int64_t r = 0; r < M; r++) {
-    float *s = a->S + r * N;
-    int64_t lo, hi;
-    keys_of(p, L, i0 + r, &lo, &hi);
-    const float *bias = NULL;
-    if (a->bias)
-      bias = a->bias + (((p->bb > 1 ? b : 0) * p->bh + (p->bh > 1 ? h : 0)) * p->SQ + i0 + r) * p->SKV + c0;
-    for (int64_t j = 0; j < N; j++) {
-      if (j + c0 < lo || j + c0 >= hi) {
-        s[j] = -INFINITY;
-        continue;
-      }
-      float x = s[j];
-      if (p->bias_type == 1) x = p->scale * (x + bias[j]);
-      else if (p->bias_type == 2) x = p->scale * x + bias[j];
-      else x = p->scale * x;
-      s[j] = x;
+/* One block: rows [i0, i0 + M) of head h in batch element b against keys
+ * [c0, c0 + N).  The sgemms run on the calling thread (OpenBLAS has its own
+ * threads); the row-wise work is split into items of ROWS rows. */
+#define ROWS 16
+typedef struct blk {
+  const attn_run *a;
+  const rowlim *L;
+  int64_t b, h, i0, M, c0, N;
+  float *inv;          /* forward: 1 / row sum (0 for a row with no key) */
+  float *lse;          /* statistics of row i0 (forward: written, backward: read) */
+  float *dbias;        /* backward: the bias gradient (f32), or NULL */
+  const float *O, *dO; /* backward: rows i0.. of the output and its gradient */
+} blk;
+
+static int64_t items(int64_t M) { return (M + ROWS - 1) / ROWS; }
+
+/* row r of S: masked (-inf), scaled and biased logits */
+static void row_logits(const blk *k, int64_t r) {
+  const attn_p *p = k->a->p;
+  float *s = k->a->S + r * k->N;
+  int64_t lo, hi;
+  keys_of(p, k->L, k->i0 + r, &lo, &hi);
+  const float *bias = NULL;
+  if (k->a->bias)
+    bias = k->a->bias + (((p->bb > 1 ? k->b : 0) * p->bh + (p->bh > 1 ? k->h : 0)) * p->SQ + k->i0 + r) * p->SKV + k->c0;
+  for (int64_t j = 0; j < k->N; j++) {
+    if (j + k->c0 < lo || j + k->c0 >= hi) {
+      s[j] = -INFINITY;
+      continue;
     }
+    float x = s[j];
+    if (p->bias_type == 1) x = p->scale * (x + bias[j]);
+    else if (p->bias_type == 2) x = p->scale * x + bias[j];
+    else x = p->scale * x;
+    s[j] = x;
   }
 }
 
+/* S = Q K^T for the block */
+static void block_qk(const blk *k) {
+  const attn_p *p = k->a->p;
+  int64_t g = k->h / (p->H / p->G);
+  const float *Q = k->a->q + p->q.off + k->b * p->q.sb + k->i0 * p->q.ss + k->h * p->q.sh;
+  const float *K = k->a->k + p->k.off + k->b * p->k.sb + k->c0 * p->k.ss + g * p->k.sh;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)k->M, (int)k->N, (int)p->D, 1.0f, Q,
+              (int)p->q.ss, K, (int)p->k.ss, 0.0f, k->a->S, (int)k->N);
+}
+
 /* ---- forward ---------------------------------------------------------------------- */
-static void fwd_block(const attn_run *a, hlo_val *out, hlo_val *stats, const rowlim *L, int64_t b,
-                      int64_t h, int64_t i0) {
+static void fwd_rows(void *ctx, int64_t it) {
+  const blk *k = ctx;
+  for (int64_t r = it * ROWS; r < k->M && r < (it + 1) * ROWS; r++) {
+    row_logits(k, r);
+    float *s = k->a->S + r * k->N, m = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < k->N; j++) m = s[j] > m ? s[j] : m;
+    if (m == -INFINITY) { /* no key: zero row */
+      memset(s, 0, (size_t)k->N * sizeof *s);
+      k->inv[r] = 0;
+      k->lse[r] = 0;
+      continue;
+    }
+    for (int64_t j = 0; j < k->N; j++) {
+      s[j] = expf(s[j] - m);
+      sum += s[j];
+    }
+    k->inv[r] = 1.0f / sum;
+    k->lse[r] = m + logf(sum);
+  }
+}
+
+static void fwd_block(const attn_run *a, hlo_fast_pool *pool, hlo_val *out, hlo_val *stats,
+                      const rowlim *L, int64_t b, int64_t h, int64_t i0) {
   const attn_p *p = a->p;
   int64_t iend = i0 + BQ < p->SQ ? i0 + BQ : p->SQ;
   int64_t i1 = iend < L->lq ? iend : L->lq;
-  float *lse = stats->data;
-  int64_t srow = (b * p->H + h) * p->SQ;
   int64_t c0 = 0, c1 = 0, lo, hi;
   if (i1 > i0) {
     keys_of(p, L, i0, &c0, &hi);
     keys_of(p, L, i1 - 1, &lo, &c1);
   }
-  int64_t N = c1 > c0 ? c1 - c0 : 0, M = i1 - i0;
   float inv[BQ];
-  if (M > 0 && N > 0) {
-    logits(a, L, b, h, i0, i1, c0, c1);
-    for (int64_t r = 0; r < M; r++) {
-      float *s = a->S + r * N, m = -INFINITY, sum = 0;
-      for (int64_t j = 0; j < N; j++) m = s[j] > m ? s[j] : m;
-      if (m == -INFINITY) { /* no key: zero row */
-        memset(s, 0, (size_t)N * sizeof *s);
-        inv[r] = 0;
-        lse[srow + i0 + r] = 0;
-        continue;
-      }
-      for (int64_t j = 0; j < N; j++) {
-        s[j] = expf(s[j] - m);
-        sum += s[j];
-      }
-      inv[r] = 1.0f / sum;
-      lse[srow + i0 + r] = m + logf(sum);
-    }
-    const float *V = a->v + p->v.off + b * p->v.sb + c0 * p->v.ss + (h / (p->H / p->G)) * p->v.sh;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)p->DV, (int)N, 1.0f, a->S,
-                (int)N, V, (int)p->v.ss, 0.0f, a->Ob, (int)p->DV);
-  } else {
-    M = 0; /* no keys: the rows stay zero, their statistics 0 */
-  }
-  for (int64_t r = 0; r < M; r++) { /* padded rows stay zero (a zeroed result) */
+  blk k = {a, L, b, h, i0, i1 - i0, c0, c1 - c0, inv, (float *)stats->data + (b * p->H + h) * p->SQ + i0,
+           NULL, NULL, NULL};
+  /* padded rows, and blocks whose rows keep no key, stay zero (a zeroed result) */
+  if (k.M <= 0 || k.N <= 0) return;
+  block_qk(&k);
+  hlo_fast_parallel(pool, items(k.M), fwd_rows, &k);
+  const float *V = a->v + p->v.off + b * p->v.sb + c0 * p->v.ss + (h / (p->H / p->G)) * p->v.sh;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k.M, (int)p->DV, (int)k.N, 1.0f, a->S,
+              (int)k.N, V, (int)p->v.ss, 0.0f, a->Ob, (int)p->DV);
+  for (int64_t r = 0; r < k.M; r++) {
     float *row = a->Ob + r * p->DV;
     for (int64_t d = 0; d < p->DV; d++) row[d] *= inv[r];
     store_f32(out, p->o.off + b * p->o.sb + (i0 + r) * p->o.ss + h * p->o.sh, row, p->DV);
@@ -201,8 +222,37 @@ static void fwd_block(const attn_run *a, hlo_val *out, hlo_val *stats, const row
 }
 
 /* ---- backward --------------------------------------------------------------------- */
-static void bwd_block(const attn_run *a, float *const *grad, float *dbias, const rowlim *L, int64_t b,
-                      int64_t h, int64_t i0) {
+/* P = exp(s - lse) */
+static void bwd_p_rows(void *ctx, int64_t it) {
+  const blk *k = ctx;
+  for (int64_t r = it * ROWS; r < k->M && r < (it + 1) * ROWS; r++) {
+    row_logits(k, r);
+    float *s = k->a->S + r * k->N;
+    for (int64_t j = 0; j < k->N; j++) s[j] = s[j] == -INFINITY ? 0.0f : expf(s[j] - k->lse[r]);
+  }
+}
+
+/* T holds dP = dO V^T; becomes dS = P (dP - rowsum(dO O)); dbias rows */
+static void bwd_ds_rows(void *ctx, int64_t it) {
+  const blk *k = ctx;
+  const attn_p *p = k->a->p;
+  for (int64_t r = it * ROWS; r < k->M && r < (it + 1) * ROWS; r++) {
+    float di = 0;
+    const float *dO = k->dO + r * p->o.ss, *O = k->O + r * p->o.ss;
+    for (int64_t d = 0; d < p->DV; d++) di += dO[d] * O[d];
+    float *P = k->a->S + r * k->N, *T = k->a->T + r * k->N;
+    for (int64_t j = 0; j < k->N; j++) T[j] = P[j] * (T[j] - di);
+    if (k->dbias) {
+      float f = p->bias_type == 1 ? p->scale : 1.0f;
+      float *db = k->dbias +
+                  (((p->bb > 1 ? k->b : 0) * p->bh + (p->bh > 1 ? k->h : 0)) * p->SQ + k->i0 + r) * p->SKV + k->c0;
+      for (int64_t j = 0; j < k->N; j++) db[j] += f * T[j];
+    }
+  }
+}
+
+static void bwd_block(const attn_run *a, hlo_fast_pool *pool, float *const *grad, float *dbias,
+                      const rowlim *L, int64_t b, int64_t h, int64_t i0) {
   const attn_p *p = a->p;
   int64_t i1 = i0 + BQ < L->lq ? i0 + BQ : L->lq;
   if (i1 <= i0) return;
@@ -210,33 +260,18 @@ static void bwd_block(const attn_run *a, float *const *grad, float *dbias, const
   keys_of(p, L, i0, &c0, &hi);
   keys_of(p, L, i1 - 1, &lo, &c1);
   if (c1 <= c0) return;
-  int64_t M = i1 - i0, N = c1 - c0, g = h / (p->H / p->G);
-  logits(a, L, b, h, i0, i1, c0, c1);
-  const float *lse = a->lse + (b * p->H + h) * p->SQ + i0;
-  for (int64_t r = 0; r < M; r++) /* P = exp(s - lse) */
-    for (int64_t j = 0; j < N; j++) {
-      float *s = a->S + r * N + j;
-      *s = *s == -INFINITY ? 0.0f : expf(*s - lse[r]);
-    }
+  int64_t g = h / (p->H / p->G);
   int64_t obase = p->o.off + b * p->o.sb + i0 * p->o.ss + h * p->o.sh;
-  const float *dO = a->dout + obase, *O = a->o + obase;
+  blk k = {a, L, b, h, i0, i1 - i0, c0, c1 - c0, NULL, (float *)a->lse + (b * p->H + h) * p->SQ + i0,
+           dbias, a->o + obase, a->dout + obase};
+  int64_t M = k.M, N = k.N;
+  block_qk(&k);
+  hlo_fast_parallel(pool, items(M), bwd_p_rows, &k);
   const float *V = a->v + p->v.off + b * p->v.sb + c0 * p->v.ss + g * p->v.sh;
   /* dP = dO V^T */
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)p->DV, 1.0f, dO,
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)p->DV, 1.0f, k.dO,
               (int)p->o.ss, V, (int)p->v.ss, 0.0f, a->T, (int)N);
-  for (int64_t r = 0; r < M; r++) { /* dS = P (dP - rowsum(dO O)) */
-    float di = 0;
-    for (int64_t d = 0; d < p->DV; d++) di += dO[r * p->o.ss + d] * O[r * p->o.ss + d];
-    float *P = a->S + r * N, *T = a->T + r * N;
-    for (int64_t j = 0; j < N; j++) T[j] = P[j] * (T[j] - di);
-  }
-  if (dbias) {
-    float f = p->bias_type == 1 ? p->scale : 1.0f;
-    for (int64_t r = 0; r < M; r++) {
-      float *db = dbias + (((p->bb > 1 ? b : 0) * p->bh + (p->bh > 1 ? h : 0)) * p->SQ + i0 + r) * p->SKV + c0;
-      for (int64_t j = 0; j < N; j++) db[j] += f * a->T[r * N + j];
-    }
-  }
+  hlo_fast_parallel(pool, items(M), bwd_ds_rows, &k);
   const float *Q = a->q + p->q.off + b * p->q.sb + i0 * p->q.ss + h * p->q.sh;
   const float *K = a->k + p->k.off + b * p->k.sb + c0 * p->k.ss + g * p->k.sh;
   float *dQ = grad[p->q.op] + p->q.off + b * p->q.sb + i0 * p->q.ss + h * p->q.sh;
@@ -248,7 +283,7 @@ static void bwd_block(const attn_run *a, float *const *grad, float *dbias, const
   cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)p->D, (int)M, p->scale, a->T,
               (int)N, Q, (int)p->q.ss, 1.0f, dK, (int)p->k.ss);
   cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)p->DV, (int)M, 1.0f, a->S,
-              (int)N, dO, (int)p->o.ss, 1.0f, dV, (int)p->v.ss);
+              (int)N, k.dO, (int)p->o.ss, 1.0f, dV, (int)p->v.ss);
 }
 
 /* ---- the kernel --------------------------------------------------------------------- */
@@ -296,8 +331,8 @@ static DECL_KERN(attn_kernel) {
     rowlim L = limits(p, args, b);
     for (int64_t h = 0; h < p->H; h++)
       for (int64_t i0 = 0; i0 < p->SQ; i0 += BQ) {
-        if (p->bwd) bwd_block(&a, grad, dbias, &L, b, h, i0);
-        else fwd_block(&a, t->tuple[0], t->tuple[1], &L, b, h, i0);
+        if (p->bwd) bwd_block(&a, r->e->pool, grad, dbias, &L, b, h, i0);
+        else fwd_block(&a, r->e->pool, t->tuple[0], t->tuple[1], &L, b, h, i0);
       }
   }
   if (rc == HLO_OK && p->bwd) {

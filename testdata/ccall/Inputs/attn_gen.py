@@ -2,7 +2,8 @@
 plain HLO ops, for pair.py to run on the same random inputs.
 
 usage: attn_gen.py OUT_PREFIX key=value...
-  layout=9 (BSHD_BSHD_BSHD) | 4 (SBHD_SBHD_SBHD) | 7 (BSHD_BS2HD) | 5 (BS3HD)
+  layout=0..9 (NVTE_QKV_Layout: SB3HD SBH3D SBHD_SB2HD SBHD_SBH2D SBHD_SBHD_SBHD,
+  then the same five with BS)
   b=2 sq=8 skv=8 h=4 g=2 d=8 dv=8 mask=0..5 bias=0|1|2 bb=1 (bias batch)
   cuq=0,5,13 cukv=0,8,16 (cumulative lengths; default full) wl=-1 wr=-1
   scale=0.35 bwd=0|1 type=f32
@@ -29,6 +30,7 @@ T = A["type"]
 L = A["layout"]
 bshd = L >= 5
 grp = L % 5
+ax = 3 if grp in (1, 3) else 2  # the axis of the packed 3 or 2
 if grp != 4:
     DV = D
 cuq = [int(x) for x in A["cuq"].split(",")] if A["cuq"] else [i * SQ for i in range(B + 1)]
@@ -55,8 +57,12 @@ def lst(v):
 # operand shapes
 if grp == 0:
     ops = [outer(SQ) + [3, H, D], None, None]
+elif grp == 1:
+    ops = [outer(SQ) + [H, 3, D], None, None]
 elif grp == 2:
     ops = [outer(SQ) + [H, D], outer(SKV) + [2, G, D], None]
+elif grp == 3:
+    ops = [outer(SQ) + [H, D], outer(SKV) + [G, 2, D], None]
 else:
     ops = [outer(SQ) + [H, D], outer(SKV) + [G, D], outer(SKV) + [G, DV]]
 oshape = outer(SQ) + [H, DV]
@@ -180,12 +186,12 @@ def binop(o, a, b, dims, t="f32"):
 
 lines.append("  fmax = f32[] constant(-inf)")
 qf = cvt("q", ops[0], T)
-if grp == 0:
-    (q3, dq3), (k3, dk3), (v3, dv3) = (part(qf, ops[0], 2, i) for i in range(3))
-elif grp == 2:
+if grp <= 1:
+    (q3, dq3), (k3, dk3), (v3, dv3) = (part(qf, ops[0], ax, i) for i in range(3))
+elif grp <= 3:
     q3, dq3 = qf, ops[0]
     kvf = cvt("k", ops[1], T)
-    (k3, dk3), (v3, dv3) = (part(kvf, ops[1], 2, i) for i in range(2))
+    (k3, dk3), (v3, dv3) = (part(kvf, ops[1], ax, i) for i in range(2))
 else:
     q3, dq3 = qf, ops[0]
     k3, dk3 = cvt("k", ops[1], T), ops[1]
@@ -286,13 +292,13 @@ if A["bwd"]:
     gq = from_bhsd(dQ, [B, H, SQ, D])
     gk = from_bhsd(dK, [B, G, SKV, D])
     gv = from_bhsd(dV, [B, G, SKV, DV])
-    if grp == 0:
-        parts = [op(outer(SQ) + [1, H, D], "reshape(%s)" % x) for x in (gq, gk, gv)]
-        g0 = op(ops[0], "concatenate(%s), dimensions={2}" % ", ".join(parts))
+    if grp <= 1:
+        parts = [op(outer(SQ) + ([1, H, D] if ax == 2 else [H, 1, D]), "reshape(%s)" % x) for x in (gq, gk, gv)]
+        g0 = op(ops[0], "concatenate(%s), dimensions={%d}" % (", ".join(parts), ax))
         grads = [(g0, ops[0]), (op([0], "constant({})"), [0]), (op([0], "constant({})"), [0])]
-    elif grp == 2:
-        parts = [op(outer(SKV) + [1, G, D], "reshape(%s)" % x) for x in (gk, gv)]
-        g1 = op(ops[1], "concatenate(%s), dimensions={2}" % ", ".join(parts))
+    elif grp <= 3:
+        parts = [op(outer(SKV) + ([1, G, D] if ax == 2 else [G, 1, D]), "reshape(%s)" % x) for x in (gk, gv)]
+        g1 = op(ops[1], "concatenate(%s), dimensions={%d}" % (", ".join(parts), ax))
         grads = [(gq, ops[0]), (g1, ops[1]), (op([0], "constant({})"), [0])]
     else:
         grads = [(gq, ops[0]), (gk, ops[1]), (gv, ops[2])]
