@@ -469,6 +469,9 @@ int hlo_ccall_prep_attn(hlo_exec *e, plan_step *s, const char *t) {
                         "cuDNN's dropout (its Philox stream); only 0 is supported", in->name, dropout);
   if (p->wl < -1 || p->wr < -1)
     return HLO_PLAN_ERR(e, in, "instruction %%%s: window sizes are -1 (unbounded) or >= 0", in->name);
+  /* a window wider than both sequences is no window (and keeps sums in range) */
+  if (p->wl > p->SQ + p->SKV) p->wl = p->SQ + p->SKV;
+  if (p->wr > p->SQ + p->SKV) p->wr = p->SQ + p->SKV;
   if (p->G < 1 || p->H % p->G)
     return HLO_PLAN_ERR(e, in, "instruction %%%s: attn_heads %lld is not a multiple of num_gqa_groups "
                         "%lld", in->name, (long long)p->H, (long long)p->G);
@@ -578,8 +581,10 @@ int hlo_ccall_prep_attn(hlo_exec *e, plan_step *s, const char *t) {
   if (p->bias_type != 0) {
     const hlo_shape *bs = &in->operands[3]->shape;
     int64_t n = 0;
-    if (!(p->bb == 1 || p->bb == B) || !(p->bh == 1 || p->bh == H) || !hlo_shape_elements(bs, &n) ||
-        !is_float(bs->type) || n != p->bb * p->bh * p->SQ * p->SKV)
+    int64_t want = 0;
+    bool ok = (p->bb == 1 || p->bb == B) && (p->bh == 1 || p->bh == H); /* then bb * bh < 2^60 */
+    ok = ok && !__builtin_mul_overflow(p->bb * p->bh, p->SQ, &want) && !__builtin_mul_overflow(want, p->SKV, &want);
+    if (!ok || !hlo_shape_elements(bs, &n) || !is_float(bs->type) || n != want)
       return HLO_PLAN_ERR(e, in, "instruction %%%s: operand 3 (bias) should hold bias_batch x bias_heads x "
                           "q_max_seqlen x kv_max_seqlen floats, bias_batch 1 or input_batch, bias_heads 1 "
                           "or attn_heads", in->name);

@@ -7,6 +7,7 @@
  * #dialect attributes) is skipped by balanced brackets and kept as "other". */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,7 +112,7 @@ static bool value_of(mp *p, hlo_mlir_entry *e) {
     errno = 0;
     if (isfloat) {
       e->f = strtod(buf, &end);
-      e->i = (int64_t)e->f;
+      e->i = e->f >= 9.2e18 ? INT64_MAX : e->f <= -9.2e18 ? INT64_MIN : e->f == e->f ? (int64_t)e->f : 0;
     } else {
       e->i = strtoll(buf, &end, 0);
       e->f = (double)e->i;
