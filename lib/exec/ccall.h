@@ -40,6 +40,31 @@ int hlo_ccall_sub_run(hlo_run *r, const plan_step *sub, hlo_val **args, hlo_val 
 hlo_instruction *hlo_ccall_fake(hlo_exec *e, const hlo_instruction *in, hlo_opcode op,
                                 const hlo_shape *shape, int noperands);
 
+/* backend_config as an MLIR dictionary attribute (ccall_mlir.c), as typed
+ * FFI custom calls print it: {name = 3 : i64, x = 1.0e+00 : f64, b = true}. */
+#define HLO_MLIR_MAX 64
+typedef enum { HLO_MLIR_INT, HLO_MLIR_FLOAT, HLO_MLIR_BOOL, HLO_MLIR_STR, HLO_MLIR_OTHER } hlo_mlir_kind;
+typedef struct hlo_mlir_entry {
+  char name[64];
+  hlo_mlir_kind kind;
+  int64_t i;          /* INT, BOOL (0/1), FLOAT truncated */
+  double f;           /* FLOAT, INT, BOOL as double */
+  const char *str;    /* STR: the text between the quotes (escapes kept) */
+  size_t slen;
+} hlo_mlir_entry;
+typedef struct hlo_mlir_dict {
+  int n;
+  hlo_mlir_entry e[HLO_MLIR_MAX];
+} hlo_mlir_dict;
+/* Parse text ("{...}"); HLO_ERR with *err (a static message) and *errpos
+ * (byte offset in text) when it is not such a dictionary. */
+int hlo_mlir_dict_parse(const char *text, hlo_mlir_dict *d, size_t *errpos, const char **err);
+/* The entry named name, or NULL. */
+const hlo_mlir_entry *hlo_mlir_dict_find(const hlo_mlir_dict *d, const char *name);
+/* The backend_config text of in with a quoted spelling unescaped (malloc'd,
+ * free() it), or NULL when it has none; *oom set when allocation failed. */
+char *hlo_ccall_config_raw(const hlo_instruction *in, bool *oom);
+
 /* Choosers of the families, by target (t). */
 int hlo_ccall_prep_gemm(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_conv(hlo_exec *e, plan_step *s, const char *t);
@@ -51,6 +76,7 @@ int hlo_ccall_prep_called(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_topk(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_act(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_dyn(hlo_exec *e, plan_step *s, const char *t);
+int hlo_ccall_prep_attn(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_user(hlo_exec *e, plan_step *s, const hlo_ccall_user *u);
 
 /* Plan-time check of a dot: one with sparsity= gets the kernel that expands

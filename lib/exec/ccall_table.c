@@ -15,6 +15,7 @@ typedef struct ccall_row {
 #define XLA_MEM "XLA (xla/service/memory_annotations.h, host offloading)"
 #define XLA_SPMD "XLA's SPMD partitioner (xla/service/spmd/spmd_partitioner.cc)"
 #define SDY "Shardy's HLO round trip (xla/service/spmd/shardy/constants.h, round_trip_common/)"
+#define TE "TransformerEngine for JAX (transformer_engine/jax/csrc/extensions/attention.cpp; enums in common/include/transformer_engine/fused_attn.h)"
 #define NEURON "PyTorch/XLA on AWS Neuron (torch-neuronx custom-call targets, neuronx-cc error codes)"
 
 static const ccall_row ROWS[] = {
@@ -34,6 +35,9 @@ static const ccall_row ROWS[] = {
     {{"Unpin", "its operand", "XLA's GPU compiler (no thunk; ir_emitter_unnested.cc)"}, hlo_ccall_prep_marker},
     {{"CreateBuffer", "a new buffer of the result shape (zeros here)", "XLA's GPU compiler (no thunk; ir_emitter_unnested.cc)"}, hlo_ccall_prep_zeros},
     {{"AllocateBuffer", "a new buffer of the result shape (zeros here)", "XLA's CPU compiler (xla/service/cpu/ir_emitter.cc: an uninitialised buffer)"}, hlo_ccall_prep_zeros},
+    /* Transformer Engine (JAX) */
+    {{"te_fused_attn_forward_ffi", "(softmax(mask(scale Q K^T [+ bias])) V, log-sum-exp stats, zero rng_state, zero workspace); GQA, causal/padding/window masks, SBHD/BSHD layouts; no dropout", TE}, hlo_ccall_prep_attn},
+    {{"te_fused_attn_backward_ffi", "(dQ, dK, dV, dbias, zero workspace) of that attention from (q, k, v, bias, stats, rng_state, O, dO, cu_seqlens...)", TE}, hlo_ccall_prep_attn},
     /* framework markers */
     {{"Sharding", "its operand (a sharding annotation)", XLA_SPMD}, hlo_ccall_prep_marker},
     {{"SPMDFullToShardShape", "the shard of this partition (partition_id) under the operand's sharding; the operand when shapes agree", XLA_SPMD}, hlo_ccall_prep_spmd},

@@ -33,6 +33,15 @@ static char *config_text(const char *raw) {
   return t;
 }
 
+char *hlo_ccall_config_raw(const hlo_instruction *in, bool *oom) {
+  *oom = false;
+  const hlo_attr *a = hlo_instr_attr(in, HLO_A_BACKEND_CONFIG);
+  if (!a || !a->u.s || !*a->u.s) return NULL;
+  char *t = config_text(a->u.s);
+  *oom = t == NULL;
+  return t;
+}
+
 int hlo_ccall_config(hlo_exec *e, const hlo_instruction *in, const char *nested, cJSON **root,
                      const cJSON **cfg) {
   *root = NULL;
