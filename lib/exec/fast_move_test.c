@@ -253,26 +253,36 @@ static void test_scatter(void) {
 }
 
 /* ---- batch norm (features shared among threads) ------------------------------ */
+/* batch-norm-training and -grad of T[X] with feature dimension fi of size 37 */
+static void bn_pair(int line, const char *T, const char *X, int fi, int th) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  x = %s[%s] parameter(0)\n  s = %s[37] parameter(1)\n"
+           "  o = %s[37] parameter(2)\n"
+           "  ROOT y = (%s[%s], %s[37], %s[37]) batch-norm-training(x, s, o),"
+           " epsilon=0.001, feature_index=%d\n}\n",
+           T, X, T, T, T, X, T, T, fi);
+  check_th(line, text, "batch_norm_training", 0, th);
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  x = %s[%s] parameter(0)\n  s = %s[37] parameter(1)\n"
+           "  m = %s[37] parameter(2)\n  v = %s[37] parameter(3)\n  d = %s[%s] parameter(4)\n"
+           "  ROOT g = (%s[%s], %s[37], %s[37]) batch-norm-grad(x, s, m, v, d),"
+           " epsilon=0.001, feature_index=%d\n}\n",
+           T, X, T, T, T, T, X, T, X, T, T, fi);
+  check_th(line, text, "batch_norm_grad", 0, th);
+}
+
 static void test_batch_norm(void) {
   static const char *types[] = {"f32", "f64"};
   for (int t = 0; t < 2; t++)
     for (int th = 1; th <= 3; th += 2) {
       const char *T = types[t];
+      /* runs of 2000 elements (whole blocks of bn_lanes.h's lanes), of 1
+       * (feature last), and of 39 (4 blocks and a remainder of 7) */
+      bn_pair(__LINE__, T, "4,37,40,50", 1, th);
+      bn_pair(__LINE__, T, "4,40,50,37", 3, th);
+      bn_pair(__LINE__, T, "64,37,3,13", 1, th);
       char text[2048];
-      snprintf(text, sizeof text,
-               "HloModule m\nENTRY e {\n  x = %s[4,37,40,50] parameter(0)\n  s = %s[37] parameter(1)\n"
-               "  o = %s[37] parameter(2)\n"
-               "  ROOT y = (%s[4,37,40,50], %s[37], %s[37]) batch-norm-training(x, s, o),"
-               " epsilon=0.001, feature_index=1\n}\n",
-               T, T, T, T, T, T);
-      check_th(__LINE__, text, "batch_norm_training", 0, th);
-      snprintf(text, sizeof text,
-               "HloModule m\nENTRY e {\n  x = %s[4,40,50,37] parameter(0)\n  s = %s[37] parameter(1)\n"
-               "  m = %s[37] parameter(2)\n  v = %s[37] parameter(3)\n  d = %s[4,40,50,37] parameter(4)\n"
-               "  ROOT g = (%s[4,40,50,37], %s[37], %s[37]) batch-norm-grad(x, s, m, v, d),"
-               " epsilon=0.001, feature_index=3\n}\n",
-               T, T, T, T, T, T, T, T);
-      check_th(__LINE__, text, "batch_norm_grad", 0, th);
       snprintf(text, sizeof text,
                "HloModule m\nENTRY e {\n  x = %s[4,37,40,50] parameter(0)\n  s = %s[37] parameter(1)\n"
                "  o = %s[37] parameter(2)\n  m = %s[37] parameter(3)\n  v = %s[37] parameter(4)\n"

@@ -1,9 +1,11 @@
 /* kern_bn.c - fast batch-norm training, inference and grad for f32 and f64:
- * the reference formulas (ref_solve.c) with direct typed access, in the
- * same order, so results agree with the reference bit for bit.  Features
+ * the reference formulas (ref_solve.c) with direct typed access, summing
+ * in the same order (bn_lanes.h), so results agree with the reference bit
+ * for bit.  Features
  * are independent: they are shared among the exec's threads. */
 #include <math.h>
 
+#include "exec/bn_lanes.h"
 #include "exec/exec.h"
 #include "exec/fast.h"
 
@@ -54,22 +56,33 @@ static void bn_run(hlo_run *r, bn_job *j, void (*fn)(void *, int64_t)) {
   hlo_fast_parallel(total >= BN_PAR_MIN && !r->e->opts.reference ? r->e->pool : NULL, j->g.F, fn, j);
 }
 
+/* acc[lane] += EXPR over feature f, in the order of bn_lanes.h; EXPR
+ * reads element i of run a through the pointers set up by RUN_PTRS. */
+#define LANE_SUM(RUN_PTRS, EXPR)                                           \
+  for (int64_t a = 0; a < g.outer; a++) {                                  \
+    int64_t base = IDX(a, f, 0), i = 0;                                    \
+    RUN_PTRS;                                                              \
+    for (; i + BN_LANES <= g.inner; i += BN_LANES)                         \
+      for (int l = 0; l < BN_LANES; l++) { int64_t ii = i + l; EXPR(l, ii); } \
+    for (; i < g.inner; i++) { int64_t ii = i; EXPR(ii % BN_LANES, ii); }  \
+  }
+
 #define TRAIN(T)                                                           \
   do {                                                                     \
     const T *x = args[0]->data, *sc = args[1]->data, *of = args[2]->data;  \
     T *y = o->tuple[0]->data, *mo = o->tuple[1]->data, *vo = o->tuple[2]->data; \
-    {                                                                      \
-      double sum = 0, sq = 0;                                              \
-      LOOP(sum += x[k]);                                                   \
-      double mean = sum / (double)g.m;                           \
-      LOOP(double dd = x[k] - mean; sq += dd * dd);                        \
-      double var = sq / (double)g.m;                             \
-      double scv = sc[f], off = of[f], inv = 1.0 / sqrt(var + eps);        \
-      LOOP(y[k] = (T)((x[k] - mean) * inv * scv + off));                   \
-      mo[f] = (T)mean;                                                     \
-      vo[f] = (T)var;                                                      \
-    }                                                                      \
+    double acc[BN_LANES] = {0}, acc2[BN_LANES] = {0};                      \
+    LANE_SUM(const T *p = x + base, SUM_X);                                \
+    double mean = bn_lanes_total(acc) / (double)g.m;                       \
+    LANE_SUM(const T *p = x + base, SUM_SQ);                               \
+    double var = bn_lanes_total(acc2) / (double)g.m;                       \
+    double scv = sc[f], off = of[f], inv = 1.0 / sqrt(var + eps);          \
+    LOOP(y[k] = (T)((x[k] - mean) * inv * scv + off));                     \
+    mo[f] = (T)mean;                                                       \
+    vo[f] = (T)var;                                                        \
   } while (0)
+#define SUM_X(l, ii) acc[l] += (double)p[ii]
+#define SUM_SQ(l, ii) do { double dd = (double)p[ii] - mean; acc2[l] += dd * dd; } while (0)
 
 static void train_feature(void *ctx, int64_t f) {
   bn_job *j = ctx;
@@ -131,17 +144,17 @@ DECL_KERN(hlo_fast_batch_norm_inference) {
     const T *x = args[0]->data, *sc = args[1]->data, *mn = args[2]->data;  \
     const T *vr = args[3]->data, *dy = args[4]->data;                      \
     T *dx = o->tuple[0]->data, *ds = o->tuple[1]->data, *db = o->tuple[2]->data; \
-    {                                                                      \
-      double scv = sc[f], mean = mn[f], var = vr[f];                       \
-      double inv = 1.0 / sqrt(var + eps), sdy = 0, sdyx = 0;               \
-      LOOP(double d_ = dy[k]; double xc = x[k] - mean; sdy += d_; sdyx += d_ * xc); \
-      double m = (double)g.m;                                              \
-      LOOP(double d_ = dy[k]; double xc = x[k] - mean;                     \
-           dx[k] = (T)(scv * inv * (d_ - sdy / m - xc * sdyx / (m * (var + eps))))); \
-      ds[f] = (T)(sdyx * inv);                                             \
-      db[f] = (T)sdy;                                                      \
-    }                                                                      \
+    double scv = sc[f], mean = mn[f], var = vr[f];                         \
+    double inv = 1.0 / sqrt(var + eps), ady[BN_LANES] = {0}, adyx[BN_LANES] = {0}; \
+    LANE_SUM(const T *px = x + base; const T *pd = dy + base, SUM_DY);     \
+    double sdy = bn_lanes_total(ady), sdyx = bn_lanes_total(adyx);         \
+    double m = (double)g.m;                                                \
+    LOOP(double d_ = dy[k]; double xc = x[k] - mean;                       \
+         dx[k] = (T)(scv * inv * (d_ - sdy / m - xc * sdyx / (m * (var + eps))))); \
+    ds[f] = (T)(sdyx * inv);                                               \
+    db[f] = (T)sdy;                                                        \
   } while (0)
+#define SUM_DY(l, ii) do { double d_ = (double)pd[ii], xc = (double)px[ii] - mean; ady[l] += d_; adyx[l] += d_ * xc; } while (0)
 
 static void grad_feature(void *ctx, int64_t f) {
   bn_job *j = ctx;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "exec/bn_lanes.h"
 #include "exec/exec.h"
 
 #define OOM(r, s) hlo_run_errorf((r), (s)->in, "out of memory")
@@ -222,7 +223,7 @@ DECL_KERN(hlo_ref_cholesky) {
   return HLO_OK;
 }
 
-/* ---- batch norm -------------------------------------------------------------- */
+/* ---- batch norm (sums in the order of bn_lanes.h) ----------------------------- */
 typedef struct bn_geom { int64_t F, inner, outer, m; } bn_geom;
 
 static int bn_geom_of(hlo_run *r, const plan_step *s, const hlo_shape *x, bn_geom *g) {
@@ -257,16 +258,17 @@ DECL_KERN(hlo_ref_batch_norm_training) {
   if (!o) return OOM(r, s);
   if (o->ntuple != 3) { hlo_run_release(r, o); return hlo_run_errorf(r, s->in, "needs a 3-tuple result"); }
   for (int64_t f = 0; f < g.F; f++) {
-    double sum = 0, sq = 0;
+    double acc[BN_LANES] = {0}, acc2[BN_LANES] = {0};
     for (int64_t a = 0; a < g.outer; a++)
-      for (int64_t i = 0; i < g.inner; i++) sum += ldf(args[0], BN_IDX(g, a, f, i));
+      for (int64_t i = 0; i < g.inner; i++) acc[i % BN_LANES] += ldf(args[0], BN_IDX(g, a, f, i));
     /* an empty batch gives 0/0: NaN mean and variance, as XLA's expansion */
-    double mean = sum / (double)g.m;
+    double mean = bn_lanes_total(acc) / (double)g.m;
     for (int64_t a = 0; a < g.outer; a++)
       for (int64_t i = 0; i < g.inner; i++) {
         double d = ldf(args[0], BN_IDX(g, a, f, i)) - mean;
-        sq += d * d;
+        acc2[i % BN_LANES] += d * d;
       }
+    double sq = bn_lanes_total(acc2);
     double var = sq / (double)g.m;
     double sc = ldf(args[1], f), off = ldf(args[2], f), inv = 1.0 / sqrt(var + eps);
     for (int64_t a = 0; a < g.outer; a++)
@@ -311,14 +313,15 @@ DECL_KERN(hlo_ref_batch_norm_grad) {
   if (o->ntuple != 3) { hlo_run_release(r, o); return hlo_run_errorf(r, s->in, "needs a 3-tuple result"); }
   for (int64_t f = 0; f < g.F; f++) {
     double sc = ldf(args[1], f), mean = ldf(args[2], f), var = ldf(args[3], f);
-    double inv = 1.0 / sqrt(var + eps), sdy = 0, sdyx = 0;
+    double inv = 1.0 / sqrt(var + eps), ady[BN_LANES] = {0}, adyx[BN_LANES] = {0};
     for (int64_t a = 0; a < g.outer; a++)
       for (int64_t i = 0; i < g.inner; i++) {
         int64_t k = BN_IDX(g, a, f, i);
         double dy = ldf(args[4], k), xc = ldf(args[0], k) - mean;
-        sdy += dy;
-        sdyx += dy * xc;
+        ady[i % BN_LANES] += dy;
+        adyx[i % BN_LANES] += dy * xc;
       }
+    double sdy = bn_lanes_total(ady), sdyx = bn_lanes_total(adyx);
     double m = (double)g.m;
     for (int64_t a = 0; a < g.outer; a++)
       for (int64_t i = 0; i < g.inner; i++) {
