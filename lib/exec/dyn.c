@@ -4,7 +4,8 @@
  * ops that propagate them (as XLA's dynamic dimension inference does), masks
  * the padding of reduced and contracted dimensions with the reduction's init
  * value or zero (as XLA's dynamic padder does; pad's with the padding
- * value), refuses by name every other
+ * value; scatter's indices with an out-of-bounds index), refuses by name
+ * every other
  * op on such a value, and converts between the caller's dense form and the
  * padded one at the entry and exit of a run. */
 #include <string.h>
@@ -56,8 +57,9 @@ static void copy_box(const void *src, const int64_t *sst, void *dst, const int64
 }
 
 /* A copy of v whose elements at or past limit[] in some dimension hold the
- * element of fill (zero bytes when fill is NULL); NULL when out of memory. */
-hlo_val *hlo_dyn_masked(hlo_run *r, const hlo_val *v, const int64_t *limit, const hlo_val *fill) {
+ * element fill points to (zero bytes when fill is NULL); NULL when out of
+ * memory. */
+hlo_val *hlo_dyn_masked(hlo_run *r, const hlo_val *v, const int64_t *limit, const void *fill) {
   const hlo_shape *sh = v->shape;
   hlo_val *c = hlo_run_new_raw(r, sh);
   if (!c) return NULL;
@@ -69,7 +71,7 @@ hlo_val *hlo_dyn_masked(hlo_run *r, const hlo_val *v, const int64_t *limit, cons
     for (int i = 0; i < sh->rank && !pad; i++) pad = idx[i] >= limit[i];
     if (pad) {
       char *p = (char *)c->data + k * (int64_t)esz;
-      if (fill && fill->data) memcpy(p, fill->data, esz);
+      if (fill) memcpy(p, fill, esz);
       else memset(p, 0, esz);
     }
     hlo_index_next(sh->rank, sh->dims, idx);
@@ -80,7 +82,7 @@ hlo_val *hlo_dyn_masked(hlo_run *r, const hlo_val *v, const int64_t *limit, cons
 /* args[k] replaced by its copy masked past limit[] with fill (made[k] set:
  * the caller releases it). */
 static int mask_arg(hlo_run *r, const plan_step *s, hlo_val **args, bool *made, int k,
-                    const int64_t *limit, const hlo_val *fill) {
+                    const int64_t *limit, const void *fill) {
   hlo_val *m = hlo_dyn_masked(r, args[k], limit, fill);
   if (!m) return hlo_run_errorf(r, s->in, "out of memory");
   args[k] = m;
@@ -379,7 +381,7 @@ static int reduce_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *
   }
   if (!any) return HLO_OK;
   for (int k = 0; k < n; k++)
-    if (mask_arg(r, s, args, made, k, lim, args[n + k])) return HLO_ERR;
+    if (mask_arg(r, s, args, made, k, lim, args[n + k]->data)) return HLO_ERR;
   return HLO_OK;
 }
 
@@ -401,7 +403,7 @@ static int pad_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *mad
     if (n == is->dims[d] || out[d] > os->dims[d]) out[d] = os->dims[d];
     if (out[d] < 0) out[d] = 0;
   }
-  return mask_arg(r, s, args, made, 0, act, args[1]);
+  return mask_arg(r, s, args, made, 0, act, args[1]->data);
 }
 
 /* Ops that move elements only along the dimensions in dims= (reverse, sort):
@@ -503,6 +505,92 @@ static int dslice_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *
   return HLO_OK;
 }
 
+static bool listed(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+/* gather (XLA's dynamic dimension inference): a dynamic batch dimension of
+ * the indices carries to the output's batch dimension in the same place; a
+ * dynamic operand dimension sliced whole carries to its offset dimension,
+ * one sliced to size 1 stops being dynamic (the gather reads the padding
+ * as XLA's does), any other slice of it and a dynamic index vector are
+ * refused. */
+static int gather_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *out) {
+  const hlo_shape *os = &s->in->shape, *is = args[1]->shape, *ps = args[0]->shape;
+  int nofs, ncol, nob, nss;
+  const int64_t *ofs = hlo_instr_ints(s->in, HLO_A_OFFSET_DIMS, &nofs);
+  const int64_t *col = hlo_instr_ints(s->in, HLO_A_COLLAPSED_SLICE_DIMS, &ncol);
+  const int64_t *ob = hlo_instr_ints(s->in, HLO_A_OPERAND_BATCHING_DIMS, &nob);
+  const int64_t *ss = hlo_instr_ints(s->in, HLO_A_SLICE_SIZES, &nss);
+  int64_t ivd = hlo_instr_int(s->in, HLO_A_INDEX_VECTOR_DIM, is->rank);
+  if (nss != ps->rank) return hlo_run_errorf(r, s->in, "bad slice_sizes=");
+  for (int i = 0; i < os->rank; i++) out[i] = os->dims[i];
+  for (int d = 0; args[0]->dims && d < ps->rank; d++) {
+    if (args[0]->dims[d] == ps->dims[d] || ss[d] == 1) continue;
+    if (ss[d] != ps->dims[d])
+      return refuse(r, s, args, "a gather slicing part of a dynamic operand dimension cannot honour");
+    int k = 0; /* d's place among the operand dimensions that are offset dimensions */
+    for (int e = 0; e < d; e++) k += !listed(col, ncol, e) && !listed(ob, nob, e);
+    if (k >= nofs || ofs[k] < 0 || ofs[k] >= os->rank) return hlo_run_errorf(r, s->in, "bad offset_dims=");
+    out[ofs[k]] = args[0]->dims[d];
+  }
+  int id = 0; /* the indices dimension of each output batch dimension, in order */
+  for (int o = 0; args[1]->dims && o < os->rank; o++) {
+    if (listed(ofs, nofs, o)) continue;
+    if (id == ivd) id++;
+    if (id >= is->rank) return hlo_run_errorf(r, s->in, "bad offset_dims=");
+    out[o] = args[1]->dims[id++];
+  }
+  if (args[1]->dims && ivd < is->rank && args[1]->dims[ivd] < is->dims[ivd])
+    return refuse(r, s, args, "a gather cannot honour in its index vector dimension");
+  return HLO_OK;
+}
+
+/* scatter (XLA's dynamic dimension inference and dynamic padder): the
+ * result has the operands' sizes; the indices past their actual sizes are
+ * set to the index type's largest value, so their update windows fall out
+ * of bounds and are skipped; a dynamic update window dimension must be a
+ * whole dynamic operand dimension of the same size. */
+static int scatter_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *made, int64_t *out) {
+  int n = (s->nargs - 1) / 2, nuw, niw, nib;
+  const int64_t *uw = hlo_instr_ints(s->in, HLO_A_UPDATE_WINDOW_DIMS, &nuw);
+  const int64_t *iw = hlo_instr_ints(s->in, HLO_A_INSERTED_WINDOW_DIMS, &niw);
+  const int64_t *ib = hlo_instr_ints(s->in, HLO_A_INPUT_BATCHING_DIMS, &nib);
+  const hlo_shape *ps = args[0]->shape;
+  actual_of(args[0], out);
+  for (int k = 1; k < n; k++)
+    for (int d = 0; args[k]->dims && d < ps->rank; d++)
+      if (!merge(&out[d], args[k]->dims[d], ps->dims[d]))
+        return disagree(r, s, "operands' dimension", d, out[d], args[k]->dims[d]);
+  for (int k = n + 1; k < s->nargs; k++) {
+    const hlo_val *u = args[k];
+    for (int w = 0; u->dims && w < nuw; w++) {
+      int64_t ud = uw[w];
+      if (ud < 0 || ud >= u->shape->rank || u->dims[ud] == u->shape->dims[ud]) continue;
+      int pd = -1; /* the operand dimension of update window dimension w */
+      for (int e = 0, seen = 0; e < ps->rank && pd < 0; e++)
+        if (!listed(iw, niw, e) && !listed(ib, nib, e) && seen++ == w) pd = e;
+      if (pd < 0 || u->shape->dims[ud] != ps->dims[pd] || u->dims[ud] != out[pd])
+        return refuse(r, s, args, "a scatter whose dynamic update window is not a whole dynamic operand "
+                      "dimension cannot honour");
+    }
+  }
+  const hlo_val *ix = args[n];
+  if (!ix->dims) return HLO_OK;
+  unsigned char maxv[8];
+  hlo_sc top;
+  int bits = hlo_type_bits(ix->shape->type);
+  bool sgn = hlo_type_kind_of(ix->shape->type) == HLO_KIND_SINT;
+  uint64_t mx = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+  top.i = (int64_t)(sgn ? mx >> 1 : mx);
+  top.f = 0;
+  top.im = 0;
+  hlo_sc_store(ix->shape->type, maxv, 0, top);
+  return mask_arg(r, s, args, made, n, ix->dims, maxv);
+}
+
 /* The layout is the default (row-major) one, or absent. */
 static bool descending(const hlo_shape *sh) {
   const hlo_layout *l = sh->layout;
@@ -593,6 +681,8 @@ int hlo_dyn_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out) 
     rc = dslice_dims(r, s, args, dims);
     break;
   case HLO_OP_REVERSE: case HLO_OP_SORT: rc = along_dims(r, s, args, dims); break;
+  case HLO_OP_GATHER: rc = gather_dims(r, s, args, dims); break;
+  case HLO_OP_SCATTER: rc = scatter_prepare(r, s, a, made, dims); break;
   default:
     if (!(hlo_opcode_flags(in->op) & HLO_F_ELEMENTWISE) && in->op != HLO_OP_REDUCE_PRECISION &&
         in->op != HLO_OP_MAP &&

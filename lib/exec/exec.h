@@ -200,7 +200,7 @@ bool hlo_dyn_native(const plan_step *s);
 int hlo_dyn_put(hlo_run *r, const hlo_instruction *in, hlo_val **res, const int64_t *dims);
 /* A copy of v with every element at or past limit[] in some dimension set
  * to fill's element (zero when fill is NULL); NULL when out of memory. */
-hlo_val *hlo_dyn_masked(hlo_run *r, const hlo_val *v, const int64_t *limit, const hlo_val *fill);
+hlo_val *hlo_dyn_masked(hlo_run *r, const hlo_val *v, const int64_t *limit, const void *fill);
 /* The caller's dense form to the padded one (a new reference in *padded),
  * and a result back to the dense form (replacing *res). */
 int hlo_dyn_enter(hlo_run *r, hlo_val *arg, hlo_val **padded);
