@@ -419,20 +419,26 @@ static int along_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *o
   return elementwise_dims(r, s, args, out);
 }
 
-/* convolution without groups: a dynamic batch dimension of the input and a
- * dynamic output-feature dimension of the kernel carry to the result's; a
- * dynamic input-feature dimension is contracted, its padding masked to zero
- * in both operands; a dynamic spatial dimension is refused. */
+/* convolution: a dynamic batch dimension of the input and a dynamic
+ * output-feature dimension of the kernel carry to the result's; a dynamic
+ * input-feature dimension is contracted, its padding masked to zero in both
+ * operands; a dynamic spatial dimension is refused.  With feature groups
+ * only the batch may be dynamic (a depthwise convolution over a dynamic
+ * batch); with batch groups, nothing. */
 static int conv_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *made, int64_t *out) {
   const hlo_attr *dl = hlo_instr_attr(s->in, HLO_A_DIM_LABELS);
   const hlo_conv_dnums *dn = dl ? dl->u.conv : NULL;
   const hlo_shape *is = args[0]->shape, *ks = args[1]->shape, *os = &s->in->shape;
-  if (!dn || hlo_instr_int(s->in, HLO_A_FEATURE_GROUP_COUNT, 1) != 1 ||
-      hlo_instr_int(s->in, HLO_A_BATCH_GROUP_COUNT, 1) != 1)
-    return refuse(r, s, args, "a convolution with groups or without dim_labels cannot honour");
+  if (!dn) return refuse(r, s, args, "a convolution without dim_labels cannot honour");
   int64_t ia[MAXR], ka[MAXR], im[MAXR], km[MAXR];
   actual_of(args[0], ia);
   actual_of(args[1], ka);
+  bool feature_dyn = ia[dn->in_feature] < is->dims[dn->in_feature] ||
+                     ka[dn->kernel_in] < ks->dims[dn->kernel_in] || ka[dn->kernel_out] < ks->dims[dn->kernel_out];
+  if (hlo_instr_int(s->in, HLO_A_BATCH_GROUP_COUNT, 1) != 1)
+    return refuse(r, s, args, "a convolution with batch groups cannot honour");
+  if (hlo_instr_int(s->in, HLO_A_FEATURE_GROUP_COUNT, 1) != 1 && feature_dyn)
+    return refuse(r, s, args, "a convolution with feature groups cannot honour in a feature dimension");
   for (int i = 0; i < dn->nspatial; i++)
     if (ia[dn->in_spatial[i]] < is->dims[dn->in_spatial[i]] ||
         ka[dn->kernel_spatial[i]] < ks->dims[dn->kernel_spatial[i]])
@@ -440,6 +446,7 @@ static int conv_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool *ma
   for (int i = 0; i < os->rank; i++) out[i] = os->dims[i];
   out[dn->out_batch] = ia[dn->in_batch];
   out[dn->out_feature] = ka[dn->kernel_out];
+  if (hlo_instr_int(s->in, HLO_A_FEATURE_GROUP_COUNT, 1) != 1) return HLO_OK; /* features static */
   int64_t c = is->dims[dn->in_feature];
   if (!merge(&c, ia[dn->in_feature], is->dims[dn->in_feature]) ||
       !merge(&c, ka[dn->kernel_in], is->dims[dn->in_feature]))

@@ -1,6 +1,7 @@
 """A convolution with a dynamic batch dimension (2 of bound 3) and a dynamic
-input-feature dimension (1 of bound 2, in both operands) against numpy's
-direct sum; prints the shape and whether the values agree."""
+input-feature dimension (1 of bound 2, in both operands), and a depthwise
+one (2 feature groups) over a dynamic batch (2 of bound 3), against numpy's
+direct sums; prints each shape and whether the values agree."""
 import os
 import subprocess
 import sys
@@ -24,3 +25,21 @@ with tempfile.TemporaryDirectory(prefix="dyn_conv") as tmp:
                     os.path.join(tmp, "k.npy"), "-o", out] + sys.argv[1:], check=True)
     got = np.load(out)
     print("conv", got.shape, "same" if got.shape == want.shape and np.allclose(got, want) else "differs")
+
+# depthwise: feature c of the input with the window of output feature c
+xd = np.arange(16, dtype=np.float32).reshape(2, 4, 2) * 0.5 - 2  # b0f: batch 2, width 4, features 2
+kd = np.array([[[1, -2]], [[3, 0.5]]], dtype=np.float32)         # 0io: window 2, in 1, out 2
+want = np.zeros((2, 3, 2))
+for b in range(2):
+    for o in range(3):
+        for w in range(2):
+            for c in range(2):
+                want[b, o, c] += xd[b, o + w, c] * kd[w, 0, c]
+with tempfile.TemporaryDirectory(prefix="dyn_conv") as tmp:
+    np.save(os.path.join(tmp, "x.npy"), xd)
+    np.save(os.path.join(tmp, "k.npy"), kd)
+    out = os.path.join(tmp, "o.npy")
+    subprocess.run(["hlo-run", os.path.join(here, "conv_depthwise.hlo"), os.path.join(tmp, "x.npy"),
+                    os.path.join(tmp, "k.npy"), "-o", out] + sys.argv[1:], check=True)
+    got = np.load(out)
+    print("depthwise", got.shape, "same" if got.shape == want.shape and np.allclose(got, want) else "differs")
