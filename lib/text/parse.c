@@ -864,8 +864,13 @@ static int parse_module_body(parser *p) {
     m->has_header = true;
     if (scan_name_dup(scn, &m->name, "the module name")) return HLO_ERR;
     scan_accept(scn, ':'); /* older dumps write "HloModule name:" */
-    if (parse_attrs(p, &m->attrs, &m->nattrs, true) || check_module_attrs(scn, m) || check_debug_attributes(scn, m))
-      return HLO_ERR;
+    /* no module attribute names a computation: one written inline here
+     * would have no module to join yet */
+    hlo_computation *(*inline_comp)(scanner *, void *) = scn->inline_comp;
+    scn->inline_comp = NULL;
+    int hrc = parse_attrs(p, &m->attrs, &m->nattrs, true);
+    scn->inline_comp = inline_comp;
+    if (hrc || check_module_attrs(scn, m) || check_debug_attributes(scn, m)) return HLO_ERR;
     for (int i = 0; i < m->nattrs; i++)
       if (m->attrs[i].kind == HLO_AK_PROGRAM_SHAPE) {
         hlo_program_shape *ps = m->attrs[i].u.pshape;
