@@ -72,7 +72,7 @@ static float *to_f32(hlo_run *r, const hlo_val *v, bool *owned) {
 static void store_f32(hlo_val *v, int64_t at, const float *src, int64_t n) {
   hlo_type t = v->shape->type;
   if (t == HLO_F32) {
-    memcpy((float *)v->data + at, src, (size_t)n * sizeof *src);
+    if (n > 0) memcpy((float *)v->data + at, src, (size_t)n * sizeof *src); /* an empty dbias has no data */
     return;
   }
   uint16_t *h = v->data;
