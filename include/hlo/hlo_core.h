@@ -54,6 +54,13 @@ static inline bool hlo_add_overflow(size_t a, size_t b, size_t *out) {
   return __builtin_add_overflow(a, b, out);
 }
 
+/* Whether x is one of the n values at v (dimension lists of attributes). */
+static inline bool hlo_ints_contain(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
 /* ---- arena ---------------------------------------------------------------
  * A bump allocator: many allocations, one release.  Memory is 16-byte
  * aligned and zeroed.  hlo_arena_alloc returns NULL on overflow or when the

@@ -512,12 +512,6 @@ static int dslice_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *
   return HLO_OK;
 }
 
-static bool listed(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 /* gather (XLA's dynamic dimension inference): a dynamic batch dimension of
  * the indices carries to the output's batch dimension in the same place; a
  * dynamic operand dimension sliced whole carries to its offset dimension,
@@ -539,13 +533,13 @@ static int gather_dims(hlo_run *r, const plan_step *s, hlo_val **args, int64_t *
     if (ss[d] != ps->dims[d])
       return refuse(r, s, args, "a gather slicing part of a dynamic operand dimension cannot honour");
     int k = 0; /* d's place among the operand dimensions that are offset dimensions */
-    for (int e = 0; e < d; e++) k += !listed(col, ncol, e) && !listed(ob, nob, e);
+    for (int e = 0; e < d; e++) k += !hlo_ints_contain(col, ncol, e) && !hlo_ints_contain(ob, nob, e);
     if (k >= nofs || ofs[k] < 0 || ofs[k] >= os->rank) return hlo_run_errorf(r, s->in, "bad offset_dims=");
     out[ofs[k]] = args[0]->dims[d];
   }
   int id = 0; /* the indices dimension of each output batch dimension, in order */
   for (int o = 0; args[1]->dims && o < os->rank; o++) {
-    if (listed(ofs, nofs, o)) continue;
+    if (hlo_ints_contain(ofs, nofs, o)) continue;
     if (id == ivd) id++;
     if (id >= is->rank) return hlo_run_errorf(r, s->in, "bad offset_dims=");
     out[o] = args[1]->dims[id++];
@@ -578,7 +572,7 @@ static int scatter_prepare(hlo_run *r, const plan_step *s, hlo_val **args, bool 
       if (ud < 0 || ud >= u->shape->rank || u->dims[ud] == u->shape->dims[ud]) continue;
       int pd = -1; /* the operand dimension of update window dimension w */
       for (int e = 0, seen = 0; e < ps->rank && pd < 0; e++)
-        if (!listed(iw, niw, e) && !listed(ib, nib, e) && seen++ == w) pd = e;
+        if (!hlo_ints_contain(iw, niw, e) && !hlo_ints_contain(ib, nib, e) && seen++ == w) pd = e;
       if (pd < 0 || u->shape->dims[ud] != ps->dims[pd] || u->dims[ud] != out[pd])
         return refuse(r, s, args, "a scatter whose dynamic update window is not a whole dynamic operand "
                       "dimension cannot honour");

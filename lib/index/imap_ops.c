@@ -234,12 +234,6 @@ static bool valid_dims(const int64_t *v, int n, int rank, bool distinct) {
   return true;
 }
 
-static bool contains(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 static int index_of(const int64_t *v, int n, int64_t x) {
   for (int i = 0; i < n; i++)
     if (v[i] == x) return i;
@@ -544,7 +538,7 @@ static int o2i_dot(imap_ctx *c, const hlo_instruction *in, const hlo_shape *os, 
   int nlf = ls->rank - nlb - nlc, nrf = rs->rank - nrb - nrc;
   if (nlf < 0 || nrf < 0 || os->rank != nlb + nlf + nrf) return all_undefined(c, x);
   for (int i = 0; i < nlc; i++)
-    if (contains(lb, nlb, lc[i]) || contains(rb, nrb, rc[i]) || ls->dims[lc[i]] != rs->dims[rc[i]])
+    if (hlo_ints_contain(lb, nlb, lc[i]) || hlo_ints_contain(rb, nrb, rc[i]) || ls->dims[lc[i]] != rs->dims[rc[i]])
       return all_undefined(c, x);
   for (int side = 0; scaled && side < 2; side++) {
     /* a scale has the operand's rank and divides each of its dims */
@@ -842,7 +836,7 @@ static int o2i_rules(imap_ctx *c, const hlo_instruction *in, int output, imap_in
       if (!m) goto oom;
       int sym = 0, dim = 0;
       for (int j = 0; j < is->rank; j++) {
-        if (contains(v, cnt, j)) {
+        if (hlo_ints_contain(v, cnt, j)) {
           m->syms[sym] = (imap_interval){0, is->dims[j] - 1};
           m->results[j] = imap_sym(c, sym++);
         } else {
@@ -1095,7 +1089,7 @@ static int i2o_rules(imap_ctx *c, const hlo_instruction *in, int input, imap_ind
         if (!m) goto oom;
         int k = 0;
         for (int j = 0; j < is->rank; j++)
-          if (!contains(v, cnt, j)) {
+          if (!hlo_ints_contain(v, cnt, j)) {
             if (is->dims[j] != s->dims[k]) goto undef;
             if (!(m->results[k++] = imap_dim(c, j))) goto oom;
           }
@@ -1139,7 +1133,7 @@ static int i2o_rules(imap_ctx *c, const hlo_instruction *in, int input, imap_ind
     for (int i = 0; i < nlc; i++)
       if (ls->dims[lc[i]] != rs->dims[rc[i]]) goto undef;
     for (int k = 0; k < is->rank; k++)
-      if (!contains(b, nlb, k) && !contains(cc, nlc, k)) {
+      if (!hlo_ints_contain(b, nlb, k) && !hlo_ints_contain(cc, nlc, k)) {
         if (is->dims[k] != os->dims[own + f]) goto undef;
         m->results[own + f++] = imap_dim(c, k);
       }
@@ -1148,7 +1142,7 @@ static int i2o_rules(imap_ctx *c, const hlo_instruction *in, int input, imap_ind
       const int64_t *ob = input ? lb : rb, *oc = input ? lc : rc;
       int g = 0;
       for (int k = 0; k < other->rank; k++)
-        if (!contains(ob, nlb, k) && !contains(oc, nlc, k) && other->dims[k] != os->dims[oth + g++]) goto undef;
+        if (!hlo_ints_contain(ob, nlb, k) && !hlo_ints_contain(oc, nlc, k) && other->dims[k] != os->dims[oth + g++]) goto undef;
     }
     for (int j = 0; j < nother; j++) {
       m->syms[j] = (imap_interval){0, os->dims[oth + j] - 1};

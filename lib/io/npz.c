@@ -296,7 +296,6 @@ static int npz_emit(zsink *s, const hlo_allocator *alloc, const hlo_npz_member *
   zent *ents = n ? hlo_malloc(alloc, (size_t)n * sizeof *ents) : NULL;
   if (n && !ents) return hlo_errorf(d, NULL, 0, "out of memory writing .npz");
   int rc = HLO_OK;
-  bool failed = false;
   uint64_t base = s->len;
   for (int i = 0; i < n && rc == HLO_OK; i++) {
     hlo_buf img, z;
@@ -435,8 +434,7 @@ static int npz_emit(zsink *s, const hlo_allocator *alloc, const hlo_npz_member *
     zput16(s, 0);
   }
   hlo_free(alloc, ents);
-  failed = s->b && s->b->failed;
-  if (rc == HLO_OK && failed) rc = hlo_errorf(d, NULL, 0, "out of memory writing .npz");
+  if (rc == HLO_OK && s->b && s->b->failed) rc = hlo_errorf(d, NULL, 0, "out of memory writing .npz");
   return rc;
 }
 

@@ -4,12 +4,6 @@
 
 #include "shape/infer_internal.h"
 
-static bool contains(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 static int sorted_unique(infer_ctx *c, const char *what, const int64_t *v, int n) {
   for (int i = 1; i < n; i++)
     if (v[i] <= v[i - 1]) return sx_fail(c, "%s in gather/scatter op must be sorted and unique; got %lld after %lld.",
@@ -55,12 +49,12 @@ int hlo_shape_infer_gather(infer_ctx *c) {
       if (map[i] == map[j])
         return sx_fail(c, "Repeated dimensions are not allowed in start_index_map; got %lld twice.", (long long)map[i]);
   for (int i = 0; i < nobat; i++) {
-    if (contains(col, ncol, obat[i]))
+    if (hlo_ints_contain(col, ncol, obat[i]))
       return sx_fail(c, "operand_batching_dims and collapsed_slice_dims must be disjoint; %lld is in both.", (long long)obat[i]);
-    if (contains(map, nmap, obat[i]))
+    if (hlo_ints_contain(map, nmap, obat[i]))
       return sx_fail(c, "operand_batching_dims and start_index_map must be disjoint; %lld is in both.", (long long)obat[i]);
   }
-  if (contains(sbat, nsbat, ivd))
+  if (hlo_ints_contain(sbat, nsbat, ivd))
     return sx_fail(c, "start_indices_batching_dims must not contain index_vector_dim %lld.", (long long)ivd);
   if (nobat != nsbat)
     return sx_fail(c, "operand_batching_dims and start_indices_batching_dims must have the same size; got %d and %d.",
@@ -76,7 +70,7 @@ int hlo_shape_infer_gather(infer_ctx *c) {
     if (ss[i] < 0 || (op->dims[i] != HLO_DIM_UNBOUNDED && ss[i] > op->dims[i]))
       return sx_fail(c, "Slice size at index %d in gather op is out of range, must be within [0, %lld], got %lld.", i,
                      (long long)op->dims[i], (long long)ss[i]);
-    if ((contains(col, ncol, i) || contains(obat, nobat, i)) && ss[i] > 1)
+    if ((hlo_ints_contain(col, ncol, i) || hlo_ints_contain(obat, nobat, i)) && ss[i] > 1)
       return sx_fail(c, "Gather op can only collapse slice dims with bound 1 or 0, but bound is %lld for index %d at position %d.",
                      (long long)ss[i], i, i);
   }
@@ -90,8 +84,8 @@ int hlo_shape_infer_gather(infer_ctx *c) {
   int bi = 0, oi = 0;
   for (int d = 0; d < orank; d++) {
     from[d] = -1;
-    if (contains(off, noff, d)) {
-      while (oi < nss && (contains(col, ncol, oi) || contains(obat, nobat, oi))) oi++;
+    if (hlo_ints_contain(off, noff, d)) {
+      while (oi < nss && (hlo_ints_contain(col, ncol, oi) || hlo_ints_contain(obat, nobat, oi))) oi++;
       dims[d] = ss[oi++];
     } else {
       if (bi == ivd) bi++;
@@ -147,7 +141,7 @@ int hlo_shape_infer_scatter(infer_ctx *c) {
       sx_dims_unique(c, "scatter_indices_batching_dims", sbat, nsbat))
     return HLO_ERR;
   for (int i = 0; i < nibat; i++)
-    if (contains(iw, niw, ibat[i]))
+    if (hlo_ints_contain(iw, niw, ibat[i]))
       return sx_fail(c, "inserted_window_dims and input_batching_dims must be disjoint; %lld is in both.", (long long)ibat[i]);
   if (nuw + niw + nibat != op->rank)
     return sx_fail(c, "Scatter op has window of size %d; doesn't match operand of rank %d.", nuw + niw + nibat, op->rank);
@@ -162,10 +156,10 @@ int hlo_shape_infer_scatter(infer_ctx *c) {
     for (int j = 0; j < i; j++)
       if (map[j] == map[i])
         return sx_fail(c, "Repeated dimensions not allowed in scatter_dims_to_operand_dims; got: %lld.", (long long)map[i]);
-    if (contains(ibat, nibat, map[i]))
+    if (hlo_ints_contain(ibat, nibat, map[i]))
       return sx_fail(c, "scatter_dims_to_operand_dims and input_batching_dims must be disjoint; %lld is in both.", (long long)map[i]);
   }
-  if (contains(sbat, nsbat, ivd))
+  if (hlo_ints_contain(sbat, nsbat, ivd))
     return sx_fail(c, "scatter_indices_batching_dims must not contain index_vector_dim %lld.", (long long)ivd);
   if (nibat != nsbat)
     return sx_fail(c, "input_batching_dims and scatter_indices_batching_dims must have the same size; got %d and %d.",
@@ -180,7 +174,7 @@ int hlo_shape_infer_scatter(infer_ctx *c) {
   /* window bounds */
   int wi = 0;
   for (int d = 0; d < op->rank; d++) {
-    if (contains(iw, niw, d) || contains(ibat, nibat, d)) continue;
+    if (hlo_ints_contain(iw, niw, d) || hlo_ints_contain(ibat, nibat, d)) continue;
     if (wi >= nuw) break;
     int64_t ub = up->dims[uw[wi]];
     if (ub != HLO_DIM_UNBOUNDED && op->dims[d] != HLO_DIM_UNBOUNDED && (ub < 0 || ub > op->dims[d]))
@@ -191,7 +185,7 @@ int hlo_shape_infer_scatter(infer_ctx *c) {
   /* scatter dims */
   int si = 0;
   for (int d = 0; d < up->rank; d++) {
-    if (contains(uw, nuw, d)) continue;
+    if (hlo_ints_contain(uw, nuw, d)) continue;
     if (si == ivd) si++;
     if (si >= ix->rank) break;
     if (up->dims[d] != ix->dims[si] && up->dims[d] != HLO_DIM_UNBOUNDED && ix->dims[si] != HLO_DIM_UNBOUNDED)

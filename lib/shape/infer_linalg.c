@@ -6,12 +6,6 @@
 #include "core/bug.h"
 #include "shape/infer_internal.h"
 
-static bool contains(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return true;
-  return false;
-}
-
 /* The general dot rule over lhs/rhs; rhs_skip (or -1) is an rhs dimension
  * left out of the result (ragged-dot's group dimension).  Result dims go to
  * dims[], count to *rank. */
@@ -35,10 +29,10 @@ static int dot_dims(infer_ctx *c, const hlo_shape *l, const hlo_shape *r, int64_
       sx_dims_unique(c, "rhs_batch_dims", rb, nrb))
     return HLO_ERR;
   for (int i = 0; i < nlb; i++) {
-    if (contains(lc, nlc, lb[i]))
+    if (hlo_ints_contain(lc, nlc, lb[i]))
       return sx_fail(c, "A dimension number is not unique in the dot dimension numbers: lhs dimension %lld is both batch and contracting.",
                      (long long)lb[i]);
-    if (contains(rc, nrc, rb[i]))
+    if (hlo_ints_contain(rc, nrc, rb[i]))
       return sx_fail(c, "A dimension number is not unique in the dot dimension numbers: rhs dimension %lld is both batch and contracting.",
                      (long long)rb[i]);
   }
@@ -57,9 +51,9 @@ static int dot_dims(infer_ctx *c, const hlo_shape *l, const hlo_shape *r, int64_
   int k = 0;
   for (int i = 0; i < nlb; i++) src_side[k] = 0, src_dim[k] = (int)lb[i], dims[k++] = l->dims[lb[i]];
   for (int d = 0; d < l->rank; d++)
-    if (!contains(lb, nlb, d) && !contains(lc, nlc, d)) src_side[k] = 0, src_dim[k] = d, dims[k++] = l->dims[d];
+    if (!hlo_ints_contain(lb, nlb, d) && !hlo_ints_contain(lc, nlc, d)) src_side[k] = 0, src_dim[k] = d, dims[k++] = l->dims[d];
   for (int d = 0; d < r->rank; d++)
-    if (!contains(rb, nrb, d) && !contains(rc, nrc, d) && d != rhs_skip)
+    if (!hlo_ints_contain(rb, nrb, d) && !hlo_ints_contain(rc, nrc, d) && d != rhs_skip)
       src_side[k] = 1, src_dim[k] = d, dims[k++] = r->dims[d];
   *rank = k;
   return HLO_OK;
@@ -116,11 +110,11 @@ int hlo_shape_infer_ragged_dot(infer_ctx *c) {
   if (sx_dims_in_range(c, "lhs_ragged_dims", ragged, 1, l->rank) || sx_dims_in_range(c, "rhs_group_dims", grp, ng, r->rank))
     return HLO_ERR;
   if (!hlo_type_is_int(g->type)) return sx_fail(c, "ragged-dot group_sizes must be integers; got %s.", sx_str(c, g));
-  if (contains(lc, nlc, ragged[0])) {
+  if (hlo_ints_contain(lc, nlc, ragged[0])) {
     int64_t groups = g->rank ? g->dims[g->rank - 1] : 1;
     return dot_like(c, 0, 1, -1, 1, &groups);
   }
-  if (contains(lb, nlb, ragged[0])) return dot_like(c, 0, 1, -1, 0, NULL);
+  if (hlo_ints_contain(lb, nlb, ragged[0])) return dot_like(c, 0, 1, -1, 0, NULL);
   if (ng != 1) return sx_fail(c, "ragged-dot with a ragged non-contracting dimension needs one rhs_group_dims entry.");
   return dot_like(c, 0, 1, grp[0], 0, NULL);
 }
