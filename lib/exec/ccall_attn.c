@@ -14,10 +14,10 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cblas.h>
 
 #include "exec/ccall.h"
 #include "exec/fast.h"
@@ -162,14 +162,22 @@ static void row_logits(const blk *k, int64_t r) {
   }
 }
 
+/* C (+)= alpha op(A) op(B) in f32 on the exec's threads */
+static void sgemm(hlo_fast_pool *pool, bool ta, bool tb, int64_t M, int64_t N, int64_t K,
+                  float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, bool acc,
+                  float *C, int64_t ldc) {
+  hlo_gemm g = {.kind = HLO_GEMM_S, .ta = ta, .tb = tb, .acc = acc, .M = M, .N = N, .K = K,
+                .alpha = alpha, .A = A, .B = B, .C = C, .lda = lda, .ldb = ldb, .ldc = ldc};
+  hlo_fast_gemm(pool, &g);
+}
+
 /* S = Q K^T for the block */
-static void block_qk(const blk *k) {
+static void block_qk(hlo_fast_pool *pool, const blk *k) {
   const attn_p *p = k->a->p;
   int64_t g = k->h / (p->H / p->G);
   const float *Q = k->a->q + p->q.off + k->b * p->q.sb + k->i0 * p->q.ss + k->h * p->q.sh;
   const float *K = k->a->k + p->k.off + k->b * p->k.sb + k->c0 * p->k.ss + g * p->k.sh;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)k->M, (int)k->N, (int)p->D, 1.0f, Q,
-              (int)p->q.ss, K, (int)p->k.ss, 0.0f, k->a->S, (int)k->N);
+  sgemm(pool, false, true, k->M, k->N, p->D, 1.0f, Q, p->q.ss, K, p->k.ss, false, k->a->S, k->N);
 }
 
 /* ---- forward ---------------------------------------------------------------------- */
@@ -209,11 +217,10 @@ static void fwd_block(const attn_run *a, hlo_fast_pool *pool, hlo_val *out, hlo_
            NULL, NULL, NULL};
   /* padded rows, and blocks whose rows keep no key, stay zero (a zeroed result) */
   if (k.M <= 0 || k.N <= 0) return;
-  block_qk(&k);
+  block_qk(pool, &k);
   hlo_fast_parallel(pool, items(k.M), fwd_rows, &k);
   const float *V = a->v + p->v.off + b * p->v.sb + c0 * p->v.ss + (h / (p->H / p->G)) * p->v.sh;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k.M, (int)p->DV, (int)k.N, 1.0f, a->S,
-              (int)k.N, V, (int)p->v.ss, 0.0f, a->Ob, (int)p->DV);
+  sgemm(pool, false, false, k.M, p->DV, k.N, 1.0f, a->S, k.N, V, p->v.ss, false, a->Ob, p->DV);
   for (int64_t r = 0; r < k.M; r++) {
     float *row = a->Ob + r * p->DV;
     for (int64_t d = 0; d < p->DV; d++) row[d] *= inv[r];
@@ -265,12 +272,11 @@ static void bwd_block(const attn_run *a, hlo_fast_pool *pool, float *const *grad
   blk k = {a, L, b, h, i0, i1 - i0, c0, c1 - c0, NULL, (float *)a->lse + (b * p->H + h) * p->SQ + i0,
            dbias, a->o + obase, a->dout + obase};
   int64_t M = k.M, N = k.N;
-  block_qk(&k);
+  block_qk(pool, &k);
   hlo_fast_parallel(pool, items(M), bwd_p_rows, &k);
   const float *V = a->v + p->v.off + b * p->v.sb + c0 * p->v.ss + g * p->v.sh;
   /* dP = dO V^T */
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)p->DV, 1.0f, k.dO,
-              (int)p->o.ss, V, (int)p->v.ss, 0.0f, a->T, (int)N);
+  sgemm(pool, false, true, M, N, p->DV, 1.0f, k.dO, p->o.ss, V, p->v.ss, false, a->T, N);
   hlo_fast_parallel(pool, items(M), bwd_ds_rows, &k);
   const float *Q = a->q + p->q.off + b * p->q.sb + i0 * p->q.ss + h * p->q.sh;
   const float *K = a->k + p->k.off + b * p->k.sb + c0 * p->k.ss + g * p->k.sh;
@@ -278,12 +284,9 @@ static void bwd_block(const attn_run *a, hlo_fast_pool *pool, float *const *grad
   float *dK = grad[p->k.op] + p->k.off + b * p->k.sb + c0 * p->k.ss + g * p->k.sh;
   float *dV = grad[p->v.op] + p->v.off + b * p->v.sb + c0 * p->v.ss + g * p->v.sh;
   /* dQ += scale dS K, dK += scale dS^T Q, dV += P^T dO */
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)p->D, (int)N, p->scale, a->T,
-              (int)N, K, (int)p->k.ss, 1.0f, dQ, (int)p->q.ss);
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)p->D, (int)M, p->scale, a->T,
-              (int)N, Q, (int)p->q.ss, 1.0f, dK, (int)p->k.ss);
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)p->DV, (int)M, 1.0f, a->S,
-              (int)N, k.dO, (int)p->o.ss, 1.0f, dV, (int)p->v.ss);
+  sgemm(pool, false, false, M, p->D, N, p->scale, a->T, N, K, p->k.ss, true, dQ, p->q.ss);
+  sgemm(pool, true, false, N, p->D, M, p->scale, a->T, N, Q, p->q.ss, true, dK, p->k.ss);
+  sgemm(pool, true, false, N, p->DV, M, 1.0f, a->S, N, k.dO, p->o.ss, true, dV, p->v.ss);
 }
 
 /* ---- the kernel --------------------------------------------------------------------- */

@@ -82,9 +82,29 @@ bool hlo_fv_binary_ok(hlo_opcode op);
 bool hlo_fast_plan_loop(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_reduce(hlo_exec *e, plan_step *s);
 bool hlo_fast_plan_dot(hlo_exec *e, plan_step *s);
-/* OpenBLAS's thread count (process-wide; hlo_exec_new sets it from
- * opts.threads when that is given). */
+/* OpenBLAS's thread count (process-wide): hlo_exec_new sets it to 1, since
+ * gemms run on the exec's own pool (hlo_fast_gemm). */
 void hlo_fast_blas_threads(int n);
+
+/* ---- gemm (fast_gemm.c) -------------------------------------------------------
+ * For b < nbatch: C_b[M, N] = alpha * sum over k < nsum of op(A_bk) op(B_bk)
+ * (+ C_b when acc), row-major, op = transpose when ta/tb; A_bk = A + b * sa +
+ * k * ua elements (B, C likewise; nbatch, nsum 0 mean 1).  Sizes, leading
+ * dimensions and strides fit an int (the caller checks).  Tiles of whole
+ * output blocks run on pool (NULL: the calling thread). */
+enum { HLO_GEMM_S, HLO_GEMM_D, HLO_GEMM_C, HLO_GEMM_Z };
+typedef struct hlo_gemm {
+  int kind;
+  bool ta, tb, acc;
+  int64_t M, N, K;
+  double alpha;
+  const void *A, *B;
+  void *C;
+  int64_t lda, ldb, ldc;
+  int64_t nbatch, sa, sb, sc;
+  int64_t nsum, ua, ub;
+} hlo_gemm;
+void hlo_fast_gemm(hlo_fast_pool *pool, const hlo_gemm *g);
 bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s);
 /* grouped/depthwise convolutions (feature or batch groups), direct kernel */
 bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s);
@@ -112,8 +132,8 @@ const void *hlo_fast_dot_rows_plan(hlo_exec *e, const hlo_instruction *dot, int6
                                    int64_t *M, int64_t *N);
 int hlo_fast_dot_rows_begin(const void *plan, const hlo_allocator *alloc, const hlo_val *a,
                             const hlo_val *b, hlo_dot_rows *t);
-void hlo_fast_dot_rows(const void *plan, const hlo_dot_rows *t, int64_t batch, int64_t m0,
-                       int64_t m1, void *C);
+void hlo_fast_dot_rows(hlo_fast_pool *pool, const void *plan, const hlo_dot_rows *t,
+                       int64_t batch, int64_t m0, int64_t m1, void *C);
 void hlo_fast_dot_rows_end(const hlo_allocator *alloc, hlo_dot_rows *t);
 /* Rows per tile, the same for the plain dot kernel and the fused one. */
 int64_t hlo_fast_dot_tile_rows(const void *plan);

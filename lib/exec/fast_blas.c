@@ -1,13 +1,11 @@
-/* fast_blas.c - dot on the fast path.  Floats go to OpenBLAS's CBLAS gemm
- * (f32/f64/c64/c128; f16/bf16 converted to f32 and rounded once at the end),
- * one call per batch element at fixed strides.  An operand whose dimensions
+/* fast_blas.c - dot on the fast path.  Floats go to BLAS gemms through
+ * hlo_fast_gemm (f32/f64/c64/c128; f16/bf16 converted to f32 and rounded once
+ * at the end), a batch of products at fixed strides.  An operand whose dimensions
  * already read as [batch..., rows, cols] or [batch..., cols, rows] in memory
  * is passed in place with the matching transpose flag; any other dimension
  * numbers pack it once.  Integer and pred dots use a blocked kernel here. */
 #include <limits.h>
 #include <string.h>
-
-#include <cblas.h>
 
 #include "core/bug.h"
 #include "exec/fast.h"
@@ -71,8 +69,6 @@ static int kind_of(hlo_type in_t, hlo_type out_t) {
   default: return -1;
   }
 }
-
-void hlo_fast_blas_threads(int n) { openblas_set_num_threads(n); }
 
 bool hlo_fast_plan_dot(hlo_exec *e, plan_step *s) {
   const hlo_instruction *in = s->in;
@@ -171,58 +167,28 @@ static void int_gemm(const dot_plan *p, const int64_t *A, const int64_t *Bm, uin
   }
 }
 
-/* Batch element b of an f32/f64 dot in row tiles (see DOT_TILE_BYTES). */
-static void gemm_rows_tiled(const dot_plan *p, const void *A, const void *Bm, void *C, int64_t b) {
-  hlo_dot_rows t = {A, Bm, NULL, NULL};
-  int64_t rows = hlo_fast_dot_tile_rows(p), es = p->kind == DK_D ? 8 : 4;
-  for (int64_t m0 = 0; m0 < p->M; m0 += rows) {
-    int64_t m1 = m0 + rows < p->M ? m0 + rows : p->M;
-    hlo_fast_dot_rows(p, &t, b, m0, m1, (char *)C + m0 * p->N * es);
-  }
-}
-
-static void gemm_float(const dot_plan *p, const void *A, const void *Bm, void *C, bool ta,
-                       bool tb) {
-  int M = (int)p->M, N = (int)p->N, K = (int)p->K;
-  int lda = ta ? M : K, ldb = tb ? K : N;
-  enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
-  for (int64_t b = 0; b < p->B; b++) {
-    int64_t ao = b * p->M * p->K, bo = b * p->K * p->N, co = b * p->M * p->N;
-    switch (p->kind) {
-    case DK_S:
-      if (p->M > hlo_fast_dot_tile_rows(p)) {
-        gemm_rows_tiled(p, A, Bm, (float *)C + co, b);
-        break;
+/* The gemm of the plan on packed or in-place operands (ta/tb: stored
+ * transposed).  An f32/f64 dot taller than a row tile (see DOT_TILE_BYTES)
+ * makes one call per tile, as the dot fused with an epilogue does. */
+static void gemm_float(hlo_fast_pool *pool, const dot_plan *p, const void *A, const void *Bm,
+                       void *C, bool ta, bool tb) {
+  int kind = p->kind == DK_D ? HLO_GEMM_D : p->kind == DK_C ? HLO_GEMM_C
+           : p->kind == DK_Z ? HLO_GEMM_Z : HLO_GEMM_S;
+  if ((p->kind == DK_S || p->kind == DK_D) && p->M > hlo_fast_dot_tile_rows(p)) {
+    hlo_dot_rows t = {A, Bm, NULL, NULL};
+    int64_t rows = hlo_fast_dot_tile_rows(p), es = kind == HLO_GEMM_D ? 8 : 4;
+    for (int64_t b = 0; b < p->B; b++)
+      for (int64_t m0 = 0; m0 < p->M; m0 += rows) {
+        int64_t m1 = m0 + rows < p->M ? m0 + rows : p->M;
+        hlo_fast_dot_rows(pool, p, &t, b, m0, m1, (char *)C + (b * p->M + m0) * p->N * es);
       }
-      /* fall through */
-    case DK_H:
-      cblas_sgemm(CblasRowMajor, TA, TB, M, N, K, 1.0f, (const float *)A + ao, lda,
-                  (const float *)Bm + bo, ldb, 0.0f, (float *)C + co, N);
-      break;
-    case DK_D:
-      if (p->M > hlo_fast_dot_tile_rows(p)) {
-        gemm_rows_tiled(p, A, Bm, (double *)C + co, b);
-        break;
-      }
-      cblas_dgemm(CblasRowMajor, TA, TB, M, N, K, 1.0, (const double *)A + ao, lda,
-                  (const double *)Bm + bo, ldb, 0.0, (double *)C + co, N);
-      break;
-    case DK_C: {
-      const float one[2] = {1, 0}, zero[2] = {0, 0};
-      cblas_cgemm(CblasRowMajor, TA, TB, M, N, K, one, (const float *)A + 2 * ao, lda,
-                  (const float *)Bm + 2 * bo, ldb, zero, (float *)C + 2 * co, N);
-      break;
-    }
-    case DK_Z: {
-      const double one[2] = {1, 0}, zero[2] = {0, 0};
-      cblas_zgemm(CblasRowMajor, TA, TB, M, N, K, one, (const double *)A + 2 * ao, lda,
-                  (const double *)Bm + 2 * bo, ldb, zero, (double *)C + 2 * co, N);
-      break;
-    }
-    default:
-      break;
-    }
+    return;
   }
+  hlo_gemm g = {.kind = kind, .ta = ta, .tb = tb, .M = p->M, .N = p->N, .K = p->K,
+                .alpha = 1, .A = A, .B = Bm, .C = C, .lda = ta ? p->M : p->K,
+                .ldb = tb ? p->K : p->N, .ldc = p->N, .nbatch = p->B, .sa = p->M * p->K,
+                .sb = p->K * p->N, .sc = p->M * p->N};
+  hlo_fast_gemm(pool, &g);
 }
 
 DECL_KERN(hlo_fast_dot) {
@@ -273,7 +239,7 @@ DECL_KERN(hlo_fast_dot) {
       pack_half(&p->a, args[0], pa, tmp);
       pack_half(&p->b, args[1], pb, tmp);
       float *cf = pc ? pc : C;
-      gemm_float(p, pa, pb, cf, false, false);
+      gemm_float(r->e->pool, p, pa, pb, cf, false, false);
       if (pc) {
         uint16_t *c16 = C;
         for (int64_t k = 0; k < nc; k++)
@@ -290,7 +256,7 @@ DECL_KERN(hlo_fast_dot) {
       if (ok) { pack_raw(&p->b, args[1], es, pb); Bm = pb; }
     }
     if (ok)
-      gemm_float(p, A, Bm, C, p->a.direct && p->a.trans, p->b.direct && p->b.trans);
+      gemm_float(r->e->pool, p, A, Bm, C, p->a.direct && p->a.trans, p->b.direct && p->b.trans);
   }
   hlo_free(r->alloc, pa);
   hlo_free(r->alloc, pb);
@@ -354,25 +320,22 @@ int hlo_fast_dot_rows_begin(const void *plan, const hlo_allocator *alloc, const 
   return HLO_OK;
 }
 
-void hlo_fast_dot_rows(const void *plan, const hlo_dot_rows *t, int64_t batch, int64_t m0,
-                       int64_t m1, void *C) {
+void hlo_fast_dot_rows(hlo_fast_pool *pool, const void *plan, const hlo_dot_rows *t,
+                       int64_t batch, int64_t m0, int64_t m1, void *C) {
   const dot_plan *p = plan;
   bool ta = p->a.direct && p->a.trans, tb = p->b.direct && p->b.trans;
-  int M = (int)p->M, N = (int)p->N, K = (int)p->K, n = (int)(m1 - m0);
-  int lda = ta ? M : K, ldb = tb ? K : N;
-  int64_t ao = batch * p->M * p->K + (ta ? m0 : m0 * p->K), bo = batch * p->K * p->N;
-  enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
-  if (n <= 0) return;
-  if (K == 0) {
-    memset(C, 0, (size_t)n * (size_t)N * (p->kind == DK_D ? 8 : 4));
+  int64_t es = p->kind == DK_D ? 8 : 4;
+  if (m1 <= m0) return;
+  if (p->K == 0) {
+    memset(C, 0, (size_t)(m1 - m0) * (size_t)p->N * (size_t)es);
     return;
   }
-  if (p->kind == DK_D)
-    cblas_dgemm(CblasRowMajor, TA, TB, n, N, K, 1.0, (const double *)t->A + ao, lda,
-                (const double *)t->B + bo, ldb, 0.0, C, N);
-  else
-    cblas_sgemm(CblasRowMajor, TA, TB, n, N, K, 1.0f, (const float *)t->A + ao, lda,
-                (const float *)t->B + bo, ldb, 0.0f, C, N);
+  int64_t ao = batch * p->M * p->K + (ta ? m0 : m0 * p->K), bo = batch * p->K * p->N;
+  hlo_gemm g = {.kind = p->kind == DK_D ? HLO_GEMM_D : HLO_GEMM_S, .ta = ta, .tb = tb,
+                .M = m1 - m0, .N = p->N, .K = p->K, .alpha = 1,
+                .A = (const char *)t->A + ao * es, .B = (const char *)t->B + bo * es, .C = C,
+                .lda = ta ? p->M : p->K, .ldb = tb ? p->K : p->N, .ldc = p->N};
+  hlo_fast_gemm(pool, &g);
 }
 
 void hlo_fast_dot_rows_end(const hlo_allocator *alloc, hlo_dot_rows *t) {

@@ -6,12 +6,12 @@
  * kernel [window * Cin, Cout], and the product is the output block itself
  * when the output's feature dimension is innermost (else scattered).
  * 1x1 convolutions in NCHW-like layouts and full-window convolutions
- * (weight gradients) are gemms on the operands in place.  Grouped and
+ * (weight gradients) are gemms on the operands in place.  Gemms go through
+ * hlo_fast_gemm (fast_gemm.c), on the exec's threads; im2col blocks run in
+ * parallel, each building its own patch matrix.  Grouped and
  * depthwise convolutions are fast_gconv.c's, except 3-D groups of >= 32
  * input features: one im2col + gemm per feature or batch group here. */
 #include <string.h>
-
-#include <cblas.h>
 
 #include "core/bug.h"
 #include "exec/fast.h"
@@ -215,37 +215,79 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
     }                                                                         \
   } while (0)
 
-/* gemm(ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc) in the plan's type. */
-static void gemm(const conv_plan *p, bool ta, bool tb, int64_t M, int64_t N, int64_t K,
-                 const void *A, int64_t lda, const void *B, int64_t ldb, bool acc, void *C,
-                 int64_t ldc) {
-  enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
-  if (p->f64)
-    cblas_dgemm(CblasRowMajor, TA, TB, (int)M, (int)N, (int)K, 1.0, A, (int)lda, B, (int)ldb,
-                acc ? 1.0 : 0.0, C, (int)ldc);
-  else
-    cblas_sgemm(CblasRowMajor, TA, TB, (int)M, (int)N, (int)K, 1.0f, A, (int)lda, B, (int)ldb,
-                acc ? 1.0f : 0.0f, C, (int)ldc);
+/* The POINTWISE and FULLWIN modes (see pick_mode), gemms on the operands. */
+static void conv_gemm(hlo_fast_pool *pool, const conv_plan *p, const char *x, const char *k,
+                      char *y) {
+  hlo_gemm g = {.kind = p->f64 ? HLO_GEMM_D : HLO_GEMM_S, .alpha = 1};
+  if (p->mode == CONV_POINTWISE) { /* out_b[Cout, P] = W[Cout, Cin] x in_b[Cin, P] */
+    g.ta = p->k_si != 1;
+    g.M = p->Cout, g.N = p->P, g.K = p->Cin;
+    g.A = k, g.lda = g.ta ? p->k_si : p->k_so;
+    g.B = x, g.ldb = p->in_sf, g.sb = p->in_sb;
+    g.C = y, g.ldc = p->out_sf, g.sc = p->out_sb;
+    g.nbatch = p->B;
+  } else { /* out[B, Cout] = sum over ci of in_ci[B, S] x k_ci[Cout, S]^T, or its
+              * transpose k_ci x in_ci^T when the batch dimension is innermost */
+    bool in_first = p->out_sf == 1;
+    int64_t in_ld = p->in_sb, k_ld = p->k_so;
+    g.tb = true;
+    g.M = in_first ? p->B : p->Cout, g.N = in_first ? p->Cout : p->B, g.K = p->S;
+    g.A = in_first ? x : k, g.lda = in_first ? in_ld : k_ld, g.ua = in_first ? p->in_sf : p->k_si;
+    g.B = in_first ? k : x, g.ldb = in_first ? k_ld : in_ld, g.ub = in_first ? p->k_si : p->in_sf;
+    g.C = y, g.ldc = in_first ? p->out_sb : p->out_sf;
+    g.nsum = p->Cin;
+  }
+  hlo_fast_gemm(pool, &g);
 }
 
-/* The POINTWISE and FULLWIN modes (see pick_mode). */
-static void conv_gemm(const conv_plan *p, const char *x, const char *k, char *y) {
-  int64_t es = p->f64 ? 8 : 4;
-  if (p->mode == CONV_POINTWISE) {
-    bool ta = p->k_si != 1;
-    int64_t lda = ta ? p->k_si : p->k_so;
-    for (int64_t b = 0; b < p->B; b++)
-      gemm(p, ta, false, p->Cout, p->P, p->Cin, k, lda, x + b * p->in_sb * es, p->in_sf, false,
-           y + b * p->out_sb * es, p->out_sf);
+/* One im2col run: blocks of CONV_ROWS output positions of every group. */
+typedef struct im2col_job {
+  const conv_plan *p;
+  hlo_run *r;
+  hlo_fast_pool *gemm_pool; /* the pool for each block's gemm (blocks run serially) */
+  const char *x;
+  const char *W;            /* packed kernels, [group][(window, ci), co] */
+  char *y;
+  int64_t rows, blk, nblk;  /* output positions per group, per block, blocks per group */
+  int failed;               /* a block's scratch could not be allocated (atomic) */
+} im2col_job;
+
+static void im2col_block(void *ctx, int64_t item) {
+  const im2col_job *j = ctx;
+  const conv_plan *p = j->p;
+  int64_t es = p->f64 ? 8 : 4, kc = p->KW * p->Cin, grp = item / j->nblk;
+  int64_t r0 = item % j->nblk * j->blk, n = j->rows - r0 < j->blk ? j->rows - r0 : j->blk;
+  bool direct = p->direct_out && p->NG == 1;
+  void *A = hlo_malloc(j->r->alloc, (size_t)(n * kc * es));
+  void *C = direct ? NULL : hlo_malloc(j->r->alloc, (size_t)(n * p->Cout * es));
+  if (!A || (!direct && !C)) {
+    hlo_free(j->r->alloc, A);
+    hlo_free(j->r->alloc, C);
+    __atomic_store_n((int *)&j->failed, 1, __ATOMIC_RELAXED);
     return;
   }
-  for (int64_t ci = 0; ci < p->Cin; ci++) {
-    const char *xc = x + ci * p->in_sf * es, *kc = k + ci * p->k_si * es;
-    if (p->out_sf == 1) /* out[B, Cout] = in_ci[B, S] x k_ci[Cout, S]^T */
-      gemm(p, false, true, p->B, p->Cout, p->S, xc, p->in_sb, kc, p->k_so, ci > 0, y, p->out_sb);
-    else /* out^T[Cout, B] = k_ci[Cout, S] x in_ci[B, S]^T */
-      gemm(p, false, true, p->Cout, p->B, p->S, kc, p->k_so, xc, p->in_sb, ci > 0, y, p->out_sf);
+  const void *xin = j->x + grp * p->g_in * es;
+  if (p->f64) IM2COL(double);
+  else IM2COL(float);
+  void *dst = direct ? j->y + r0 * p->Cout * es : C;
+  hlo_gemm g = {.kind = p->f64 ? HLO_GEMM_D : HLO_GEMM_S, .alpha = 1, .M = n, .N = p->Cout,
+                .K = kc, .A = A, .lda = kc, .B = j->W + grp * kc * p->Cout * es,
+                .ldb = p->Cout, .C = dst, .ldc = p->Cout};
+  hlo_fast_gemm(j->gemm_pool, &g);
+  if (!direct) {
+    for (int64_t rr = 0; rr < n; rr++) {
+      int64_t gq = r0 + rr, b = gq / p->P, q = gq % p->P, off = b * p->out_sb + grp * p->g_out;
+      for (int d = p->ns - 1; d >= 0; d--) {
+        off += (q % p->out_sz[d]) * p->out_ss[d];
+        q /= p->out_sz[d];
+      }
+      for (int64_t co = 0; co < p->Cout; co++)
+        memcpy(j->y + (off + co * p->out_sf) * es, (char *)C + (rr * p->Cout + co) * es,
+               (size_t)es);
+    }
   }
+  hlo_free(j->r->alloc, A);
+  hlo_free(j->r->alloc, C);
 }
 
 /* The convolution on f32 (f64 when p->f64) operands x, k into y (ybytes
@@ -253,72 +295,44 @@ static void conv_gemm(const conv_plan *p, const char *x, const char *k, char *y)
 static int conv_run(const conv_plan *p, hlo_run *r, const char *xall, const char *kall, char *y,
                     size_t ybytes) {
   int64_t rows = p->B * p->P, kc = p->KW * p->Cin, es = p->f64 ? 8 : 4;
+  hlo_fast_pool *pool = r->e->pool;
   if (rows == 0 || p->Cout == 0) return HLO_OK;
   if (kc == 0) {
     memset(y, 0, ybytes);
     return HLO_OK;
   }
   if (p->mode != CONV_IM2COL) {
-    conv_gemm(p, xall, kall, y);
+    conv_gemm(pool, p, xall, kall, y);
     return HLO_OK;
   }
-  int64_t blk = rows < CONV_ROWS ? rows : CONV_ROWS;
-  bool direct = p->direct_out && p->NG == 1;
-  void *W = hlo_malloc(r->alloc, (size_t)(kc * p->Cout * es));
-  void *A = hlo_malloc(r->alloc, (size_t)(blk * kc * es));
-  void *C = direct ? NULL : hlo_malloc(r->alloc, (size_t)(blk * p->Cout * es));
-  if (!W || !A || (!direct && !C)) {
-    hlo_free(r->alloc, W);
-    hlo_free(r->alloc, A);
-    hlo_free(r->alloc, C);
-    return HLO_ERR;
-  }
+  char *W = hlo_malloc(r->alloc, (size_t)(p->NG * kc * p->Cout * es));
+  if (!W) return HLO_ERR;
   for (int64_t grp = 0; grp < p->NG; grp++) {
     /* W[(window position, ci), co] of group grp */
     int64_t kw[MAXR] = {0};
     const char *kd = kall + grp * p->g_k * es;
+    char *wg = W + grp * kc * p->Cout * es;
     for (int64_t w = 0; w < p->KW; w++) {
       int64_t off = 0;
       for (int d = 0; d < p->ns; d++) off += kw[d] * p->k_ss[d];
       for (int64_t ci = 0; ci < p->Cin; ci++)
         for (int64_t co = 0; co < p->Cout; co++)
-          memcpy((char *)W + ((w * p->Cin + ci) * p->Cout + co) * es,
+          memcpy(wg + ((w * p->Cin + ci) * p->Cout + co) * es,
                  kd + (off + ci * p->k_si + co * p->k_so) * es, (size_t)es);
       for (int d = p->ns - 1; d >= 0; d--) {
         if (++kw[d] < p->win[d]) break;
         kw[d] = 0;
       }
     }
-    const void *xin = xall + grp * p->g_in * es;
-    for (int64_t r0 = 0; r0 < rows; r0 += blk) {
-      int64_t n = rows - r0 < blk ? rows - r0 : blk;
-      if (p->f64) IM2COL(double);
-      else IM2COL(float);
-      void *dst = direct ? y + r0 * p->Cout * es : C;
-      if (p->f64)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)p->Cout, (int)kc, 1.0,
-                    A, (int)kc, W, (int)p->Cout, 0.0, dst, (int)p->Cout);
-      else
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)p->Cout, (int)kc,
-                    1.0f, A, (int)kc, W, (int)p->Cout, 0.0f, dst, (int)p->Cout);
-      if (!direct) {
-        for (int64_t rr = 0; rr < n; rr++) {
-          int64_t gq = r0 + rr, b = gq / p->P, q = gq % p->P, off = b * p->out_sb + grp * p->g_out;
-          for (int d = p->ns - 1; d >= 0; d--) {
-            off += (q % p->out_sz[d]) * p->out_ss[d];
-            q /= p->out_sz[d];
-          }
-          for (int64_t co = 0; co < p->Cout; co++)
-            memcpy(y + (off + co * p->out_sf) * es, (char *)C + (rr * p->Cout + co) * es,
-                   (size_t)es);
-        }
-      }
-    }
   }
+  /* blocks in parallel when there are enough of them, else one after the
+   * other with each block's gemm in parallel (decided by the shape alone) */
+  int64_t blk = rows < CONV_ROWS ? rows : CONV_ROWS, nblk = (rows + blk - 1) / blk;
+  bool by_block = p->NG * nblk >= 4;
+  im2col_job j = {p, r, by_block ? NULL : pool, xall, W, y, rows, blk, nblk, 0};
+  hlo_fast_parallel(by_block ? pool : NULL, p->NG * nblk, im2col_block, &j);
   hlo_free(r->alloc, W);
-  hlo_free(r->alloc, A);
-  hlo_free(r->alloc, C);
-  return HLO_OK;
+  return j.failed ? HLO_ERR : HLO_OK;
 }
 
 /* f32 copy of a f16/bf16 value (NULL when out of memory). */

@@ -149,7 +149,7 @@ DECL_KERN(hlo_fast_dotfuse) {
     for (int64_t m0 = 0; m0 < p->M && !failed; m0 += p->rows) {
       int64_t m1 = m0 + p->rows < p->M ? m0 + p->rows : p->M;
       int64_t f0 = (b * p->M + m0) * p->N, n = (m1 - m0) * p->N;
-      hlo_fast_dot_rows(p->dot, &t, b, m0, m1, (char *)o->data + f0 * p->es);
+      hlo_fast_dot_rows(p->pool, p->dot, &t, b, m0, m1, (char *)o->data + f0 * p->es);
       epi_job j = {p, la, o->data, f0, n, r->alloc, 0};
       int64_t nb = (n + EPI_BLOCK - 1) / EPI_BLOCK;
       hlo_fast_parallel(n >= 2 * EPI_BLOCK ? p->pool : NULL, nb, epi_block, &j);

@@ -352,7 +352,7 @@ hlo_exec *hlo_exec_new(const hlo_module *m, const hlo_exec_options *opts,
   e->rng_gs[0] = 0x7012395u; /* XLA's initial rng-get-and-update-state value */
   if (!e->opts.reference) {
     e->pool = hlo_fast_pool_new(e->opts.threads, alloc);
-    if (e->opts.threads > 0) hlo_fast_blas_threads(e->opts.threads);
+    hlo_fast_blas_threads(1); /* gemms run on e->pool (fast_gemm.c) */
   }
   e->plans = hlo_arena_array(&e->arena, (size_t)m->ncomps + 1, sizeof(plan_comp *));
   if (!e->plans) {
