@@ -145,40 +145,25 @@ FEATURE_FNS(_avx512, __attribute__((target("avx512f,avx512dq"))))
 #define FEATURES(e, kind) kind##_feature_base
 #endif
 
-DECL_KERN(hlo_fast_batch_norm_training) {
+/* The result of s (a tuple of `parts` arrays, or one array when parts is 0)
+ * computed by fn per feature. */
+static int bn_kernel(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out, int parts,
+                     void (*fn)(void *, int64_t)) {
   bn_job j;
   if (geom_of(r, s, args[0]->shape, &j.g, &j.eps)) return HLO_ERR;
   hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
   if (!o) return OOM(r, s);
-  if (o->ntuple != 3) { hlo_run_release(r, o); return hlo_run_errorf(r, s->in, "needs a 3-tuple result"); }
+  if (o->ntuple != parts) {
+    hlo_run_release(r, o);
+    return hlo_run_errorf(r, s->in, "needs a %d-tuple result", parts);
+  }
   j.args = args;
   j.o = o;
-  bn_run(r, &j, FEATURES(r->e, train));
+  bn_run(r, &j, fn);
   *out = o;
   return HLO_OK;
 }
 
-DECL_KERN(hlo_fast_batch_norm_inference) {
-  bn_job j;
-  if (geom_of(r, s, args[0]->shape, &j.g, &j.eps)) return HLO_ERR;
-  hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
-  if (!o) return OOM(r, s);
-  j.args = args;
-  j.o = o;
-  bn_run(r, &j, FEATURES(r->e, infer));
-  *out = o;
-  return HLO_OK;
-}
-
-DECL_KERN(hlo_fast_batch_norm_grad) {
-  bn_job j;
-  if (geom_of(r, s, args[0]->shape, &j.g, &j.eps)) return HLO_ERR;
-  hlo_val *o = hlo_run_new_raw(r, &s->in->shape);
-  if (!o) return OOM(r, s);
-  if (o->ntuple != 3) { hlo_run_release(r, o); return hlo_run_errorf(r, s->in, "needs a 3-tuple result"); }
-  j.args = args;
-  j.o = o;
-  bn_run(r, &j, FEATURES(r->e, grad));
-  *out = o;
-  return HLO_OK;
-}
+DECL_KERN(hlo_fast_batch_norm_training) { return bn_kernel(r, s, args, out, 3, FEATURES(r->e, train)); }
+DECL_KERN(hlo_fast_batch_norm_inference) { return bn_kernel(r, s, args, out, 0, FEATURES(r->e, infer)); }
+DECL_KERN(hlo_fast_batch_norm_grad) { return bn_kernel(r, s, args, out, 3, FEATURES(r->e, grad)); }
