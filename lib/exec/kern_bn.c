@@ -118,9 +118,8 @@ static void bn_run(hlo_run *r, bn_job *j, void (*fn)(void *, int64_t)) {
     double inv = 1.0 / sqrt(var + eps), ady[BN_LANES] = {0}, adyx[BN_LANES] = {0}; \
     LANE_SUM(const T *px = x + base; const T *pd = dy + base, SUM_DY);     \
     double sdy = bn_lanes_total(ady), sdyx = bn_lanes_total(adyx);         \
-    double m = (double)g.m;                                                \
-    LOOP(double d_ = dy[k]; double xc = x[k] - mean;                       \
-         dx[k] = (T)(scv * inv * (d_ - sdy / m - xc * sdyx / (m * (var + eps))))); \
+    double m = (double)g.m, mdy = sdy / m, kx = sdyx / (m * (var + eps)), si = scv * inv; \
+    LOOP(double d_ = dy[k]; double xc = x[k] - mean; dx[k] = (T)(si * (d_ - mdy - xc * kx))); \
     ds[f] = (T)(sdyx * inv);                                               \
     db[f] = (T)sdy;                                                        \
   } while (0)

@@ -322,12 +322,12 @@ DECL_KERN(hlo_ref_batch_norm_grad) {
         adyx[i % BN_LANES] += dy * xc;
       }
     double sdy = bn_lanes_total(ady), sdyx = bn_lanes_total(adyx);
-    double m = (double)g.m;
+    double m = (double)g.m, mdy = sdy / m, kx = sdyx / (m * (var + eps)), si = sc * inv;
     for (int64_t a = 0; a < g.outer; a++)
       for (int64_t i = 0; i < g.inner; i++) {
         int64_t k = BN_IDX(g, a, f, i);
         double dy = ldf(args[4], k), xc = ldf(args[0], k) - mean;
-        double dx = sc * inv * (dy - sdy / m - xc * sdyx / (m * (var + eps)));
+        double dx = si * (dy - mdy - xc * kx);
         stf(o->tuple[0], k, dx);
       }
     stf(o->tuple[1], f, sdyx * inv);
