@@ -91,7 +91,10 @@ void hlo_fast_blas_threads(int n);
  * (+ C_b when acc), row-major, op = transpose when ta/tb; A_bk = A + b * sa +
  * k * ua elements (B, C likewise; nbatch, nsum 0 mean 1).  Sizes, leading
  * dimensions and strides fit an int (the caller checks).  Tiles of whole
- * output blocks run on pool (NULL: the calling thread). */
+ * output blocks run on pool (NULL: the calling thread); with split_sum, a
+ * long sum into a small output may also be split into runs of terms added
+ * in order at the end (scratch from alloc).  HLO_ERR only when that
+ * scratch could not be allocated (nothing computed). */
 enum { HLO_GEMM_S, HLO_GEMM_D, HLO_GEMM_C, HLO_GEMM_Z };
 typedef struct hlo_gemm {
   int kind;
@@ -103,8 +106,10 @@ typedef struct hlo_gemm {
   int64_t lda, ldb, ldc;
   int64_t nbatch, sa, sb, sc;
   int64_t nsum, ua, ub;
+  bool split_sum;
+  const hlo_allocator *alloc;
 } hlo_gemm;
-void hlo_fast_gemm(hlo_fast_pool *pool, const hlo_gemm *g);
+int hlo_fast_gemm(hlo_fast_pool *pool, const hlo_gemm *g);
 bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s);
 /* grouped/depthwise convolutions (feature or batch groups), direct kernel */
 bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s);

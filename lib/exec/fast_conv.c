@@ -216,9 +216,8 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
   } while (0)
 
 /* The POINTWISE and FULLWIN modes (see pick_mode), gemms on the operands. */
-static void conv_gemm(hlo_fast_pool *pool, const conv_plan *p, const char *x, const char *k,
-                      char *y) {
-  hlo_gemm g = {.kind = p->f64 ? HLO_GEMM_D : HLO_GEMM_S, .alpha = 1};
+static int conv_gemm(hlo_run *r, const conv_plan *p, const char *x, const char *k, char *y) {
+  hlo_gemm g = {.kind = p->f64 ? HLO_GEMM_D : HLO_GEMM_S, .alpha = 1, .split_sum = true, .alloc = r->alloc};
   if (p->mode == CONV_POINTWISE) { /* out_b[Cout, P] = W[Cout, Cin] x in_b[Cin, P] */
     g.ta = p->k_si != 1;
     g.M = p->Cout, g.N = p->P, g.K = p->Cin;
@@ -237,7 +236,7 @@ static void conv_gemm(hlo_fast_pool *pool, const conv_plan *p, const char *x, co
     g.C = y, g.ldc = in_first ? p->out_sb : p->out_sf;
     g.nsum = p->Cin;
   }
-  hlo_fast_gemm(pool, &g);
+  return hlo_fast_gemm(r->e->pool, &g);
 }
 
 /* One im2col run: blocks of CONV_ROWS output positions of every group. */
@@ -302,8 +301,7 @@ static int conv_run(const conv_plan *p, hlo_run *r, const char *xall, const char
     return HLO_OK;
   }
   if (p->mode != CONV_IM2COL) {
-    conv_gemm(pool, p, xall, kall, y);
-    return HLO_OK;
+    return conv_gemm(r, p, xall, kall, y);
   }
   char *W = hlo_malloc(r->alloc, (size_t)(p->NG * kc * p->Cout * es));
   if (!W) return HLO_ERR;

@@ -215,9 +215,31 @@ static void test_depthwise(void) {
   }
 }
 
+/* Shapes large enough for the gemm to be cut into tiles (1x1), blocks of
+ * rows run in parallel (im2col) and long weight-gradient sums split into
+ * runs (full-window, both output orders). */
+static void test_tiled(void) {
+  static const char *types[] = {"f32", "f64"};
+  for (int i = 0; i < 2; i++) {
+    const char *T = types[i];
+    conv_case(__LINE__, T, "2,160,20,20", "160,160,1,1", "2,160,20,20",
+              "window={size=1x1}, dim_labels=bf01_oi01->bf01", "(1x1 gemm)", 160, false);
+    conv_case(__LINE__, T, "4,30,30,16", "3,3,16,32", "4,30,30,32",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f", "(im2col+gemm)", 144,
+              false);
+    conv_case(__LINE__, T, "64,8,30,30", "64,6,30,30", "1,1,8,6",
+              "window={size=30x30}, dim_labels=fb01_io01->01bf", "(full-window gemm)", 57600,
+              false);
+    conv_case(__LINE__, T, "64,8,30,30", "64,6,30,30", "1,1,6,8",
+              "window={size=30x30}, dim_labels=fb01_io01->01fb", "(full-window gemm)", 57600,
+              false);
+  }
+}
+
 int main(void) {
   test_depthwise();
   test_half();
   test_grouped3d();
+  test_tiled();
   TEST_MAIN_END("fast_conv");
 }
