@@ -16,6 +16,7 @@
 #include "common/run_literals.h"
 #include "common/run_spec.h"
 #include "hlo/hlo_exec.h"
+#include "hlo/hlo_fuse.h"
 #include "hlo/hlo_npy.h"
 #include "hlo/hlo_shape_infer.h"
 #include "hlo/hlo_text.h"
@@ -26,7 +27,7 @@ enum { OPT_INPUTS, OPT_RANDOM, OPT_OUTPUT, OPT_SPEC, OPT_TIME, OPT_REFERENCE, OP
        OPT_RNG_SEED, OPT_MAX_ITERS, OPT_MAX_MEMORY, OPT_THREADS, OPT_BENCHMARK, OPT_PROFILE,
        OPT_ISA, OPT_LIST_ISAS, OPT_CHECK_FAST, OPT_CUSTOM_CALL, OPT_LIST_CCALLS, OPT_INPUT_LITERALS,
        OPT_SNAPSHOT, OPT_REPLICAS, OPT_PARTITIONS, OPT_DEVICE_ASSIGNMENT, OPT_COLLECTIVE_TIMEOUT,
-       OPT_ARGUMENT_MODE, OPT_STACK_INPUTS, OPT_OUTPUT_DEVICE, OPT_MPI, OPT_DEVICES_PER_RANK };
+       OPT_ARGUMENT_MODE, OPT_STACK_INPUTS, OPT_OUTPUT_DEVICE, OPT_MPI, OPT_NO_FUSE, OPT_DEVICES_PER_RANK };
 
 static const cli_opt OPTS[] = {
     [OPT_INPUTS] = {"inputs", 0, 1, "FILE.npz", "take inputs from the members of an .npz archive, in order"},
@@ -44,6 +45,7 @@ static const cli_opt OPTS[] = {
     [OPT_PROFILE] = {"profile", 0, 0, NULL, "print time, share, bytes and FLOPs per instruction on standard error"},
     [OPT_ISA] = {"isa", 0, 1, "LEVEL", "use vector kernels of at most LEVEL: baseline, avx2 or avx512 (default: $HLO_ISA, else the best this CPU has)"},
     [OPT_LIST_ISAS] = {"list-isas", 0, 0, NULL, "print each ISA level, whether it can run here and which one a run uses, then exit"},
+    [OPT_NO_FUSE] = {"no-fuse", 0, 0, NULL, "run the instructions as written (by default a module whose intermediate arrays total 64 MB or more has its elementwise chains fused into loop fusions first)"},
     [OPT_CHECK_FAST] = {"check-fast", 0, 0, NULL, "run the reference kernel beside every fast kernel and fail where they differ by more than the op's tolerance in ulps"},
     [OPT_CUSTOM_CALL] = {"custom-call", 0, 1, "TARGET=DEF", "run custom calls to TARGET as DEF: the entry computation of FILE.hlo, or the stub identity or zeros (repeatable)"},
     [OPT_LIST_CCALLS] = {"list-custom-calls", 0, 0, NULL, "print the custom-call targets hlo-run runs, their meaning and its source, then exit"},
@@ -61,6 +63,49 @@ static const cli_opt OPTS[] = {
     {0},
 };
 
+
+/* Modules whose intermediate arrays total this much or more are fused. */
+#define FUSE_MIN_BYTES ((int64_t)64 << 20)
+
+/* Bytes of the array results of m's instructions (tuples: their arrays);
+ * -1 when some shape is dynamic (such modules run as written). */
+static int64_t result_bytes(const hlo_module *m) {
+  int64_t total = 0;
+  for (int i = 0; i < m->ncomps; i++)
+    for (int j = 0; j < m->comps[i]->ninstrs; j++) {
+      const hlo_shape *sh = &m->comps[i]->instrs[j]->shape;
+      int n = sh->type == HLO_TUPLE ? sh->ntuple : 1;
+      for (int k = 0; k < n; k++) {
+        const hlo_shape *x = sh->type == HLO_TUPLE ? &sh->tuple[k] : sh;
+        int64_t b;
+        if (x->dynamic) return -1;
+        if (x->type != HLO_TUPLE && hlo_shape_bytes(x, &b) && b > 0 && total < INT64_MAX - b)
+          total += b;
+      }
+    }
+  return total;
+}
+
+/* Elementwise chains fused into loop fusions, as XLA's compiler does before
+ * it runs a module, when the module is large enough for it to pay: each
+ * chain then runs as one loop program instead of writing and re-reading
+ * every intermediate array.  Only a module that verifies is rewritten; any
+ * other is left for the exec's verifier to report as written.  HLO_ERR
+ * when the pass fails. */
+static int fuse_loops(hlo_module *m, hlo_diags *d) {
+  if (result_bytes(m) < FUSE_MIN_BYTES) return HLO_OK;
+  hlo_verify_options vo = {0};
+  vo.allow_mixed_precision = true;
+  hlo_diags quiet;
+  hlo_diags_init(&quiet, NULL);
+  int ok = hlo_verify_module(m, &vo, &quiet, NULL) == HLO_OK;
+  hlo_diags_release(&quiet);
+  if (!ok) return HLO_OK;
+  hlo_fuse_options fo = {0};
+  fo.kinds = HLO_FUSE_LOOP;
+  return hlo_fuse_module(m, &fo, NULL, d) < 0 ? HLO_ERR : HLO_OK;
+}
+
 static const cli_tool TOOL = {
     "hlo-run", "[OPTION]... FILE [INPUT]...",
     "Run the entry computation of the HLO module in FILE on the CPU interpreter.",
@@ -76,7 +121,7 @@ typedef struct run_args {
   long long iterations, max_iters;
   uint64_t max_memory; /* 0 = no limit */
   long long threads, benchmark;
-  bool profile, list_isas, check_fast, list_ccalls;
+  bool profile, list_isas, check_fast, list_ccalls, no_fuse;
   hlo_isa isa;
   ccall_cli ccalls;
   const char *literals, *snapshot; /* XLA's input files (run_literals.h) */
@@ -187,6 +232,7 @@ static int on_opt(int idx, const char *arg, void *ud) {
     break;
   case OPT_LIST_ISAS: a->list_isas = true; break;
   case OPT_CHECK_FAST: a->check_fast = true; break;
+  case OPT_NO_FUSE: a->no_fuse = true; break;
   case OPT_CUSTOM_CALL: ccall_cli_add(&TOOL, &a->ccalls, arg); break;
   case OPT_LIST_CCALLS: a->list_ccalls = true; break;
   case OPT_INPUT_LITERALS: a->literals = arg; break;
@@ -1046,6 +1092,11 @@ int main(int argc, char **argv) {
     goto out;
   }
   if ((rc = ccall_cli_load(&TOOL, &a.ccalls, &d)) != CLI_OK) goto out;
+  if (!a.reference && !a.no_fuse && fuse_loops(m, &d) != HLO_OK) {
+    cli_print_diags(&d);
+    rc = CLI_INVALID;
+    goto out;
+  }
   hlo_exec_options eo = {0};
   eo.ccalls = a.ccalls.user;
   eo.nccalls = a.ccalls.n;

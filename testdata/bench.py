@@ -134,6 +134,8 @@ def our_time(name, text, inputs, reps=REPS, extra=()):
         paths.append(p)
     if os.environ.get("BENCH_THREADS"):
         extra = ["--threads", os.environ["BENCH_THREADS"]] + list(extra)
+    if "unfused" in name:  # as written: hlo-run would fuse the chain of a large module
+        extra = ["--no-fuse"] + list(extra)
     r = subprocess.run([RUN, "--benchmark", str(reps)] + list(extra) + [mod] + paths +
                        ["-o", os.path.join(d, name + "_out.npz")], capture_output=True, text=True)
     if r.returncode != 0:
@@ -364,6 +366,12 @@ def model_bench(mob, lim):
     print("  %.3f s per run (process CPU %.3f s); %.1f GFLOP counted by hlo-stats = %.1f GFLOP/s = %.1f%% of "
           "the sgemm 2048^2 rate (%.1f GFLOP/s); target >= 50%%" % (t, tc, flops / 1e9, rate,
                                                                    100 * rate / lim["sgemm 2048"], lim["sgemm 2048"]))
+    rn = subprocess.run([RUN, "--random", "--no-fuse", "--benchmark", reps, mob, "-o", out], capture_output=True,
+                        text=True)
+    mn = re.search(r"min ([\d.]+) ms", rn.stderr)
+    if mn:
+        print("  as written (--no-fuse: elementwise chains not fused first): %.3f s per run"
+              % (float(mn.group(1)) / 1e3))
     rows = []
     for line in r.stderr.splitlines():
         f = line.split()

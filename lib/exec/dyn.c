@@ -716,15 +716,18 @@ static bool has_dims(const hlo_val *v) {
  * padded (the bound's layout): into padded when to_padded, else back. */
 static void dense_copy(hlo_val *dense, hlo_val *padded, bool to_padded) {
   const hlo_shape *sh = padded->shape;
+  /* the sizes travel with the dynamic side (a dense value whose sizes are
+   * the bounds is a static one, without dims) */
+  const int64_t *dims = to_padded ? dense->dims : padded->dims;
   int64_t dst[MAXR], pst[MAXR], acc = 1;
   for (int i = sh->rank - 1; i >= 0; i--) {
     dst[i] = acc;
-    acc *= dense->dims[i];
+    acc *= dims[i];
   }
   hlo_strides(sh, pst);
   size_t esz = (size_t)hlo_type_bytes(sh->type);
-  if (to_padded) copy_box(dense->data, dst, padded->data, pst, sh->rank, dense->dims, NULL, esz);
-  else copy_box(padded->data, pst, dense->data, dst, sh->rank, dense->dims, NULL, esz);
+  if (to_padded) copy_box(dense->data, dst, padded->data, pst, sh->rank, dims, NULL, esz);
+  else copy_box(padded->data, pst, dense->data, dst, sh->rank, dims, NULL, esz);
 }
 
 int hlo_dyn_enter(hlo_run *r, hlo_val *arg, hlo_val **padded) {

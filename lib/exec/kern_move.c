@@ -125,6 +125,7 @@ DECL_KERN(hlo_fast_reshape) {
     *o = *args[0];
     o->refs = 1;
     o->shape = os;
+    o->dims = NULL; /* the operand keeps its sizes; the dynamic layer sets the result's */
     args[0]->data = NULL;
     args[0]->cap = 0;
     *out = o;

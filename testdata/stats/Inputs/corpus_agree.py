@@ -48,7 +48,7 @@ def main():
             continue
         path = os.path.join(corpus, f)
         st, sr = stats(path)
-        run = subprocess.run(["hlo-run", "--random=1", "--threads", "1", "--profile", path], stdout=subprocess.DEVNULL,
+        run = subprocess.run(["hlo-run", "--random=1", "--threads", "1", "--no-fuse", "--profile", path], stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True, timeout=900)
         if st is None or run.returncode:
             # invalid modules: both tools refuse them with exit 1
