@@ -288,7 +288,9 @@ HLO_API void hlo_devices_free(hlo_devices *g);
 HLO_API int hlo_devices_count(const hlo_devices *g);
 /* Device k's plan (for its parameter shapes and profile). */
 HLO_API hlo_exec *hlo_devices_exec(hlo_devices *g, int k);
-/* Run every device of this process in its own thread: args[k] holds
+/* Run every device of this process in its own thread (the caller runs the
+ * first; the others' threads start at the first run, wait between runs and
+ * end in hlo_devices_free; runs of one group must not overlap): args[k] holds
  * device k's nargs inputs (borrowed; only this process's devices are read),
  * results[k] receives its result.  Over MPI the results of every device are
  * gathered to rank 0 (other ranks keep only their own), and every process

@@ -4,10 +4,10 @@
  * replica-id and partition-id, for the devices of the plan's communicator.
  * The participants of each step are found at plan time (groups.c); at run
  * time the devices meet (comm.c), read each other's operands in place and
- * write results.  A reduction folds the contributions in participant order, whichever device computes an element, so every run
- * gives the same bits; all-reduce splits the elements among the devices and
- * each writes its share into every device's result. */
-#include <math.h>
+ * write results.  A reduction folds the contributions in participant order
+ * (the typed loops in coll_fold.c), whichever device computes an element,
+ * so every run gives the same bits; all-reduce splits the elements among
+ * the devices and each writes its share into every device's result. */
 #include <string.h>
 
 #include "exec/comm.h"
@@ -75,68 +75,13 @@ int hlo_prep_collective(hlo_exec *e, plan_step *s) {
 }
 
 /* ---- reductions ------------------------------------------------------------ */
-/* dst[doff + k] = src[0][soff + k] op src[1][soff + k] op ... (left to right)
- * for k < len, elements of type t. */
-#define FOLD_BLOCK 2048
-#define FOLD(T, EXPR)                                                          \
-  do {                                                                         \
-    T *o = (T *)dst + doff;                                                    \
-    for (int64_t b0 = 0; b0 < len; b0 += FOLD_BLOCK) {                         \
-      int64_t b1 = b0 + FOLD_BLOCK < len ? b0 + FOLD_BLOCK : len;              \
-      const T *s0 = (const T *)src[0] + soff;                                  \
-      for (int64_t k = b0; k < b1; k++) o[k] = s0[k];                          \
-      for (int j = 1; j < n; j++) {                                            \
-        const T *sj = (const T *)src[j] + soff;                                \
-        for (int64_t k = b0; k < b1; k++) { T a = o[k], b = sj[k]; o[k] = (EXPR); } \
-      }                                                                        \
-    }                                                                          \
-  } while (0)
-
-#define FOLD_FLOAT(T)                                                          \
-  switch (op) {                                                                \
-  case HLO_OP_ADD: FOLD(T, a + b); return true;                                \
-  case HLO_OP_MULTIPLY: FOLD(T, a * b); return true;                           \
-  case HLO_OP_MAXIMUM: FOLD(T, HLO_FMAX(a, b)); return true;                   \
-  case HLO_OP_MINIMUM: FOLD(T, HLO_FMIN(a, b)); return true;                   \
-  default: return false;                                                       \
-  }
-/* integers: wrapping add and multiply in the unsigned type U */
-#define FOLD_INT(T, U)                                                         \
-  switch (op) {                                                                \
-  case HLO_OP_ADD: FOLD(T, (T)((U)a + (U)b)); return true;                     \
-  case HLO_OP_MULTIPLY: FOLD(T, (T)((U)a * (U)b)); return true;                \
-  case HLO_OP_MAXIMUM: FOLD(T, a > b ? a : b); return true;                    \
-  case HLO_OP_MINIMUM: FOLD(T, a < b ? a : b); return true;                    \
-  case HLO_OP_AND: FOLD(T, a & b); return true;                                \
-  case HLO_OP_OR: FOLD(T, a | b); return true;                                 \
-  case HLO_OP_XOR: FOLD(T, a ^ b); return true;                                \
-  default: return false;                                                       \
-  }
-
-static bool fold_typed(hlo_opcode op, hlo_type t, void *dst, int64_t doff, const void *const *src,
-                       int n, int64_t soff, int64_t len) {
-  switch (t) {
-  case HLO_F32: FOLD_FLOAT(float)
-  case HLO_F64: FOLD_FLOAT(double)
-  case HLO_S8: FOLD_INT(int8_t, uint8_t)
-  case HLO_S16: FOLD_INT(int16_t, uint16_t)
-  case HLO_S32: FOLD_INT(int32_t, uint32_t)
-  case HLO_S64: FOLD_INT(int64_t, uint64_t)
-  case HLO_U8: FOLD_INT(uint8_t, uint8_t)
-  case HLO_U16: FOLD_INT(uint16_t, uint16_t)
-  case HLO_U32: FOLD_INT(uint32_t, uint32_t)
-  case HLO_U64: FOLD_INT(uint64_t, uint64_t)
-  default: return false;
-  }
-}
-
 /* The fold of any type and reducer: typed loops for the simple reducers of
  * the common types, the scalar semantics of the op for the other types, and
  * the to_apply computation itself for any other reducer. */
 static int fold(hlo_run *r, const plan_step *s, const coll_plan *cp, hlo_type t, void *dst,
                 int64_t doff, const void *const *src, int n, int64_t soff, int64_t len) {
   if (len <= 0) return HLO_OK; /* zero-sized: the buffers may be NULL */
-  if (cp->red != HLO_OP_COUNT && fold_typed(cp->red, t, dst, doff, src, n, soff, len)) return HLO_OK;
+  if (cp->red != HLO_OP_COUNT && hlo_fold_typed(cp->red, t, dst, doff, src, n, soff, len)) return HLO_OK;
   if (!cp->reducer) return hlo_run_errorf(r, s->in, "needs a to_apply computation");
   for (int64_t k = 0; k < len; k++) {
     hlo_sc acc = hlo_sc_load(t, src[0], soff + k);

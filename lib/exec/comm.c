@@ -2,7 +2,8 @@
  * rendezvous of one collective (hlo_rdv): a meeting per (instruction,
  * group), found by the devices that arrive, complete when every member has
  * brought its buffers, and dropped by the last to leave.  One mutex and one
- * condition variable per communicator; waits end after the timeout with an
+ * condition variable per communicator (a waiter spins briefly first,
+ * spin.h); waits end after the timeout with an
  * error naming the devices that wait and those that never came. */
 #include <errno.h>
 #include <pthread.h>
@@ -12,6 +13,7 @@
 
 #include "exec/comm.h"
 #include "exec/comm_impl.h"
+#include "exec/spin.h"
 
 hlo_comm *hlo_comm_new(const hlo_comm_options *o, const hlo_allocator *alloc, hlo_diags *d) {
   if (!o || o->replicas < 1 || o->partitions < 1 || o->replicas > 4096 || o->partitions > 4096 ||
@@ -89,11 +91,25 @@ int hlo_comm_device_id(const hlo_comm *c, int k) {
   return c && k >= 0 && k < c->replicas * c->partitions ? c->assignment[k] : k;
 }
 
+void hlo_comm_wake(hlo_comm *c) {
+  atomic_fetch_add(&c->epoch, 1);
+  pthread_cond_broadcast(&c->cv);
+}
+
+int hlo_comm_wait(hlo_comm *c, const struct timespec *deadline) {
+  unsigned e0 = atomic_load(&c->epoch);
+  pthread_mutex_unlock(&c->mu);
+  bool changed = hlo_spin_changed(&c->epoch, e0);
+  pthread_mutex_lock(&c->mu);
+  if (changed || atomic_load(&c->epoch) != e0) return 0;
+  return pthread_cond_timedwait(&c->cv, &c->mu, deadline);
+}
+
 void hlo_comm_fail(hlo_comm *c, int device) {
   pthread_mutex_lock(&c->mu);
   if (c->first_failed < 0) c->first_failed = device;
   c->aborted = true;
-  pthread_cond_broadcast(&c->cv);
+  hlo_comm_wake(c);
   pthread_mutex_unlock(&c->mu);
 }
 
@@ -113,7 +129,7 @@ static int wait_until(hlo_comm *c, const struct timespec *deadline, bool (*done)
                       const hlo_rdv *v) {
   while (!done(v)) {
     if (c->aborted) return 1;
-    int e = pthread_cond_timedwait(&c->cv, &c->mu, deadline);
+    int e = hlo_comm_wait(c, deadline);
     if (e == ETIMEDOUT && !done(v)) return c->aborted ? 1 : 2;
   }
   return 0;
@@ -145,7 +161,7 @@ static int timed_out(hlo_run *r, const hlo_instruction *in, hlo_comm *c, hlo_rdv
   list_devices(c, v, false, missing, sizeof missing);
   if (c->first_failed < 0) c->first_failed = self;
   c->aborted = true;
-  pthread_cond_broadcast(&c->cv);
+  hlo_comm_wake(c);
   pthread_mutex_unlock(&c->mu);
   return hlo_run_errorf(r, in, "collective timed out after %g s: device%s %s waiting, device%s %s "
                         "never arrived (--collective-timeout)", c->timeout,
@@ -205,7 +221,7 @@ int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, 
   v->ents[pos].out = outs;
   v->here[pos] = true;
   v->arrived++;
-  if (v->arrived == v->nlocal) pthread_cond_broadcast(&c->cv);
+  if (v->arrived == v->nlocal) hlo_comm_wake(c);
   struct timespec dl;
   hlo_comm_deadline(c->timeout, &dl);
   int w = wait_until(c, &dl, all_arrived, v);
@@ -223,7 +239,7 @@ int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, 
       int rc = hlo_mpi_exchange(c, v, nvals);
       pthread_mutex_lock(&c->mu);
       v->exchange = rc == HLO_OK ? 1 : -1;
-      pthread_cond_broadcast(&c->cv);
+      hlo_comm_wake(c);
     }
     w = wait_until(c, &dl, exchanged, v);
     if (w == 1) return aborted(r, in, c);
@@ -232,7 +248,7 @@ int hlo_rdv_meet(hlo_run *r, const hlo_instruction *in, const int *part, int n, 
       snprintf(why, sizeof why, "%s", w == 2 ? "timed out waiting for the exchange" : v->why);
       if (c->first_failed < 0) c->first_failed = part[pos];
       c->aborted = true;
-      pthread_cond_broadcast(&c->cv);
+      hlo_comm_wake(c);
       pthread_mutex_unlock(&c->mu);
       return hlo_run_errorf(r, in, "%s", why);
     }
@@ -254,7 +270,7 @@ int hlo_rdv_leave(hlo_run *r, const hlo_instruction *in, hlo_rdv *v) {
   if (!v) return HLO_OK;
   pthread_mutex_lock(&c->mu);
   v->left++;
-  if (v->left == v->nlocal) pthread_cond_broadcast(&c->cv);
+  if (v->left == v->nlocal) hlo_comm_wake(c);
   struct timespec dl;
   hlo_comm_deadline(c->timeout, &dl);
   int w = wait_until(c, &dl, all_left, v);

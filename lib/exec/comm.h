@@ -85,4 +85,10 @@ int hlo_p2p_recv(hlo_run *r, const hlo_instruction *in, int64_t ch, int src, int
 int hlo_p2p_recv_done(hlo_run *r, const hlo_instruction *in, int64_t ch, int src, int dst, int64_t seq,
                       hlo_val *out);
 
+/* dst[doff + k] = src[0][soff + k] op src[1][soff + k] op ... (left to
+ * right) for k < len, elements of type t, for the simple reducer op of
+ * the common types (coll_fold.c); false for any other op or type. */
+bool hlo_fold_typed(hlo_opcode op, hlo_type t, void *dst, int64_t doff, const void *const *src,
+                    int n, int64_t soff, int64_t len);
+
 #endif

@@ -4,6 +4,7 @@
 #define HLO_EXEC_COMM_IMPL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "hlo/hlo_exec.h"
@@ -17,6 +18,7 @@ struct hlo_comm {
   double timeout;         /* seconds */
   pthread_mutex_t mu;
   pthread_cond_t cv;      /* any change of a meeting or of `aborted` */
+  atomic_uint epoch;      /* bumped by every hlo_comm_wake (a waiter spins on it first) */
   hlo_rdv *meetings;      /* open meetings */
   bool aborted;
   int first_failed;       /* logical device that failed first, -1 none */
@@ -47,6 +49,13 @@ static inline bool hlo_comm_is_local(const hlo_comm *c, int k) {
   return !c->mpi || k / c->per_rank == c->rank;
 }
 
+/* Wake every waiter after a change (the mutex held). */
+void hlo_comm_wake(hlo_comm *c);
+/* Wait, the mutex held, for the next hlo_comm_wake until the absolute
+ * deadline: a short spin with the mutex released (spin.h), then the
+ * condition variable.  ETIMEDOUT or 0; may return early: the caller
+ * rechecks its condition. */
+int hlo_comm_wait(hlo_comm *c, const struct timespec *deadline);
 /* Record that device failed (the first one is kept) and stop every wait. */
 void hlo_comm_fail(hlo_comm *c, int device);
 /* Over MPI: send the operands of v's local participants to the processes

@@ -81,7 +81,7 @@ static int add_item(hlo_comm *c, hlo_p2p_link *l, int64_t seq, void *data, size_
 static void fail_unlock(hlo_comm *c, int self) {
   if (c->first_failed < 0) c->first_failed = self;
   c->aborted = true;
-  pthread_cond_broadcast(&c->cv);
+  hlo_comm_wake(c);
   pthread_mutex_unlock(&c->mu);
 }
 
@@ -112,7 +112,7 @@ static int start(hlo_run *r, const hlo_instruction *in, bool send, int64_t ch, i
   hlo_p2p_link *l = link_of(c, ch, src, dst);
   if (!l) goto fail;
   *seq = send ? l->nsent++ : l->nrecv++;
-  pthread_cond_broadcast(&c->cv);
+  hlo_comm_wake(c);
   pthread_mutex_unlock(&c->mu);
   if (remote) {
     if (hlo_mpi_p2p_start(c, send, ch, src, dst, send ? v->data : NULL, nbytes, &req, why, sizeof why))
@@ -124,7 +124,7 @@ static int start(hlo_run *r, const hlo_instruction *in, bool send, int64_t ch, i
   }
   pthread_mutex_lock(&c->mu);
   if ((remote || send) && add_item(c, l, *seq, data, nbytes, req)) goto fail;
-  pthread_cond_broadcast(&c->cv);
+  hlo_comm_wake(c);
   pthread_mutex_unlock(&c->mu);
   return HLO_OK;
 fail_unlocked:
@@ -191,7 +191,7 @@ static int finish(hlo_run *r, const hlo_instruction *in, bool send, int64_t ch, 
       pthread_mutex_unlock(&c->mu);
       return hlo_run_errorf(r, in, "stopped: another device failed");
     }
-    if (pthread_cond_timedwait(&c->cv, &c->mu, &dl) == ETIMEDOUT &&
+    if (hlo_comm_wait(c, &dl) == ETIMEDOUT &&
         !(send ? l->nrecv > seq : (it = take(l, seq)) != NULL)) {
       fail_unlock(c, self);
       return late(r, in, c, self, peer, ch, send);

@@ -1,5 +1,8 @@
 /* devices.c - a device group in one process: one plan per logical device
- * of a communicator, run each in its own thread (hlo_devices_run).  A
+ * of a communicator, run each in its own thread (hlo_devices_run).  The
+ * threads persist: the first run starts one worker per local device but
+ * the first, which the caller runs itself; between runs they park (a short
+ * spin, then a condition variable) and hlo_devices_free joins them.  A
  * device that fails aborts the communicator so that the others stop
  * waiting; the error reported is that of the device that failed first. */
 #include <pthread.h>
@@ -8,6 +11,14 @@
 #include "exec/comm_impl.h"
 #include "exec/exec.h"
 #include "exec/fast.h"
+#include "exec/spin.h"
+
+typedef struct dev_worker {
+  hlo_devices *g;
+  int k;
+  unsigned seen;         /* the last run it saw started */
+  pthread_t th;
+} dev_worker;
 
 struct hlo_devices {
   const hlo_allocator *alloc;
@@ -16,6 +27,20 @@ struct hlo_devices {
   hlo_exec **execs;
   hlo_diags *diags;      /* per device */
   hlo_diags *out;        /* the caller's */
+  int *rcs;              /* per device: the status of its last run */
+  /* the workers; the fields below `mu` are under it */
+  bool sync;             /* mu, go and done initialised */
+  int self;              /* the device the caller runs, -1 none */
+  dev_worker *ws;        /* started workers, nws of them */
+  int nws;
+  pthread_mutex_t mu;
+  pthread_cond_t go, done;
+  atomic_uint gen;       /* runs started (and one more to quit) */
+  atomic_uint pending;   /* workers still in the current run */
+  bool quit;
+  hlo_val ***args;       /* the current run's */
+  int nargs;
+  hlo_val **results;
 };
 
 hlo_devices *hlo_devices_new(const hlo_module *m, const hlo_exec_options *opts, hlo_comm *c,
@@ -31,14 +56,27 @@ hlo_devices *hlo_devices_new(const hlo_module *m, const hlo_exec_options *opts, 
   g->alloc = alloc;
   g->comm = c;
   g->out = d;
+  g->self = -1;
   g->execs = hlo_malloc(alloc, sizeof(hlo_exec *) * (size_t)n);
   if (g->execs) memset(g->execs, 0, sizeof(hlo_exec *) * (size_t)n);
   g->diags = hlo_malloc(alloc, sizeof(hlo_diags) * (size_t)n);
-  if (!g->execs || !g->diags) {
-    hlo_free(alloc, g->execs);
-    hlo_free(alloc, g->diags);
-    hlo_free(alloc, g);
+  g->rcs = hlo_malloc(alloc, sizeof(int) * (size_t)n);
+  g->ws = hlo_malloc(alloc, sizeof(dev_worker) * (size_t)n);
+  if (!g->execs || !g->diags || !g->rcs || !g->ws) {
+    hlo_devices_free(g);
     goto oom;
+  }
+  if (pthread_mutex_init(&g->mu, NULL) == 0) {
+    if (pthread_cond_init(&g->go, NULL) == 0) {
+      if (pthread_cond_init(&g->done, NULL) == 0) g->sync = true;
+      else pthread_cond_destroy(&g->go);
+    }
+    if (!g->sync) pthread_mutex_destroy(&g->mu);
+  }
+  if (!g->sync) {
+    hlo_devices_free(g);
+    hlo_errorf(d, NULL, 0, "cannot make the synchronisation of a device group");
+    return NULL;
   }
   hlo_exec_options eo;
   memset(&eo, 0, sizeof eo);
@@ -61,6 +99,7 @@ hlo_devices *hlo_devices_new(const hlo_module *m, const hlo_exec_options *opts, 
       return NULL;
     }
     g->execs[k]->diags = &g->diags[k];
+    if (g->self < 0) g->self = k;
   }
   return g;
 oom:
@@ -68,61 +107,118 @@ oom:
   return NULL;
 }
 
+/* Stop and join the workers (none may be in a run). */
+static void stop_workers(hlo_devices *g) {
+  if (!g->nws) return;
+  pthread_mutex_lock(&g->mu);
+  g->quit = true;
+  atomic_fetch_add(&g->gen, 1);
+  pthread_cond_broadcast(&g->go);
+  pthread_mutex_unlock(&g->mu);
+  for (int i = 0; i < g->nws; i++) pthread_join(g->ws[i].th, NULL);
+  g->nws = 0;
+  g->quit = false;
+}
+
 void hlo_devices_free(hlo_devices *g) {
   if (!g) return;
+  if (g->sync) {
+    stop_workers(g);
+    pthread_cond_destroy(&g->done);
+    pthread_cond_destroy(&g->go);
+    pthread_mutex_destroy(&g->mu);
+  }
   for (int k = 0; k < g->n; k++) {
     if (g->execs[k]) hlo_exec_free(g->execs[k]);
     hlo_diags_release(&g->diags[k]);
   }
   hlo_free(g->alloc, g->execs);
   hlo_free(g->alloc, g->diags);
+  hlo_free(g->alloc, g->rcs);
+  hlo_free(g->alloc, g->ws);
   hlo_free(g->alloc, g);
 }
 
 int hlo_devices_count(const hlo_devices *g) { return g->n; }
 hlo_exec *hlo_devices_exec(hlo_devices *g, int k) { return k >= 0 && k < g->n ? g->execs[k] : NULL; }
 
-typedef struct worker {
-  hlo_devices *g;
-  int k, nargs, rc;
-  hlo_val **args;
-  hlo_val **result;
-  pthread_t th;
-  bool started;
-} worker;
+static void run_device(hlo_devices *g, int k) {
+  g->rcs[k] = hlo_exec_run(g->execs[k], g->args[k], g->nargs, &g->results[k]);
+  if (g->rcs[k]) hlo_comm_fail(g->comm, k);
+}
+
+/* Wait (mu held) until *x is no longer old: a short spin with mu released,
+ * then cv.  The caller rechecks its condition. */
+static void park(hlo_devices *g, pthread_cond_t *cv, atomic_uint *x, unsigned old) {
+  pthread_mutex_unlock(&g->mu);
+  bool changed = hlo_spin_changed(x, old);
+  pthread_mutex_lock(&g->mu);
+  if (!changed && atomic_load(x) == old) pthread_cond_wait(cv, &g->mu);
+}
 
 static void *work(void *p) {
-  worker *w = p;
-  w->rc = hlo_exec_run(w->g->execs[w->k], w->args, w->nargs, w->result);
-  if (w->rc) hlo_comm_fail(w->g->comm, w->k);
+  dev_worker *w = p;
+  hlo_devices *g = w->g;
+  pthread_mutex_lock(&g->mu);
+  for (;;) {
+    while (atomic_load(&g->gen) == w->seen) park(g, &g->go, &g->gen, w->seen);
+    if (g->quit) break;
+    w->seen = atomic_load(&g->gen);
+    pthread_mutex_unlock(&g->mu);
+    run_device(g, w->k);
+    pthread_mutex_lock(&g->mu);
+    if (atomic_fetch_sub(&g->pending, 1) == 1) pthread_cond_signal(&g->done);
+  }
+  pthread_mutex_unlock(&g->mu);
   return NULL;
+}
+
+/* Start a worker for each local device but the caller's, once; a thread
+ * that cannot start stops the others again and is an error (a device group
+ * cannot run with a device missing). */
+static int start_workers(hlo_devices *g) {
+  if (g->nws) return HLO_OK;
+  for (int k = 0; k < g->n; k++) {
+    if (!g->execs[k] || k == g->self) continue;
+    dev_worker *w = &g->ws[g->nws];
+    w->g = g;
+    w->k = k;
+    w->seen = atomic_load(&g->gen);
+    if (pthread_create(&w->th, NULL, work, w) != 0) {
+      stop_workers(g);
+      return hlo_errorf(g->out, NULL, 0, "cannot start the thread of device %d", k);
+    }
+    g->nws++;
+  }
+  return HLO_OK;
 }
 
 static int run_all(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results, bool gather) {
   hlo_comm *c = g->comm;
   hlo_comm_reset(c);
-  worker *ws = hlo_malloc(g->alloc, sizeof(worker) * (size_t)g->n);
-  if (!ws) return hlo_errorf(g->out, NULL, 0, "out of memory");
   for (int k = 0; k < g->n; k++) {
     hlo_diags_release(&g->diags[k]);
     hlo_diags_init(&g->diags[k], g->alloc);
     results[k] = NULL;
-    ws[k] = (worker){g, k, nargs, HLO_OK, args[k], &results[k], 0, false};
+    g->rcs[k] = HLO_OK;
   }
-  int rc = HLO_OK;
-  for (int k = 0; k < g->n; k++) {
-    if (!g->execs[k]) continue;
-    if (pthread_create(&ws[k].th, NULL, work, &ws[k]) != 0) {
-      hlo_comm_fail(c, -1);
-      rc = hlo_errorf(g->out, NULL, 0, "cannot start the thread of device %d", k);
-      break;
-    }
-    ws[k].started = true;
+  int rc = start_workers(g);
+  if (rc == HLO_OK && g->self >= 0) {
+    pthread_mutex_lock(&g->mu);
+    g->args = args;
+    g->nargs = nargs;
+    g->results = results;
+    atomic_store(&g->pending, (unsigned)g->nws);
+    atomic_fetch_add(&g->gen, 1);
+    pthread_cond_broadcast(&g->go);
+    pthread_mutex_unlock(&g->mu);
+    run_device(g, g->self);
+    pthread_mutex_lock(&g->mu);
+    for (unsigned p; (p = atomic_load(&g->pending)) > 0;) park(g, &g->done, &g->pending, p);
+    pthread_mutex_unlock(&g->mu);
   }
   for (int k = 0; k < g->n; k++)
-    if (ws[k].started) pthread_join(ws[k].th, NULL);
-  for (int k = 0; k < g->n; k++)
-    if (ws[k].rc) rc = HLO_ERR;
+    if (g->rcs[k]) rc = HLO_ERR;
   if (c->mpi && hlo_mpi_any_failed(c, rc != HLO_OK) && rc == HLO_OK)
     rc = hlo_errorf(g->out, NULL, 0, "another MPI process failed");
   else if (c->mpi && rc == HLO_OK && gather) {
@@ -142,7 +238,6 @@ static int run_all(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results
     for (int k = 0; k < g->n; k++)
       if (results[k]) { hlo_val_release(g->alloc, results[k]); results[k] = NULL; }
   }
-  hlo_free(g->alloc, ws);
   return rc;
 }
 
