@@ -64,48 +64,6 @@ static const cli_opt OPTS[] = {
 };
 
 
-/* Modules whose intermediate arrays total this much or more are fused. */
-#define FUSE_MIN_BYTES ((int64_t)64 << 20)
-
-/* Bytes of the array results of m's instructions (tuples: their arrays);
- * -1 when some shape is dynamic (such modules run as written). */
-static int64_t result_bytes(const hlo_module *m) {
-  int64_t total = 0;
-  for (int i = 0; i < m->ncomps; i++)
-    for (int j = 0; j < m->comps[i]->ninstrs; j++) {
-      const hlo_shape *sh = &m->comps[i]->instrs[j]->shape;
-      int n = sh->type == HLO_TUPLE ? sh->ntuple : 1;
-      for (int k = 0; k < n; k++) {
-        const hlo_shape *x = sh->type == HLO_TUPLE ? &sh->tuple[k] : sh;
-        int64_t b;
-        if (x->dynamic) return -1;
-        if (x->type != HLO_TUPLE && hlo_shape_bytes(x, &b) && b > 0 && total < INT64_MAX - b)
-          total += b;
-      }
-    }
-  return total;
-}
-
-/* Elementwise chains fused into loop fusions, as XLA's compiler does before
- * it runs a module, when the module is large enough for it to pay: each
- * chain then runs as one loop program instead of writing and re-reading
- * every intermediate array.  Only a module that verifies is rewritten; any
- * other is left for the exec's verifier to report as written.  HLO_ERR
- * when the pass fails. */
-static int fuse_loops(hlo_module *m, hlo_diags *d) {
-  if (result_bytes(m) < FUSE_MIN_BYTES) return HLO_OK;
-  hlo_verify_options vo = {0};
-  vo.allow_mixed_precision = true;
-  hlo_diags quiet;
-  hlo_diags_init(&quiet, NULL);
-  int ok = hlo_verify_module(m, &vo, &quiet, NULL) == HLO_OK;
-  hlo_diags_release(&quiet);
-  if (!ok) return HLO_OK;
-  hlo_fuse_options fo = {0};
-  fo.kinds = HLO_FUSE_LOOP;
-  return hlo_fuse_module(m, &fo, NULL, d) < 0 ? HLO_ERR : HLO_OK;
-}
-
 static const cli_tool TOOL = {
     "hlo-run", "[OPTION]... FILE [INPUT]...",
     "Run the entry computation of the HLO module in FILE on the CPU interpreter.",
@@ -1092,7 +1050,7 @@ int main(int argc, char **argv) {
     goto out;
   }
   if ((rc = ccall_cli_load(&TOOL, &a.ccalls, &d)) != CLI_OK) goto out;
-  if (!a.reference && !a.no_fuse && fuse_loops(m, &d) != HLO_OK) {
+  if (!a.reference && !a.no_fuse && hlo_fuse_for_run(m, &d) < 0) {
     cli_print_diags(&d);
     rc = CLI_INVALID;
     goto out;

@@ -84,6 +84,14 @@ HLO_API hlo_fuse_counts hlo_fuse_count(const hlo_module *m);
 HLO_API int hlo_fuse_module(hlo_module *m, const hlo_fuse_options *opts, hlo_fuse_report *report,
                             hlo_diags *d);
 
+/* What a runner does to m before it runs it, as XLA's compiler does: when m
+ * verifies (allowing mixed precision), has no dynamic dimension and its
+ * instruction results total 64 MB or more, the loop kind of the pass
+ * (elementwise chains into kLoop fusions, which the interpreter runs as one
+ * loop program each).  hlo-run does it unless --no-fuse.  Returns as
+ * hlo_fuse_module; 0 when m was left as written. */
+HLO_API int hlo_fuse_for_run(hlo_module *m, hlo_diags *d);
+
 /* Inline every fusion instruction of m (recursively) back into its
  * computation and drop the fused computations no longer called.  Returns 1
  * if m changed, 0 if there was no fusion, -1 on error (diagnostic in d). */
