@@ -224,6 +224,7 @@ hlo_verify_module = _fn("hlo_verify_module", c_int, P(ModuleHead), P(VerifyOptio
                         P(Src))
 hlo_type_name = _fn("hlo_type_name", c_char_p, c_int)
 hlo_fuse_module = _fn("hlo_fuse_module", c_int, P(ModuleHead), P(FuseOptions), _ptr, P(Diags))
+hlo_fuse_for_run = _fn("hlo_fuse_for_run", c_int, P(ModuleHead), P(Diags))
 hlo_json_write = _fn("hlo_json_write", c_int, P(Buf), P(P(ModuleHead)), c_int, P(JsonOptions))
 hlo_json_graph_write = _fn("hlo_json_graph_write", c_int, P(Buf), P(ModuleHead),
                            P(JsonGraphOptions), P(Diags))

@@ -441,19 +441,41 @@ class Module:
         return parse(text, name=self._source.name + " (fused)")
 
     # -- execution ------------------------------------------------------------------
-    def compile(self, threads=0, reference=False, rng_seed=0, max_while_iterations=0):
+    def compile(self, threads=0, reference=False, rng_seed=0, max_while_iterations=0, fuse=True):
         """Plan the module for the CPU interpreter once: an Executable to run
         many times.  threads: worker threads of large kernels (0 = all
         cores); reference: every op through the scalar reference code;
         rng_seed: seed of the rng op; max_while_iterations: fail a while
-        loop after that many iterations (0 = no limit).  Raises HloError
-        (with positions) if the module is invalid or cannot run."""
+        loop after that many iterations (0 = no limit); fuse: as hlo-run,
+        a module whose intermediate arrays total 64 MB or more first has
+        its elementwise chains fused (False: run as written, hlo-run
+        --no-fuse).  Raises HloError (with positions) if the module is
+        invalid or cannot run."""
         self.verify(allow_mixed_precision=True)  # diagnostics with positions, as hlo-run
-        return Executable(self._h, self.name or self._source.name, threads, reference, rng_seed,
+        src = self._fused_for_run() if fuse and not reference else self
+        return Executable(src._h, self.name or self._source.name, threads, reference, rng_seed,
                           max_while_iterations)
 
+    def _fused_for_run(self):
+        """This module as hlo_fuse_for_run leaves it: a new Module when it
+        fused something, else self."""
+        m, d = self._parse_copy()
+        try:
+            if _lib.hlo_shape_fill_omitted(m, d.ref, ctypes.byref(self._source.src)):
+                return self
+            _for_each_instruction(m, _show_shape)  # fused computations need every shape
+            r = _lib.hlo_fuse_for_run(m, d.ref)
+            if r < 0:
+                raise d.error([self._source], "fusion failed")
+            if r == 0:
+                return self
+            _, text = _buf_call(_lib.hlo_print_module, m, None)
+        finally:
+            _lib.hlo_module_free(m)
+        return parse(text, name=self._source.name)
+
     def run(self, *arrays, threads=0, reference=False, replicas=1, rng_seed=0,
-            max_while_iterations=0):
+            max_while_iterations=0, fuse=True):
         """Run the entry computation on numpy arrays (one per parameter) and
         return the result as numpy arrays (a tuple result as a tuple).
         Inputs of the parameter's dtype that are C-contiguous are passed by
@@ -464,7 +486,7 @@ class Module:
         if replicas != 1:
             raise NotImplementedError("replicas=%r: running on several replicas has not landed "
                                       "yet; only replicas=1 runs" % (replicas,))
-        key = (int(threads or 0), bool(reference), int(rng_seed), int(max_while_iterations))
+        key = (int(threads or 0), bool(reference), int(rng_seed), int(max_while_iterations), bool(fuse))
         with self._lock:
             idle = self._pool.setdefault(key, [])
             exe = idle.pop() if idle else None

@@ -313,7 +313,7 @@ def test_threaded_runs():
     for t in ts:
         t.join()
     assert errors == []
-    assert 1 <= len(m._pool[(1, False, 0, 0)]) <= 4
+    assert 1 <= len(m._pool[(1, False, 0, 0, True)]) <= 4
 
 
 def _rss_kb():
@@ -429,3 +429,30 @@ def test_results_outlive_their_module_and_plan():
     gc.collect()
     np.testing.assert_array_equal(sq, x * x)  # the buffers live on with the arrays
     np.testing.assert_array_equal(same, x)
+
+
+BIG_CHAIN = """HloModule big_chain
+ENTRY e {
+  x = f32[2048,2048] parameter(0)
+  three = f32[] constant(3)
+  b3 = f32[2048,2048] broadcast(three), dimensions={}
+  m = f32[2048,2048] multiply(x, b3)
+  one = f32[] constant(1)
+  b1 = f32[2048,2048] broadcast(one), dimensions={}
+  ROOT a = f32[2048,2048] add(m, b1)
+}
+"""
+
+
+def test_large_module_fused_as_hlo_run_and_unfused_alike():
+    # 80 MB of results: the elementwise chain is fused first (as hlo-run does),
+    # fuse=False runs it as written; x * 3 + 1 on small integers is exact
+    m = hlotools.parse(BIG_CHAIN)
+    x = (np.arange(2048 * 2048, dtype=np.float32) % 1000).reshape(2048, 2048)
+    fused_src = m._fused_for_run()
+    assert fused_src is not m and "fusion(" in fused_src.format()
+    small = hlotools.parse(MLP)
+    assert small._fused_for_run() is small  # below 64 MB: as written
+    got, plain = m.run(x), m.run(x, fuse=False)
+    np.testing.assert_array_equal(got, x * 3 + 1)
+    np.testing.assert_array_equal(plain, got)
