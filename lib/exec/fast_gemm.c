@@ -25,7 +25,7 @@ static void tile_of(const hlo_gemm *g, int64_t *rb, int64_t *cb) {
   *rb = g->M;
   *cb = g->N;
   int64_t sum = g->nsum > 0 ? g->nsum : 1;
-  if (g->M * g->N * g->K * sum < GEMM_PAR_MIN) return;
+  if ((double)g->M * (double)g->N * (double)g->K * (double)sum < (double)GEMM_PAR_MIN) return;
   if (g->M >= 2 * GEMM_TILE) {
     int64_t n = (g->M + GEMM_TILE - 1) / GEMM_TILE;
     *rb = ((g->M + n - 1) / n + 63) / 64 * 64;
@@ -133,7 +133,7 @@ int hlo_fast_gemm(hlo_fast_pool *pool, const hlo_gemm *g) {
   tile_of(g, &j.rb, &j.cb);
   j.tr = (g->M + j.rb - 1) / j.rb;
   j.tc = (g->N + j.cb - 1) / j.cb;
-  int64_t work = g->M * g->N * g->K * sum * nb;
+  double work = (double)g->M * (double)g->N * (double)g->K * (double)sum * (double)nb; /* no overflow */
   if (g->split_sum && work >= GEMM_PAR_MIN && nb * j.tr * j.tc < 4 && sum >= 2 * GEMM_SUM_PARTS) {
     j.per = (sum + GEMM_SUM_PARTS - 1) / GEMM_SUM_PARTS;
     j.parts = (sum + j.per - 1) / j.per;
