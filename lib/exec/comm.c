@@ -97,12 +97,7 @@ void hlo_comm_wake(hlo_comm *c) {
 }
 
 int hlo_comm_wait(hlo_comm *c, const struct timespec *deadline) {
-  unsigned e0 = atomic_load(&c->epoch);
-  pthread_mutex_unlock(&c->mu);
-  bool changed = hlo_spin_changed(&c->epoch, e0);
-  pthread_mutex_lock(&c->mu);
-  if (changed || atomic_load(&c->epoch) != e0) return 0;
-  return pthread_cond_timedwait(&c->cv, &c->mu, deadline);
+  return hlo_spin_wait(&c->mu, &c->cv, &c->epoch, atomic_load(&c->epoch), deadline);
 }
 
 void hlo_comm_fail(hlo_comm *c, int device) {

@@ -147,21 +147,13 @@ static void run_device(hlo_devices *g, int k) {
   if (g->rcs[k]) hlo_comm_fail(g->comm, k);
 }
 
-/* Wait (mu held) until *x is no longer old: a short spin with mu released,
- * then cv.  The caller rechecks its condition. */
-static void park(hlo_devices *g, pthread_cond_t *cv, atomic_uint *x, unsigned old) {
-  pthread_mutex_unlock(&g->mu);
-  bool changed = hlo_spin_changed(x, old);
-  pthread_mutex_lock(&g->mu);
-  if (!changed && atomic_load(x) == old) pthread_cond_wait(cv, &g->mu);
-}
-
 static void *work(void *p) {
   dev_worker *w = p;
   hlo_devices *g = w->g;
   pthread_mutex_lock(&g->mu);
   for (;;) {
-    while (atomic_load(&g->gen) == w->seen) park(g, &g->go, &g->gen, w->seen);
+    while (atomic_load(&g->gen) == w->seen)
+      hlo_spin_wait(&g->mu, &g->go, &g->gen, w->seen, NULL);
     if (g->quit) break;
     w->seen = atomic_load(&g->gen);
     pthread_mutex_unlock(&g->mu);
@@ -214,7 +206,8 @@ static int run_all(hlo_devices *g, hlo_val ***args, int nargs, hlo_val **results
     pthread_mutex_unlock(&g->mu);
     run_device(g, g->self);
     pthread_mutex_lock(&g->mu);
-    for (unsigned p; (p = atomic_load(&g->pending)) > 0;) park(g, &g->done, &g->pending, p);
+    for (unsigned p; (p = atomic_load(&g->pending)) > 0;)
+      hlo_spin_wait(&g->mu, &g->done, &g->pending, p, NULL);
     pthread_mutex_unlock(&g->mu);
   }
   for (int k = 0; k < g->n; k++)

@@ -8,6 +8,7 @@
 #ifndef HLO_EXEC_SPIN_H
 #define HLO_EXEC_SPIN_H
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -27,6 +28,18 @@ static inline bool hlo_spin_changed(const atomic_uint *x, unsigned old) {
     }
     sched_yield();
   }
+}
+
+/* Wait, mu held, until *x is no longer old: a short spin with mu released,
+ * then cv until the absolute deadline (none when NULL).  ETIMEDOUT or 0;
+ * may return early: the caller rechecks its condition. */
+static inline int hlo_spin_wait(pthread_mutex_t *mu, pthread_cond_t *cv, const atomic_uint *x,
+                                unsigned old, const struct timespec *deadline) {
+  pthread_mutex_unlock(mu);
+  bool changed = hlo_spin_changed(x, old);
+  pthread_mutex_lock(mu);
+  if (changed || atomic_load(x) != old) return 0;
+  return deadline ? pthread_cond_timedwait(cv, mu, deadline) : pthread_cond_wait(cv, mu);
 }
 
 #endif

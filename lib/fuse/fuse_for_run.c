@@ -12,21 +12,31 @@
 
 #define FUSE_MIN_BYTES ((int64_t)64 << 20)
 
-/* Bytes of the array results of m's instructions (tuples: their arrays);
- * -1 when some shape is dynamic. */
+/* Bytes of the arrays in shape sh (tuples: all their arrays, nested too);
+ * -1 when one of them has a dynamic dimension. */
+static int64_t shape_bytes(const hlo_shape *sh) {
+  if (sh->type == HLO_TUPLE) {
+    int64_t total = 0;
+    for (int k = 0; k < sh->ntuple; k++) {
+      int64_t b = shape_bytes(&sh->tuple[k]);
+      if (b < 0) return -1;
+      total = total < INT64_MAX - b ? total + b : INT64_MAX;
+    }
+    return total;
+  }
+  int64_t b;
+  if (sh->dynamic) return -1;
+  return hlo_shape_bytes(sh, &b) && b > 0 ? b : 0;
+}
+
+/* Bytes of the results of m's instructions; -1 when one is dynamic. */
 static int64_t result_bytes(const hlo_module *m) {
   int64_t total = 0;
   for (int i = 0; i < m->ncomps; i++)
     for (int j = 0; j < m->comps[i]->ninstrs; j++) {
-      const hlo_shape *sh = &m->comps[i]->instrs[j]->shape;
-      int n = sh->type == HLO_TUPLE ? sh->ntuple : 1;
-      for (int k = 0; k < n; k++) {
-        const hlo_shape *x = sh->type == HLO_TUPLE ? &sh->tuple[k] : sh;
-        int64_t b;
-        if (x->dynamic) return -1;
-        if (x->type != HLO_TUPLE && hlo_shape_bytes(x, &b) && b > 0 && total < INT64_MAX - b)
-          total += b;
-      }
+      int64_t b = shape_bytes(&m->comps[i]->instrs[j]->shape);
+      if (b < 0) return -1;
+      total = total < INT64_MAX - b ? total + b : INT64_MAX;
     }
   return total;
 }
