@@ -32,36 +32,6 @@ static bool more_precise(hlo_type a, hlo_type b) {
   return hlo_type_bits(a) > hlo_type_bits(b);
 }
 
-/* Ops whose float operands are converted to the result's element type. */
-static bool converts_to_result(hlo_opcode op) {
-  switch (op) {
-  case HLO_OP_CONVERT: case HLO_OP_BITCAST_CONVERT: case HLO_OP_STOCHASTIC_CONVERT:
-  case HLO_OP_COMPARE:
-    return false;
-  case HLO_OP_RESHAPE: case HLO_OP_BROADCAST: case HLO_OP_TRANSPOSE:
-  case HLO_OP_SLICE: case HLO_OP_CONCATENATE: case HLO_OP_REVERSE: case HLO_OP_COPY:
-  case HLO_OP_PAD: case HLO_OP_DYNAMIC_SLICE: case HLO_OP_DYNAMIC_UPDATE_SLICE:
-    return true;
-  default:
-    return (hlo_opcode_flags(op) & HLO_F_ELEMENTWISE) != 0;
-  }
-}
-
-hlo_type hlo_plan_mixed_target(const hlo_instruction *in, int i) {
-  const hlo_shape *o = &in->operands[i]->shape;
-  if (!hlo_shape_is_array(o) || !hlo_type_is_float(o->type)) return HLO_TYPE_COUNT;
-  if (in->op == HLO_OP_COMPARE) {
-    if (in->noperands != 2) return HLO_TYPE_COUNT;
-    hlo_type a = in->operands[0]->shape.type, b = in->operands[1]->shape.type;
-    if (a == b || !hlo_type_is_float(a) || !hlo_type_is_float(b)) return HLO_TYPE_COUNT;
-    hlo_type t = more_precise(a, b) ? a : b;
-    return o->type == t ? HLO_TYPE_COUNT : t;
-  }
-  if (!hlo_shape_is_array(&in->shape) || !hlo_type_is_float(in->shape.type)) return HLO_TYPE_COUNT;
-  if (o->type == in->shape.type || !converts_to_result(in->op)) return HLO_TYPE_COUNT;
-  return in->shape.type;
-}
-
 /* Ops whose result type may differ from a float operand's without any
  * mixing: conversions and bitcasts. */
 static bool changes_type(hlo_opcode op) {
@@ -69,10 +39,86 @@ static bool changes_type(hlo_opcode op) {
          op == HLO_OP_STOCHASTIC_CONVERT;
 }
 
-/* map and reduce whose operands have the types of the called computation's
- * parameters: the computation itself says the types (XLA's evaluator runs
- * it on the operands as they are; a map's result is its root, a reduce's is
- * converted from the reducer's type at the end, ref_reduce.c). */
+/* The float element type of result element k (of the result itself when it
+ * is an array), or HLO_TYPE_COUNT. */
+static hlo_type result_type_at(const hlo_instruction *in, int k) {
+  const hlo_shape *s = &in->shape;
+  if (hlo_shape_is_tuple(s)) {
+    if (k < 0 || k >= s->ntuple) return HLO_TYPE_COUNT;
+    s = &s->tuple[k];
+  }
+  return hlo_shape_is_array(s) && hlo_type_is_float(s->type) ? s->type : HLO_TYPE_COUNT;
+}
+
+/* The float type of parameter p of the computation `in` calls first. */
+static hlo_type callee_param_type(const hlo_instruction *in, int p) {
+  if (in->ncalled < 1 || !in->called[0] || p < 0 || p >= in->called[0]->nparams) return HLO_TYPE_COUNT;
+  const hlo_instruction *pi = in->called[0]->params[p];
+  return pi && hlo_shape_is_array(&pi->shape) && hlo_type_is_float(pi->shape.type) ? pi->shape.type
+                                                                                     : HLO_TYPE_COUNT;
+}
+
+/* Ops that read their operands in types of their own (dots and
+ * convolutions), pass values through untouched (tuples, calls, control
+ * flow, async wrappers, send/recv) or whose callee fixes the types; no
+ * operand of theirs is converted. */
+static bool keeps_operand_types(hlo_opcode op) {
+  if (changes_type(op) || op == HLO_OP_SELECT_AND_SCATTER) return true;
+  unsigned f = hlo_opcode_flags(op);
+  if ((f & HLO_F_COLLECTIVE) && !(f & HLO_F_ASYNC)) return false; /* values move unchanged */
+  if (op == HLO_OP_REDUCE_PRECISION || op == HLO_OP_REDUCE_WINDOW || op == HLO_OP_SORT) return false;
+  return hlo_verify_rules[op].mixed_precision_ok;
+}
+
+/* The type the kernel of `in` reads float operand i in, XLA's evaluator
+ * converting operands to the result's type: per result element for ops
+ * with one result per operand (sort, reduce-window, scatter, collectives),
+ * the called computation's parameter type for map and reduce, the more
+ * precise of the two for compare. */
+static hlo_type operand_type_wanted(const hlo_instruction *in, int i) {
+  int n = in->noperands;
+  switch (in->op) {
+  case HLO_OP_COMPARE: {
+    if (n != 2) return HLO_TYPE_COUNT;
+    hlo_type a = in->operands[0]->shape.type, b = in->operands[1]->shape.type;
+    if (a == b || !hlo_type_is_float(a) || !hlo_type_is_float(b)) return HLO_TYPE_COUNT;
+    return more_precise(a, b) ? a : b;
+  }
+  case HLO_OP_MAP: return callee_param_type(in, i);
+  case HLO_OP_REDUCE: /* reduce(inputs..., inits...) calls f(accumulators..., elements...) */
+    return n % 2 ? HLO_TYPE_COUNT : callee_param_type(in, i < n / 2 ? n / 2 + i : i - n / 2);
+  case HLO_OP_REDUCE_WINDOW:
+    return n % 2 ? HLO_TYPE_COUNT : result_type_at(in, i < n / 2 ? i : i - n / 2);
+  case HLO_OP_SCATTER: /* scatter(operands..., indices, updates...) */
+    if (n % 2 == 0 || i == n / 2) return HLO_TYPE_COUNT;
+    return result_type_at(in, i < n / 2 ? i : i - n / 2 - 1);
+  case HLO_OP_BATCH_NORM_TRAINING: case HLO_OP_BATCH_NORM_GRAD: case HLO_OP_BATCH_NORM_INFERENCE:
+    return result_type_at(in, 0);
+  default:
+    if (keeps_operand_types(in->op)) return HLO_TYPE_COUNT;
+    /* one result per operand, or an array result */
+    return result_type_at(in, hlo_shape_is_tuple(&in->shape) ? i : 0);
+  }
+}
+
+hlo_type hlo_plan_mixed_target(const hlo_instruction *in, int i) {
+  const hlo_shape *o = &in->operands[i]->shape;
+  if (!hlo_shape_is_array(o) || !hlo_type_is_float(o->type)) return HLO_TYPE_COUNT;
+  hlo_type t = operand_type_wanted(in, i);
+  return t == o->type ? HLO_TYPE_COUNT : t;
+}
+
+/* The element type operand i has once the plan's conversions are made. */
+static hlo_type operand_type_after(const hlo_instruction *in, int i) {
+  hlo_type t = hlo_plan_mixed_target(in, i);
+  return t != HLO_TYPE_COUNT ? t : in->operands[i]->shape.type;
+}
+
+/* map and reduce whose (converted) operands have the types of the called
+ * computation's parameters: the computation itself says the types (XLA's
+ * evaluator runs it on the operands as they are; a map's result is its
+ * root, a reduce's is converted from the reducer's type at the end,
+ * ref_reduce.c). */
 static bool typed_by_callee(const hlo_instruction *in) {
   if ((in->op != HLO_OP_MAP && in->op != HLO_OP_REDUCE) || in->ncalled < 1 || !in->called[0])
     return false;
@@ -80,29 +126,43 @@ static bool typed_by_callee(const hlo_instruction *in) {
   int n = in->noperands, half = n / 2;
   if (f->nparams != n || (in->op == HLO_OP_REDUCE && n != 2 * half)) return false;
   for (int i = 0; i < n; i++) {
-    /* reduce(inputs..., inits...) calls f(accumulators..., elements...) */
     int p = in->op == HLO_OP_MAP ? i : i < half ? half + i : i - half;
     const hlo_instruction *pi = f->params[p];
-    if (!pi || !hlo_shape_is_array(&in->operands[i]->shape) ||
-        pi->shape.type != in->operands[i]->shape.type)
+    if (!pi || !hlo_shape_is_array(&in->operands[i]->shape) || pi->shape.type != operand_type_after(in, i))
       return false;
   }
   return in->op == HLO_OP_REDUCE || f->root->shape.type == in->shape.type;
 }
 
+/* Whether two shapes have the same element types, element for element. */
+static bool same_types(const hlo_shape *a, const hlo_shape *b) {
+  if (a->type != b->type) return false;
+  if (!hlo_shape_is_tuple(a)) return true;
+  if (a->ntuple != b->ntuple) return false;
+  for (int k = 0; k < a->ntuple; k++)
+    if (!same_types(&a->tuple[k], &b->tuple[k])) return false;
+  return true;
+}
+
 int hlo_plan_mixed_check(hlo_exec *e, const hlo_instruction *in, int *nconv) {
   *nconv = 0;
+  /* a fusion's result is its computation's root as computed */
+  if (in->op == HLO_OP_FUSION && in->ncalled >= 1 && in->called[0] && in->called[0]->root &&
+      !same_types(&in->called[0]->root->shape, &in->shape))
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: the fusion's result has other float types than "
+                        "the root of %s; mixed precision across a fusion boundary is not supported "
+                        "by hlo-run", in->name, in->called[0]->name);
   bool strict = hlo_shape_is_array(&in->shape) && hlo_type_is_float(in->shape.type) &&
-                !hlo_verify_rules[in->op].mixed_precision_ok && !changes_type(in->op) &&
-                !typed_by_callee(in);
+                !keeps_operand_types(in->op) && !typed_by_callee(in);
   for (int i = 0; i < in->noperands; i++) {
     const hlo_shape *o = &in->operands[i]->shape;
-    if (hlo_plan_mixed_target(in, i) != HLO_TYPE_COUNT)
-      (*nconv)++;
-    else if (strict && hlo_shape_is_array(o) && hlo_type_is_float(o->type) && o->type != in->shape.type)
+    if (hlo_plan_mixed_target(in, i) != HLO_TYPE_COUNT) (*nconv)++;
+    hlo_type t = operand_type_after(in, i);
+    if (strict && in->op != HLO_OP_COMPARE && hlo_shape_is_array(o) && hlo_type_is_float(t) &&
+        t != in->shape.type)
       return HLO_PLAN_ERR(e, in, "instruction %%%s: operands of op '%s' in another float "
                           "type than its result (%s, %s) are not supported by hlo-run",
-                          in->name, hlo_opcode_name(in->op), hlo_type_name(o->type),
+                          in->name, hlo_opcode_name(in->op), hlo_type_name(t),
                           hlo_type_name(in->shape.type));
   }
   return HLO_OK;

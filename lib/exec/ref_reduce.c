@@ -206,9 +206,9 @@ DECL_KERN(hlo_ref_select_and_scatter) {
   const plan_comp *sel = r->e->plans[sa->u.comp->id], *sct = r->e->plans[ca->u.comp->id];
   hlo_val *o = hlo_run_new(r, &in->shape);
   if (!o) return OOM(r, s);
-  hlo_type t = is->type;
+  hlo_type t = is->type, ot = in->shape.type; /* differ under mixed precision */
   hlo_sc init = hlo_sc_load(args[2]->shape->type, args[2]->data, 0);
-  for (int64_t k = 0; k < o->nelems; k++) hlo_sc_store(t, o->data, k, init);
+  for (int64_t k = 0; k < o->nelems; k++) hlo_sc_store(ot, o->data, k, init);
   int64_t ist[MAXR], oi[MAXR] = {0}, wsz[MAXR], wi[MAXR], ii[MAXR];
   hlo_strides(is, ist);
   int64_t wn = 1;
@@ -238,9 +238,9 @@ DECL_KERN(hlo_ref_select_and_scatter) {
       hlo_index_next(is->rank, wsz, wi);
     }
     if (best >= 0) {
-      hlo_sc x[2] = {hlo_sc_load(t, o->data, best), hlo_sc_load(ss->type, args[1]->data, j)}, y;
+      hlo_sc x[2] = {hlo_sc_load(ot, o->data, best), hlo_sc_load(ss->type, args[1]->data, j)}, y;
       if (hlo_run_scalar(r, sct, x, 2, &y, 1)) { hlo_run_release(r, o); return HLO_ERR; }
-      hlo_sc_store(t, o->data, best, y);
+      hlo_sc_store(ot, o->data, best, y);
     }
     hlo_index_next(ss->rank, ss->dims, oi);
   }
