@@ -83,6 +83,26 @@ int hlo_ccall_prep_user(hlo_exec *e, plan_step *s, const hlo_ccall_user *u);
  * its compressed operands (sparse_dot.c); others keep the dot kernels. */
 int hlo_sparse_dot_prep(hlo_exec *e, plan_step *s);
 
+/* Copy the tile of `part` at offset off of `full` out of (to_full false:
+ * src is full, dst is part) or into (to_full: src is part, dst is full) a
+ * full array; positions past full's end are skipped. */
+void hlo_ccall_tile_copy(const hlo_shape *full, const hlo_shape *part, const int64_t *off, bool to_full,
+                         void *dst, const void *src);
+int hlo_ccall_prep_sdy_shape(hlo_exec *e, plan_step *s, const char *t);
+/* Shard to full over the partitions of this replica: each partition's
+ * tile of each of nvals values goes to its offset off[partition * nvals +
+ * value] in the full results; one partition (no communicator) places its
+ * own tile in zeros. */
+typedef struct hlo_ccall_tiles {
+  int n, pos, nvals; /* partitions, self's, values */
+  int *part;         /* their logical devices */
+  int64_t (*off)[MAXR];
+} hlo_ccall_tiles;
+/* Fill n, pos, part and zero offsets for nvals values; HLO_ERR on OOM. */
+int hlo_ccall_tiles_plan(hlo_exec *e, hlo_ccall_tiles *g, int nvals);
+int hlo_ccall_tiles_gather(hlo_run *r, const plan_step *s, const hlo_ccall_tiles *g, hlo_val **args,
+                           hlo_val **out);
+
 /* Result storage: the value of shape sh (tuple elements zero) */
 DECL_KERN(hlo_ccall_zeros);
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec/ccall.h"
+#include "exec/comm.h"
 
 /* ---- Threefry-2x32, 20 rounds (Salmon et al., "Parallel random numbers:
  * as easy as 1, 2, 3", SC'11; the Random123 reference) ----------------------- */
@@ -197,12 +198,8 @@ static const hlo_sharding *tiling_of(const hlo_instruction *in) {
   return a && a->u.sharding && a->u.sharding->ntile > 0 ? a->u.sharding : NULL;
 }
 
-static DECL_KERN(spmd_run) {
-  const spmd_p *p = s->p;
-  const hlo_shape *full = p->to_full ? &s->in->shape : args[0]->shape;
-  const hlo_shape *part = p->to_full ? args[0]->shape : &s->in->shape;
-  hlo_val *o = hlo_run_new(r, &s->in->shape);
-  if (!o) return hlo_run_errorf(r, s->in, "out of memory");
+void hlo_ccall_tile_copy(const hlo_shape *full, const hlo_shape *part, const int64_t *off, bool to_full,
+                         void *dst, const void *src) {
   int64_t fst[MAXR], idx[MAXR] = {0}, eb = hlo_type_bytes(full->type);
   hlo_strides(full, fst);
   bool more = true;
@@ -212,21 +209,104 @@ static DECL_KERN(spmd_run) {
     int64_t fo = 0;
     bool in = true;
     for (int d = 0; d < part->rank; d++) {
-      int64_t pos = p->off[d] + idx[d];
+      int64_t pos = off[d] + idx[d];
       in &= pos < full->dims[d];
       fo += pos * fst[d];
     }
     if (in) {
-      char *dst = p->to_full ? (char *)o->data + fo * eb : (char *)o->data + k * eb;
-      const char *src = p->to_full ? (const char *)args[0]->data + k * eb : (const char *)args[0]->data + fo * eb;
-      memcpy(dst, src, (size_t)eb);
+      char *to = to_full ? (char *)dst + fo * eb : (char *)dst + k * eb;
+      const char *from = to_full ? (const char *)src + k * eb : (const char *)src + fo * eb;
+      memcpy(to, from, (size_t)eb);
     }
     k++;
     more = hlo_index_next(part->rank, part->dims, idx);
   }
+}
+
+int hlo_ccall_tiles_plan(hlo_exec *e, hlo_ccall_tiles *g, int nvals) {
+  int P = hlo_comm_partitions(e->opts.comm), self = e->opts.comm ? e->opts.device : 0;
+  g->nvals = nvals;
+  g->n = e->opts.comm ? P : 1;
+  g->pos = self % g->n;
+  g->part = hlo_arena_array(&e->arena, (size_t)g->n, sizeof *g->part);
+  g->off = hlo_arena_array(&e->arena, (size_t)g->n * (size_t)nvals, sizeof *g->off);
+  if (!g->part || !g->off) return HLO_ERR;
+  memset(g->off, 0, (size_t)g->n * (size_t)nvals * sizeof *g->off);
+  for (int q = 0; q < g->n; q++) g->part[q] = self - g->pos + q; /* this replica's partitions */
+  return HLO_OK;
+}
+
+int hlo_ccall_tiles_gather(hlo_run *r, const plan_step *s, const hlo_ccall_tiles *g, hlo_val **args,
+                           hlo_val **out) {
+  hlo_val *o = hlo_run_new(r, &s->in->shape);
+  if (!o) return hlo_run_errorf(r, s->in, "out of memory");
+  hlo_val *outs[HLO_RDV_MAX_VALS];
+  for (int k = 0; k < g->nvals; k++) outs[k] = hlo_shape_is_tuple(o->shape) ? o->tuple[k] : o;
+  hlo_rdv *rv = NULL;
+  const hlo_rdv_entry *ents = NULL;
+  hlo_rdv_entry me = {args, outs};
+  bool shared = true;
+  int rc = hlo_rdv_meet(r, s->in, g->part, g->n, g->pos, g->nvals, args, outs, HLO_RDV_EXCHANGE, &rv, &ents,
+                        &shared);
+  if (rc == HLO_OK) {
+    if (!rv) ents = &me;
+    int n = rv ? g->n : 1;
+    /* every partition's tile at its offset, in partition order */
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < g->nvals; k++) {
+        const hlo_val *src = ents[j].in[k];
+        if (!hlo_shape_is_array(outs[k]->shape) || !hlo_shape_is_array(src->shape)) continue;
+        hlo_ccall_tile_copy(outs[k]->shape, src->shape, g->off[(size_t)(rv ? j : g->pos) * (size_t)g->nvals + (size_t)k],
+                            true, outs[k]->data, src->data);
+      }
+    int lrc = hlo_rdv_leave(r, s->in, rv);
+    if (rc == HLO_OK) rc = lrc;
+  }
+  if (rc != HLO_OK) {
+    hlo_run_release(r, o);
+    return rc;
+  }
   *out = o;
   return HLO_OK;
 }
+
+static DECL_KERN(spmd_run) {
+  const spmd_p *p = s->p;
+  const hlo_shape *full = p->to_full ? &s->in->shape : args[0]->shape;
+  const hlo_shape *part = p->to_full ? args[0]->shape : &s->in->shape;
+  hlo_val *o = hlo_run_new(r, &s->in->shape);
+  if (!o) return hlo_run_errorf(r, s->in, "out of memory");
+  hlo_ccall_tile_copy(full, part, p->off, p->to_full, o->data, args[0]->data);
+  *out = o;
+  return HLO_OK;
+}
+
+/* The origin in full of device self's tile under sh. */
+static int tile_origin(hlo_exec *e, const hlo_instruction *in, const hlo_sharding *sh,
+                       int64_t ntiles, const hlo_shape *full, const hlo_shape *part, int64_t self, int64_t *off) {
+  int64_t pos = -1;
+  for (int64_t i = 0; i < ntiles && pos < 0; i++)
+    if (device_at(sh, i) == self) pos = i;
+  if (pos < 0)
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: partition %lld is not in the tile assignment of %s",
+                        in->name, (long long)self, sh->text ? sh->text : "the sharding");
+  int64_t coord[2 * MAXR + 2];
+  for (int d = sh->ntile - 1; d >= 0; d--) {
+    coord[d] = pos % sh->tile[d];
+    pos /= sh->tile[d];
+  }
+  for (int d = 0; d < full->rank; d++) {
+    int64_t per = (full->dims[d] + sh->tile[d] - 1) / sh->tile[d];
+    if (part->dims[d] != per)
+      return HLO_PLAN_ERR(e, in, "instruction %%%s: dimension %d of the shard is %lld, but the sharding "
+                          "splits %lld into %lld tiles of %lld", in->name, d, (long long)part->dims[d],
+                          (long long)full->dims[d], (long long)sh->tile[d], (long long)per);
+    off[d] = coord[d] * per;
+  }
+  return HLO_OK;
+}
+
+static DECL_KERN(spmd_gather) { return hlo_ccall_tiles_gather(r, s, s->p, args, out); }
 
 int hlo_ccall_prep_spmd(hlo_exec *e, plan_step *s, const char *t) {
   const hlo_instruction *in = s->in;
@@ -250,25 +330,18 @@ int hlo_ccall_prep_spmd(hlo_exec *e, plan_step *s, const char *t) {
   if (!ok)
     return HLO_PLAN_ERR(e, in, "instruction %%%s: %s changes the shape, but no tiled sharding (its own or "
                         "its Sharding operand's) says how the full shape splits", in->name, t);
-  int64_t pos = -1, self = e->opts.comm ? e->opts.device % hlo_comm_partitions(e->opts.comm) : e->opts.partition_id;
-  for (int64_t i = 0; i < ntiles && pos < 0; i++)
-    if (device_at(sh, i) == self) pos = i;
-  if (pos < 0)
-    return HLO_PLAN_ERR(e, in, "instruction %%%s: partition %lld is not in the tile assignment of %s",
-                        in->name, (long long)self, sh->text ? sh->text : "the sharding");
-  int64_t coord[2 * MAXR + 2];
-  for (int d = sh->ntile - 1; d >= 0; d--) {
-    coord[d] = pos % sh->tile[d];
-    pos /= sh->tile[d];
+  int64_t self = e->opts.comm ? e->opts.device % hlo_comm_partitions(e->opts.comm) : e->opts.partition_id;
+  if (p->to_full) { /* gather every partition's tile (alone: its own) */
+    hlo_ccall_tiles *g = hlo_arena_alloc(&e->arena, sizeof *g);
+    if (!g || hlo_ccall_tiles_plan(e, g, 1)) return HLO_PLAN_ERR(e, in, "out of memory");
+    for (int q = 0; q < g->n; q++)
+      if (tile_origin(e, in, sh, ntiles, full, part, g->n > 1 ? q : self, g->off[q])) return HLO_ERR;
+    s->fn = spmd_gather;
+    s->kname = "spmd_gather";
+    s->p = g;
+    return HLO_OK;
   }
-  for (int d = 0; d < full->rank; d++) {
-    int64_t per = (full->dims[d] + sh->tile[d] - 1) / sh->tile[d];
-    if (part->dims[d] != per)
-      return HLO_PLAN_ERR(e, in, "instruction %%%s: dimension %d of the shard is %lld, but the sharding "
-                          "splits %lld into %lld tiles of %lld", in->name, d, (long long)part->dims[d],
-                          (long long)full->dims[d], (long long)sh->tile[d], (long long)per);
-    p->off[d] = coord[d] * per;
-  }
+  if (tile_origin(e, in, sh, ntiles, full, part, self, p->off)) return HLO_ERR;
   s->fn = spmd_run;
   s->kname = "spmd_run";
   s->p = p;

@@ -41,12 +41,12 @@ static const ccall_row ROWS[] = {
     /* framework markers */
     {{"Sharding", "its operand (a sharding annotation)", XLA_SPMD}, hlo_ccall_prep_marker},
     {{"SPMDFullToShardShape", "the shard of this partition (partition_id) under the operand's sharding; the operand when shapes agree", XLA_SPMD}, hlo_ccall_prep_spmd},
-    {{"SPMDShardToFullShape", "the operand when shapes agree; else the shard placed at this partition's offset in zeros", XLA_SPMD}, hlo_ccall_prep_spmd},
+    {{"SPMDShardToFullShape", "the operand when shapes agree; else the full value: every partition's shard at its offset, gathered over the replica's partitions (alone: its own shard in zeros)", XLA_SPMD}, hlo_ccall_prep_spmd},
     {{"xla.sdy.FuncResultSharding", "its operand (the sharding of a function result)", SDY}, hlo_ccall_prep_marker},
     {{"xla.sdy.PropagationBarrier", "its operand (a barrier for sharding propagation)", SDY}, hlo_ccall_prep_marker},
     {{"xla.sdy.ShardingGroup", "nothing: an empty tuple (operands grouped to share a sharding)", SDY}, hlo_ccall_prep_zeros},
-    {{"xla.sdy.GlobalToLocalShape", "its operand when the global and local shapes agree (one device per manual axis)", SDY}, hlo_ccall_prep_marker},
-    {{"xla.sdy.LocalToGlobalShape", "its operand when the local and global shapes agree (one device per manual axis)", SDY}, hlo_ccall_prep_marker},
+    {{"xla.sdy.GlobalToLocalShape", "each operand's tile of this partition under xla.sdy.in_shardings over the manual axes (the operand when the shapes agree)", SDY}, hlo_ccall_prep_sdy_shape},
+    {{"xla.sdy.LocalToGlobalShape", "the global value of each operand: every partition's tile (xla.sdy.out_shardings, manual axes) at its offset, gathered over the replica's partitions (alone: its own tile in zeros)", SDY}, hlo_ccall_prep_sdy_shape},
     {{"MoveToHost", "its operand (memory-space annotation)", XLA_MEM}, hlo_ccall_prep_marker},
     {{"MoveToDevice", "its operand (memory-space annotation)", XLA_MEM}, hlo_ccall_prep_marker},
     {{"annotate_device_placement", "its operand (memory-space annotation)", XLA_MEM}, hlo_ccall_prep_marker},
@@ -76,6 +76,24 @@ static const hlo_ccall_user *user_of(const hlo_exec *e, const char *t) {
   return NULL;
 }
 
+/* Targets seen in real dumps whose meaning the module does not hold: the
+ * code lives in the process that wrote the dump. */
+static const char *const PYTHON_CALLBACK =
+    "a Python host callback (jax.pure_callback, io_callback or debug.callback); "
+    "the function is not in the module";
+static const struct {
+  const char *target, *why;
+} NOT_IN_MODULE[] = {
+    {"CustomSPMDPartitioning",
+     "JAX custom_partitioning: the implementation is a Python function registered "
+     "under the key in backend_config, which the module does not hold (the "
+     "after-optimizations module of the same dump holds the partitioned calls)"},
+    {"xla_python_cpu_callback", NULL},
+    {"xla_python_gpu_callback", NULL},
+    {"xla_ffi_python_cpu_callback", NULL},
+    {"xla_ffi_python_gpu_callback", NULL},
+};
+
 int hlo_ccall_prep(hlo_exec *e, plan_step *s) {
   const hlo_instruction *in = s->in;
   const hlo_attr *a = hlo_instr_attr(in, HLO_A_CUSTOM_CALL_TARGET);
@@ -84,6 +102,12 @@ int hlo_ccall_prep(hlo_exec *e, plan_step *s) {
   if (u) return hlo_ccall_prep_user(e, s, u);
   for (int i = 0; i < NROWS; i++)
     if (strcmp(ROWS[i].info.target, t) == 0) return ROWS[i].prep(e, s, t);
+  for (size_t i = 0; i < sizeof NOT_IN_MODULE / sizeof NOT_IN_MODULE[0]; i++)
+    if (strcmp(NOT_IN_MODULE[i].target, t) == 0)
+      return HLO_PLAN_ERR(e, in,
+                          "instruction %%%s: custom-call target \"%s\" cannot run from the module "
+                          "alone: %s; define it with --custom-call '%s=FILE.hlo' (or =identity, =zeros)",
+                          in->name, t, NOT_IN_MODULE[i].why ? NOT_IN_MODULE[i].why : PYTHON_CALLBACK, t);
   hlo_buf b;
   hlo_buf_init(&b, e->alloc);
   for (int i = 0; i < NROWS; i++) hlo_buf_printf(&b, "%s%s", i ? ", " : "", ROWS[i].info.target);
