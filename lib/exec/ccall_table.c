@@ -16,6 +16,7 @@ typedef struct ccall_row {
 #define XLA_SPMD "XLA's SPMD partitioner (xla/service/spmd/spmd_partitioner.cc)"
 #define SDY "Shardy's HLO round trip (xla/service/spmd/shardy/constants.h, round_trip_common/)"
 #define TE "TransformerEngine for JAX (transformer_engine/jax/csrc/extensions/attention.cpp; enums in common/include/transformer_engine/fused_attn.h)"
+#define TF_DYNAMIC "TensorFlow's XLA bridge; run as XLA's dynamic padder rewrites it (xla/service/dynamic_padder.cc)"
 #define NEURON "PyTorch/XLA on AWS Neuron (torch-neuronx custom-call targets, neuronx-cc error codes)"
 
 static const ccall_row ROWS[] = {
@@ -52,6 +53,9 @@ static const ccall_row ROWS[] = {
     {{"annotate_device_placement", "its operand (memory-space annotation)", XLA_MEM}, hlo_ccall_prep_marker},
     {{"LayoutConstraint", "its operand (a layout requirement)", "XLA's layout assignment (layout_assignment.cc)"}, hlo_ccall_prep_marker},
     {{"SetBound", "its operand (an upper bound on dynamic dimensions)", "TensorFlow's XLA bridge (tf2xla; XLA's dynamic padder removes it)"}, hlo_ccall_prep_marker},
+    {{"DynamicConvolutionForward", "convolution(input, kernel) of the call's window, zero past the input's actual sizes; with padding_type=PADDING_SAME the low padding of a dynamic spatial dimension is SAME's for its actual size", TF_DYNAMIC}, hlo_ccall_prep_dynconv},
+    {{"DynamicConvolutionInputGrad", "convolution(gradient, kernel) of operands (input sizes, gradient, kernel), SAME padding as for the forward input sizes; the result has those sizes", TF_DYNAMIC}, hlo_ccall_prep_dynconv},
+    {{"DynamicConvolutionKernelGrad", "convolution(activations, gradients), both zero past their actual sizes, SAME padding as for the activations' actual size; a static result", TF_DYNAMIC}, hlo_ccall_prep_dynconv},
     {{"PadToStatic", "(the operand padded to its bounds, zero past the actual sizes; one s32 actual size per dimension)", "XLA's dynamic padder (xla/service/dynamic_padder.cc)"}, hlo_ccall_prep_dyn},
     {{"SliceToDynamic", "operand 0 with the actual size of each dynamic dimension set from the s32 operands that follow", "XLA's dynamic padder (xla/service/dynamic_padder.cc)"}, hlo_ccall_prep_dyn},
     {{"TopK", "values and indices of the k largest elements of the last dimension, descending", "XLA (xla/service/topk_rewriter.cc)"}, hlo_ccall_prep_topk},

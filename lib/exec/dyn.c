@@ -603,7 +603,7 @@ static bool descending(const hlo_shape *sh) {
 
 bool hlo_dyn_native(const plan_step *s) {
   return s->in->op == HLO_OP_GET_DIMENSION_SIZE || s->in->op == HLO_OP_SET_DIMENSION_SIZE ||
-         s->fn == hlo_ccall_pad_to_static || s->fn == hlo_ccall_slice_to_dynamic;
+         s->fn == hlo_ccall_pad_to_static || s->fn == hlo_ccall_slice_to_dynamic || hlo_ccall_is_dynconv(s);
 }
 
 int hlo_dyn_step(hlo_run *r, const plan_step *s, hlo_val **args, hlo_val **out) {

@@ -310,6 +310,9 @@ DECL_KERN(hlo_ctl_async_update);
 DECL_KERN(hlo_ctl_async_done);
 DECL_KERN(hlo_ctl_scan);            /* scan: the body per position, outputs stacked, carries threaded */
 DECL_KERN(hlo_ccall_pad_to_static);    /* custom calls PadToStatic, SliceToDynamic */
+/* Whether step s runs a dynamic convolution call (which reads and sets
+ * actual sizes itself, ccall_dynconv.c). */
+bool hlo_ccall_is_dynconv(const plan_step *s);
 DECL_KERN(hlo_ccall_slice_to_dynamic);
 DECL_KERN(hlo_ctl_send);           /* send and recv between devices (p2p.c) */
 DECL_KERN(hlo_ctl_send_done);
@@ -343,6 +346,13 @@ DECL_KERN(hlo_ref_sort);
 DECL_KERN(hlo_ref_topk);
 DECL_KERN(hlo_ref_dot);
 DECL_KERN(hlo_ref_convolution);
+/* The reference convolution of s->in's dimension numbers and group counts
+ * over lhs and rhs with the window wd (one per spatial dimension); the
+ * window of s->in, defaults filled, comes from hlo_ref_conv_window. */
+int hlo_ref_conv_window(hlo_run *r, const plan_step *s, const hlo_val *lhs, const hlo_val *rhs,
+                        hlo_window_dim *wd);
+int hlo_ref_conv_with(hlo_run *r, const plan_step *s, const hlo_val *lhs, const hlo_val *rhs,
+                      const hlo_window_dim *wd, hlo_val **out);
 DECL_KERN(hlo_ref_fft);
 DECL_KERN(hlo_ref_triangular_solve);
 DECL_KERN(hlo_ref_cholesky);

@@ -61,23 +61,38 @@ DECL_KERN(hlo_ref_dot) {
   return HLO_OK;
 }
 
-DECL_KERN(hlo_ref_convolution) {
+int hlo_ref_conv_window(hlo_run *r, const plan_step *s, const hlo_val *lhs, const hlo_val *rhs,
+                        hlo_window_dim *wd) {
   const hlo_instruction *in = s->in;
-  const hlo_shape *ls = args[0]->shape, *ks = args[1]->shape, *os = &in->shape;
+  const hlo_shape *ks = rhs->shape;
   const hlo_attr *da = hlo_instr_attr(in, HLO_A_DIM_LABELS);
   if (!da) return hlo_run_errorf(r, in, "needs dim_labels=");
   const hlo_conv_dnums *dn = da->u.conv;
   int ns = dn->nspatial;
-  if (ns + 2 != ls->rank || ns + 2 != ks->rank || ns + 2 != os->rank)
+  if (ns + 2 != lhs->shape->rank || ns + 2 != ks->rank || ns + 2 != in->shape.rank)
     return hlo_run_errorf(r, in, "dim_labels do not match the ranks");
-  hlo_window_dim wd[MAXR];
   const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
+  if (wa && wa->u.window.n != ns) return hlo_run_errorf(r, in, "window rank mismatch");
   for (int d = 0; d < ns; d++) {
     hlo_window_dim z = {ks->dims[dn->kernel_spatial[d]], 1, 0, 0, 1, 1, false};
-    wd[d] = wa && wa->u.window.n == ns ? wa->u.window.dims[d] : z;
+    wd[d] = wa ? wa->u.window.dims[d] : z;
     if (wd[d].size == 0) wd[d].size = ks->dims[dn->kernel_spatial[d]];
   }
-  if (wa && wa->u.window.n != ns) return hlo_run_errorf(r, in, "window rank mismatch");
+  return HLO_OK;
+}
+
+DECL_KERN(hlo_ref_convolution) {
+  hlo_window_dim wd[MAXR];
+  if (hlo_ref_conv_window(r, s, args[0], args[1], wd)) return HLO_ERR;
+  return hlo_ref_conv_with(r, s, args[0], args[1], wd, out);
+}
+
+int hlo_ref_conv_with(hlo_run *r, const plan_step *s, const hlo_val *lhs, const hlo_val *rhs,
+                      const hlo_window_dim *wd, hlo_val **out) {
+  const hlo_instruction *in = s->in;
+  const hlo_shape *ls = lhs->shape, *ks = rhs->shape, *os = &in->shape;
+  const hlo_conv_dnums *dn = hlo_instr_attr(in, HLO_A_DIM_LABELS)->u.conv;
+  int ns = dn->nspatial;
   int64_t G = hlo_instr_int(in, HLO_A_FEATURE_GROUP_COUNT, 1);
   int64_t B = hlo_instr_int(in, HLO_A_BATCH_GROUP_COUNT, 1);
   int64_t IF = ls->dims[dn->in_feature], KI = ks->dims[dn->kernel_in];
@@ -119,8 +134,8 @@ DECL_KERN(hlo_ref_convolution) {
           ki[dn->kernel_spatial[d]] = w->reversal ? wsz[d] - 1 - wi[d] : wi[d];
         }
         if (ok) {
-          hlo_sc x = hlo_ref_convert(lt, ot, hlo_sc_load(lt, args[0]->data, hlo_index_dot(ns + 2, li, lst)));
-          hlo_sc y = hlo_ref_convert(kt, ot, hlo_sc_load(kt, args[1]->data, hlo_index_dot(ns + 2, ki, kst)));
+          hlo_sc x = hlo_ref_convert(lt, ot, hlo_sc_load(lt, lhs->data, hlo_index_dot(ns + 2, li, lst)));
+          hlo_sc y = hlo_ref_convert(kt, ot, hlo_sc_load(kt, rhs->data, hlo_index_dot(ns + 2, ki, kst)));
           hlo_sc_mac(&a, ot, x, y);
         }
         more = ns > 0 && hlo_index_next(ns, wsz, wi);

@@ -1,0 +1,149 @@
+/* ccall_dynconv.c - the dynamic convolutions TensorFlow's XLA bridge emits
+ * as custom calls, DynamicConvolutionForward, DynamicConvolutionInputGrad
+ * and DynamicConvolutionKernelGrad, run as XLA's dynamic padder rewrites
+ * them (dynamic_padder.cc, sizes from dynamic_window_utils.cc and
+ * dynamic_dimension_inference.cc): the operands are zero past their actual
+ * sizes, and with padding_type=PADDING_SAME the low padding of each dynamic
+ * spatial dimension is the one SAME padding gives the actual size; then
+ * the reference convolution of the call's window, dimension numbers and
+ * group counts runs.  The result carries the actual sizes XLA's inference
+ * gives it. */
+#include <string.h>
+
+#include "exec/ccall.h"
+
+typedef enum { DC_FORWARD, DC_INPUT_GRAD, DC_KERNEL_GRAD } dc_kind;
+
+typedef struct dc_p {
+  dc_kind kind;
+  bool same; /* padding_type=PADDING_SAME */
+} dc_p;
+
+/* GetWindowedOutputSize: the output size and low padding of a window over
+ * n elements. */
+static void windowed(int64_t n, int64_t size, int64_t dilation, int64_t stride, bool same, int64_t *out,
+                     int64_t *before) {
+  int64_t eff = (size - 1) * dilation + 1;
+  if (stride < 1) stride = 1;
+  if (!same) {
+    *out = (n + stride - eff) / stride;
+    *before = 0;
+    return;
+  }
+  *out = (n + stride - 1) / stride;
+  int64_t need = (*out - 1) * stride + eff - n;
+  *before = (need > 0 ? need : 0) / 2;
+}
+
+static bool declared_dynamic(const hlo_instruction *in, int k, int d) {
+  const hlo_shape *sh = &in->operands[k]->shape;
+  return sh->dynamic && d < sh->rank && sh->dynamic[d];
+}
+
+static int64_t actual(const hlo_val *v, int d) { return v->dims ? v->dims[d] : v->shape->dims[d]; }
+
+static int64_t clamp(int64_t v, int64_t hi) { return v < 0 ? 0 : v > hi ? hi : v; }
+
+static DECL_KERN(dynconv_run) {
+  const dc_p *p = s->p;
+  const hlo_instruction *in = s->in;
+  const hlo_conv_dnums *dn = hlo_instr_attr(in, HLO_A_DIM_LABELS)->u.conv;
+  int lk = p->kind == DC_INPUT_GRAD ? 1 : 0; /* the convolution's lhs and rhs operands */
+  hlo_val *lhs = args[lk], *rhs = args[lk + 1];
+  hlo_window_dim wd[MAXR];
+  if (hlo_ref_conv_window(r, s, lhs, rhs, wd)) return HLO_ERR;
+  const hlo_shape *os = &in->shape;
+  int64_t odims[MAXR];
+  for (int i = 0; i < os->rank; i++) odims[i] = os->dims[i];
+  for (int i = 0; i < dn->nspatial; i++) {
+    int ld = dn->in_spatial[i];
+    const hlo_window_dim *w = &wd[i];
+    int64_t n = actual(lhs, ld), osz, before;
+    if (p->kind == DC_FORWARD) {
+      if (!declared_dynamic(in, 0, ld)) continue;
+      windowed(n, w->size, w->rhs_dilate, w->stride, p->same, &osz, &before);
+      odims[dn->out_spatial[i]] = clamp(osz, os->dims[dn->out_spatial[i]]);
+    } else if (p->kind == DC_INPUT_GRAD) {
+      /* the forward input size comes from operand 0 (input_sizes); the
+       * forward stride is the gradient's base dilation */
+      if (!declared_dynamic(in, 1, ld)) continue;
+      int64_t fin = hlo_sc_load(args[0]->shape->type, args[0]->data, ld).i, fout, fbefore;
+      windowed(fin, w->size, w->rhs_dilate, w->lhs_dilate, p->same, &fout, &fbefore);
+      before = (w->size - 1) * w->rhs_dilate - fbefore;
+      (void)n;
+    } else {
+      int kd = dn->kernel_spatial[i];
+      bool da = declared_dynamic(in, 0, ld), dg = declared_dynamic(in, 1, kd);
+      if (!da && !dg) continue;
+      if (da != dg)
+        return hlo_run_errorf(r, in, "spatial dimension %d is dynamic in one operand only", i);
+      /* the result's spatial size is the window over the activations */
+      windowed(n, os->dims[dn->out_spatial[i]], w->stride, w->rhs_dilate, p->same, &osz, &before);
+    }
+    if (p->same) wd[i].pad_lo = before;
+  }
+  if (p->kind == DC_INPUT_GRAD) /* the result has the forward input's sizes */
+    for (int d = 0; d < os->rank; d++)
+      if (declared_dynamic(in, 1, d))
+        odims[d] = clamp(hlo_sc_load(args[0]->shape->type, args[0]->data, d).i, os->dims[d]);
+  if (p->kind == DC_FORWARD && declared_dynamic(in, 0, dn->in_batch))
+    odims[dn->out_batch] = clamp(actual(lhs, dn->in_batch), os->dims[dn->out_batch]);
+  /* zero past the actual sizes */
+  hlo_val *ml = NULL, *mr = NULL;
+  if (lhs->dims) {
+    if (!(ml = hlo_dyn_masked(r, lhs, lhs->dims, NULL))) return hlo_run_errorf(r, in, "out of memory");
+    lhs = ml;
+  }
+  if (rhs->dims) {
+    if (!(mr = hlo_dyn_masked(r, rhs, rhs->dims, NULL))) {
+      if (ml) hlo_run_release(r, ml);
+      return hlo_run_errorf(r, in, "out of memory");
+    }
+    rhs = mr;
+  }
+  int rc = hlo_ref_conv_with(r, s, lhs, rhs, wd, out);
+  if (ml) hlo_run_release(r, ml);
+  if (mr) hlo_run_release(r, mr);
+  if (rc != HLO_OK) return rc;
+  return p->kind == DC_KERNEL_GRAD ? HLO_OK : hlo_dyn_put(r, in, out, odims);
+}
+
+bool hlo_ccall_is_dynconv(const plan_step *s) { return s->fn == dynconv_run; }
+
+int hlo_ccall_prep_dynconv(hlo_exec *e, plan_step *s, const char *t) {
+  const hlo_instruction *in = s->in;
+  dc_p *p = hlo_arena_alloc(&e->arena, sizeof *p);
+  if (!p) return HLO_PLAN_ERR(e, in, "out of memory");
+  p->kind = !strcmp(t, "DynamicConvolutionForward")     ? DC_FORWARD
+            : !strcmp(t, "DynamicConvolutionInputGrad") ? DC_INPUT_GRAD
+                                                        : DC_KERNEL_GRAD;
+  const char *pt = hlo_instr_word(in, HLO_A_PADDING_TYPE);
+  p->same = pt && !strcmp(pt, "PADDING_SAME");
+  int want = p->kind == DC_INPUT_GRAD ? 3 : 2, lk = p->kind == DC_INPUT_GRAD ? 1 : 0;
+  const hlo_attr *dl = hlo_instr_attr(in, HLO_A_DIM_LABELS);
+  const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
+  if (in->noperands != want || !dl || !dl->u.conv || !wa)
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: %s takes %d operands%s, dim_labels= and window=", in->name, t,
+                        want, p->kind == DC_INPUT_GRAD ? " (input sizes, gradient, kernel)" : "");
+  if (!pt || (strcmp(pt, "PADDING_SAME") && strcmp(pt, "PADDING_VALID")))
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: %s needs padding_type=PADDING_SAME or PADDING_VALID", in->name,
+                        t);
+  const hlo_conv_dnums *dn = dl->u.conv;
+  const hlo_shape *ls = &in->operands[lk]->shape, *ks = &in->operands[lk + 1]->shape;
+  if (!hlo_shape_is_array(ls) || !hlo_shape_is_array(ks) || !hlo_shape_is_array(&in->shape) ||
+      ls->rank != dn->nspatial + 2 || ks->rank != ls->rank || in->shape.rank != ls->rank ||
+      wa->u.window.n != dn->nspatial)
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: %s: operand, result and window ranks do not match dim_labels",
+                        in->name, t);
+  if (p->kind == DC_INPUT_GRAD) {
+    const hlo_shape *is = &in->operands[0]->shape;
+    if (!hlo_shape_is_array(is) || is->rank != 1 || is->dims[0] != in->shape.rank ||
+        (is->type != HLO_S32 && is->type != HLO_S64))
+      return HLO_PLAN_ERR(e, in, "instruction %%%s: operand 0 of %s (the input sizes) must be s32[%d]", in->name,
+                          t, in->shape.rank);
+  }
+  s->fn = dynconv_run;
+  s->kname = "dynconv_run";
+  s->p = p;
+  return HLO_OK;
+}
