@@ -1,7 +1,7 @@
-/* ccall_dynconv.c - the dynamic convolutions TensorFlow's XLA bridge emits
- * as custom calls, DynamicConvolutionForward, DynamicConvolutionInputGrad
- * and DynamicConvolutionKernelGrad, run as XLA's dynamic padder rewrites
- * them (dynamic_padder.cc, sizes from dynamic_window_utils.cc and
+/* ccall_dynconv.c - the dynamic windowed ops TensorFlow's XLA bridge emits
+ * as custom calls, DynamicConvolutionForward, DynamicConvolutionInputGrad,
+ * DynamicConvolutionKernelGrad and DynamicReduceWindowSamePadding, run as
+ * XLA's dynamic padder rewrites them (dynamic_padder.cc, sizes from dynamic_window_utils.cc and
  * dynamic_dimension_inference.cc): the operands are zero past their actual
  * sizes, and with padding_type=PADDING_SAME the low padding of each dynamic
  * spatial dimension is the one SAME padding gives the actual size; then
@@ -12,7 +12,7 @@
 
 #include "exec/ccall.h"
 
-typedef enum { DC_FORWARD, DC_INPUT_GRAD, DC_KERNEL_GRAD } dc_kind;
+typedef enum { DC_FORWARD, DC_INPUT_GRAD, DC_KERNEL_GRAD, DC_REDUCE_WINDOW } dc_kind;
 
 typedef struct dc_p {
   dc_kind kind;
@@ -108,7 +108,56 @@ static DECL_KERN(dynconv_run) {
   return p->kind == DC_KERNEL_GRAD ? HLO_OK : hlo_dyn_put(r, in, out, odims);
 }
 
-bool hlo_ccall_is_dynconv(const plan_step *s) { return s->fn == dynconv_run; }
+static bool trivial(const hlo_window_dim *w) {
+  return w->size == 1 && w->stride <= 1 && !w->pad_lo && !w->pad_hi && w->lhs_dilate <= 1 && w->rhs_dilate <= 1;
+}
+
+/* reduce-window(input, init) whose dynamic dimensions take SAME padding
+ * for their actual sizes; the positions past them hold init. */
+static DECL_KERN(dynwindow_run) {
+  const hlo_instruction *in = s->in;
+  const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
+  const hlo_shape *os = &in->shape;
+  hlo_window_dim wd[MAXR];
+  int64_t odims[MAXR];
+  for (int d = 0; d < os->rank; d++) {
+    wd[d] = wa->u.window.dims[d];
+    odims[d] = os->dims[d];
+    if (!declared_dynamic(in, 0, d)) continue;
+    int64_t n = actual(args[0], d), osz, before;
+    if (trivial(&wd[d])) {
+      odims[d] = clamp(n, os->dims[d]);
+      continue;
+    }
+    windowed(n, wd[d].size, wd[d].rhs_dilate, wd[d].stride, true, &osz, &before);
+    wd[d].pad_lo = before;
+    odims[d] = clamp(osz, os->dims[d]);
+  }
+  hlo_val *a[2] = {args[0], args[1]}, *m = NULL;
+  if (args[0]->dims) {
+    if (!(m = hlo_dyn_masked(r, args[0], args[0]->dims, args[1]->data))) return hlo_run_errorf(r, in, "out of memory");
+    a[0] = m;
+  }
+  int rc = hlo_ref_reduce_window_with(r, s, a, wd, out);
+  if (m) hlo_run_release(r, m);
+  return rc != HLO_OK ? rc : hlo_dyn_put(r, in, out, odims);
+}
+
+bool hlo_ccall_is_dynconv(const plan_step *s) { return s->fn == dynconv_run || s->fn == dynwindow_run; }
+
+int hlo_ccall_prep_dynwindow(hlo_exec *e, plan_step *s, const char *t) {
+  const hlo_instruction *in = s->in;
+  const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
+  const hlo_shape *is = in->noperands == 2 ? &in->operands[0]->shape : NULL;
+  if (!is || !hlo_shape_is_array(is) || !hlo_shape_is_array(&in->shape) || in->shape.rank != is->rank ||
+      !wa || wa->u.window.n != is->rank || in->ncalled < 1 || !in->called[0] ||
+      !hlo_shape_is_scalar(&in->operands[1]->shape) || in->operands[1]->shape.type != is->type)
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: %s takes (array, scalar init of its type), a window= of its rank "
+                        "and a reducer computation, and returns one array", in->name, t);
+  s->fn = dynwindow_run;
+  s->kname = "dynwindow_run";
+  return HLO_OK;
+}
 
 int hlo_ccall_prep_dynconv(hlo_exec *e, plan_step *s, const char *t) {
   const hlo_instruction *in = s->in;

@@ -351,6 +351,10 @@ DECL_KERN(hlo_ref_convolution);
  * window of s->in, defaults filled, comes from hlo_ref_conv_window. */
 int hlo_ref_conv_window(hlo_run *r, const plan_step *s, const hlo_val *lhs, const hlo_val *rhs,
                         hlo_window_dim *wd);
+/* The reference reduce-window of s->in with the window wd (one per
+ * dimension) in place of its own. */
+int hlo_ref_reduce_window_with(hlo_run *r, const plan_step *s, hlo_val **args, const hlo_window_dim *wd,
+                               hlo_val **out);
 int hlo_ref_conv_with(hlo_run *r, const plan_step *s, const hlo_val *lhs, const hlo_val *rhs,
                       const hlo_window_dim *wd, hlo_val **out);
 DECL_KERN(hlo_ref_fft);

@@ -146,12 +146,17 @@ static int window_of(hlo_run *r, const hlo_instruction *in, int rank, hlo_window
 }
 
 DECL_KERN(hlo_ref_reduce_window) {
+  hlo_window_dim wd[MAXR];
+  if (window_of(r, s->in, args[0]->shape->rank, wd)) return HLO_ERR;
+  return hlo_ref_reduce_window_with(r, s, args, wd, out);
+}
+
+int hlo_ref_reduce_window_with(hlo_run *r, const plan_step *s, hlo_val **args, const hlo_window_dim *wd,
+                               hlo_val **out) {
   const hlo_instruction *in = s->in;
   int N = s->nargs / 2;
   if (N < 1 || s->nargs != 2 * N || N > 16) return hlo_run_errorf(r, in, "bad operand count");
   const hlo_shape *is = args[0]->shape;
-  hlo_window_dim wd[MAXR];
-  if (window_of(r, in, is->rank, wd)) return HLO_ERR;
   const plan_comp *pc = r->e->plans[in->called[0]->id];
   hlo_val *o = hlo_run_new(r, &in->shape);
   if (!o) return OOM(r, s);
