@@ -117,6 +117,23 @@ class ExecOptions(ctypes.Structure):  # hlo_exec_options, field for field
                 ("comm", c_void_p), ("device", c_int), ("allow_mixed_precision", c_bool)]
 
 
+class CommOptions(ctypes.Structure):  # hlo_comm_options
+    _fields_ = [("replicas", c_int), ("partitions", c_int), ("assignment", P(c_int)),
+                ("timeout_seconds", ctypes.c_double)]
+
+
+class MemPeak(ctypes.Structure):  # hlo_mem_peak
+    _fields_ = [("peak", ctypes.c_double), ("at", c_void_p), ("callee_bytes", ctypes.c_double),
+                ("nlive", c_int), ("live", c_void_p), ("param_bytes", ctypes.c_double),
+                ("output_bytes", ctypes.c_double), ("constant_bytes", ctypes.c_double),
+                ("scheduled", c_bool)]
+
+
+class StatsOptions(ctypes.Structure):  # hlo_stats_options
+    _fields_ = [("format", c_int), ("top", c_int), ("peak_gflops", ctypes.c_double),
+                ("peak_gbps", ctypes.c_double), ("machine", c_char_p)]
+
+
 class FuseOptions(ctypes.Structure):  # hlo_fuse_options
     _fields_ = [("kinds", ctypes.c_uint), ("max_size", c_int), ("max_outputs", c_int)]
 
@@ -242,6 +259,23 @@ hlo_val_borrow = _fn("hlo_val_borrow", P(Val), _ptr, P(Shape), c_void_p)
 hlo_val_new = _fn("hlo_val_new", P(Val), _ptr, P(Shape))
 hlo_val_ref = _fn("hlo_val_ref", P(Val), P(Val))
 hlo_val_release = _fn("hlo_val_release", None, _ptr, P(Val))
+hlo_arena_init = _fn("hlo_arena_init", None, P(Arena), _ptr)
+hlo_arena_release = _fn("hlo_arena_release", None, P(Arena))
+hlo_cost_analyze = _fn("hlo_cost_analyze", _ptr, P(ModuleHead), _ptr, P(Diags))
+hlo_cost_analysis_free = _fn("hlo_cost_analysis_free", None, _ptr)
+hlo_mem_peak_compute = _fn("hlo_mem_peak_compute", c_int, P(ModuleHead), P(Arena), P(MemPeak), P(Diags))
+hlo_stats_render = _fn("hlo_stats_render", c_int, P(Buf), P(ModuleHead), _ptr, P(MemPeak),
+                       P(StatsOptions))
+HLO_STATS_JSON = 1
+hlo_module_device_counts = _fn("hlo_module_device_counts", c_int, P(ModuleHead), P(c_int), P(c_int),
+                              P(c_bool), P(Diags))
+hlo_comm_new = _fn("hlo_comm_new", _ptr, P(CommOptions), _ptr, P(Diags))
+hlo_comm_free = _fn("hlo_comm_free", None, _ptr)
+hlo_devices_new = _fn("hlo_devices_new", _ptr, P(ModuleHead), P(ExecOptions), _ptr, _ptr, P(Diags))
+hlo_devices_free = _fn("hlo_devices_free", None, _ptr)
+hlo_devices_count = _fn("hlo_devices_count", c_int, _ptr)
+hlo_devices_exec = _fn("hlo_devices_exec", _ptr, _ptr, c_int)
+hlo_devices_run = _fn("hlo_devices_run", c_int, _ptr, P(P(P(Val))), c_int, P(P(Val)))
 imap_ctx_init = _fn("imap_ctx_init", None, P(ImapCtx), _ptr)
 imap_ctx_release = _fn("imap_ctx_release", None, P(ImapCtx))
 imap_output_to_input = _fn("imap_output_to_input", c_int, P(ImapCtx), _ptr, c_int,

@@ -189,6 +189,43 @@ class Module:
             raise d.error([self._source], "cannot parse")
         return m, d
 
+    def stats(self, top=10, peak_gflops=0.0, peak_gbps=0.0):
+        """The hlo-stats report as a dict (the object `hlo-stats --json`
+        prints): FLOPs, transcendentals and bytes accessed as XLA's
+        HloCostAnalysis counts them, per module, computation and
+        instruction; the top instructions by FLOPs and by bytes; the peak
+        of live memory with the buffers live there; with peak_gflops and
+        peak_gbps (the machine's rates) the roofline estimate.  Raises
+        HloError when the module does not verify (mixed precision allowed,
+        as hlo-stats)."""
+        if (peak_gflops > 0) != (peak_gbps > 0):
+            raise ValueError("peak_gflops and peak_gbps go together")
+        m, d = self._parse_copy()
+        ca = None
+        arena = _lib.Arena()
+        _lib.hlo_arena_init(ctypes.byref(arena), None)
+        try:
+            vo = _lib.VerifyOptions(allow_mixed_precision=True)
+            if _lib.hlo_shape_fill_omitted(m, d.ref, ctypes.byref(self._source.src)) or \
+                    _lib.hlo_verify_module(m, ctypes.byref(vo), d.ref, ctypes.byref(self._source.src)):
+                raise d.error([self._source], "the module does not verify")
+            peak = _lib.MemPeak()
+            ca = _lib.hlo_cost_analyze(m, None, d.ref)
+            if not ca or _lib.hlo_mem_peak_compute(m, ctypes.byref(arena), ctypes.byref(peak), d.ref):
+                raise d.error([self._source], "cannot analyse the module")
+            so = _lib.StatsOptions(format=_lib.HLO_STATS_JSON, top=int(top),
+                                   peak_gflops=float(peak_gflops), peak_gbps=float(peak_gbps),
+                                   machine=b"given")
+            rc, text = _buf_call(_lib.hlo_stats_render, m, ca, ctypes.byref(peak), ctypes.byref(so))
+            if rc:
+                raise MemoryError("out of memory")
+        finally:
+            if ca:
+                _lib.hlo_cost_analysis_free(ca)
+            _lib.hlo_arena_release(ctypes.byref(arena))
+            _lib.hlo_module_free(m)
+        return json.loads(text)
+
     def infer_shapes(self):
         """A new Module with every instruction's shape inferred and written
         (the text hlo-shape prints).  A declared shape that differs from
@@ -456,6 +493,34 @@ class Module:
         return Executable(src._h, self.name or self._source.name, threads, reference, rng_seed,
                           max_while_iterations)
 
+    def device_counts(self):
+        """(replicas, partitions) the module is written for: the header's
+        replica_count and num_partitions, else the fewest its collectives
+        need (hlo-run's default)."""
+        r, p, inferred = ctypes.c_int(1), ctypes.c_int(1), ctypes.c_bool(False)
+        d = DiagList()
+        if _lib.hlo_module_device_counts(self._h.m, ctypes.byref(r), ctypes.byref(p),
+                                         ctypes.byref(inferred), d.ref):
+            raise d.error([self._source], "bad device groups")
+        return r.value, p.value
+
+    def compile_devices(self, replicas=None, partitions=None, threads=0, reference=False, rng_seed=0,
+                        max_while_iterations=0, fuse=True, timeout=60.0):
+        """Plan the module once per device, as hlo-run runs a module written
+        for several devices: replicas x partitions devices (each None: the
+        module's count, device_counts()) in threads of this process, their
+        collectives meeting in one communicator; a collective that some
+        device never reaches fails after timeout seconds.  threads: worker
+        threads shared among the devices.  Returns a DeviceExecutable."""
+        from ._devices import DeviceExecutable
+        self.verify(allow_mixed_precision=True)
+        r0, p0 = self.device_counts()
+        src = self._fused_for_run() if fuse and not reference else self
+        return DeviceExecutable(src._h, self.name or self._source.name,
+                                r0 if replicas is None else replicas,
+                                p0 if partitions is None else partitions, threads, reference,
+                                rng_seed, max_while_iterations, timeout)
+
     def _fused_for_run(self):
         """This module as hlo_fuse_for_run leaves it: a new Module when it
         fused something, else self."""
@@ -474,18 +539,26 @@ class Module:
             _lib.hlo_module_free(m)
         return parse(text, name=self._source.name)
 
-    def run(self, *arrays, threads=0, reference=False, replicas=1, rng_seed=0,
-            max_while_iterations=0, fuse=True):
+    def run(self, *arrays, threads=0, reference=False, replicas=None, partitions=None, rng_seed=0,
+            max_while_iterations=0, fuse=True, per_device=False):
         """Run the entry computation on numpy arrays (one per parameter) and
         return the result as numpy arrays (a tuple result as a tuple).
         Inputs of the parameter's dtype that are C-contiguous are passed by
         pointer; results own the library's buffers.  The plan is made on
         first use and kept (one per set of options and concurrent caller).
-        replicas: only 1 is supported (multi-device execution has not
-        landed); other values raise NotImplementedError."""
-        if replicas != 1:
-            raise NotImplementedError("replicas=%r: running on several replicas has not landed "
-                                      "yet; only replicas=1 runs" % (replicas,))
+        A module written for several devices (device_counts()), or run with
+        replicas or partitions above 1, runs on every device in threads and
+        returns a list of per-device results (compile_devices();
+        per_device=True: one input per device for each parameter)."""
+        r0, p0 = self.device_counts()
+        R = r0 if replicas is None else int(replicas)
+        P = p0 if partitions is None else int(partitions)
+        if R * P != 1 or per_device:
+            exe = self.compile_devices(R, P, threads, reference, rng_seed, max_while_iterations, fuse)
+            try:
+                return exe.run(*arrays, per_device=per_device)
+            finally:
+                exe.close()
         key = (int(threads or 0), bool(reference), int(rng_seed), int(max_while_iterations), bool(fuse))
         with self._lock:
             idle = self._pool.setdefault(key, [])

@@ -140,3 +140,21 @@ def test_dot_svg_png_html(tmp_path):
         m.to_dot(around="nope")
     with pytest.raises(ValueError):
         m.to_dot(format="gif")
+
+
+def test_stats_counts_as_xla_and_matches_hlo_stats():
+    """dot f32[2,3] x f32[3,4]: 2*2*3*4 = 48 FLOPs (a multiply and an add per
+    term, HloCostAnalysis); the add of f32[2,4]: 8.  The dict is the object
+    `hlo-stats --json` prints."""
+    text = ("HloModule s\nENTRY e {\n a = f32[2,3] parameter(0)\n b = f32[3,4] parameter(1)\n"
+            " c = f32[2,4] parameter(2)\n d = f32[2,4] dot(a, b), lhs_contracting_dims={1}, "
+            "rhs_contracting_dims={0}\n ROOT s = f32[2,4] add(d, c)\n}\n")
+    st = hlotools.parse(text).stats()
+    assert st["totals"]["flops"] == 48 + 8
+    assert st["parameter_bytes"] == 4 * (6 + 12 + 8)
+    assert json.loads(tool("hlo-stats", "--json", "-", input=text).stdout) == st
+    assert "roofline" in hlotools.parse(text).stats(peak_gflops=10, peak_gbps=1)
+    with pytest.raises(ValueError):
+        hlotools.parse(text).stats(peak_gflops=10)
+    with pytest.raises(hlotools.HloError):
+        hlotools.parse("ENTRY e {\n ROOT p = f32[2] add(f32[2] parameter(0), f32[3] parameter(1))\n}\n").stats()

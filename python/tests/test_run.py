@@ -249,9 +249,74 @@ def test_input_errors():
         m.run(np.zeros((2, 3), np.float32), np.zeros(1))
     with pytest.raises(ValueError, match=r"parameter 0 is f32\[2, 3\]: got an array of shape \(3, 2\)"):
         m.run(np.zeros((3, 2), np.float32))
-    with pytest.raises(NotImplementedError, match="replicas"):
-        m.run(np.zeros((2, 3), np.float32), replicas=2)
+    # replicas=2: the same computation on two devices, one result each
+    two = m.run(np.ones((2, 3)), replicas=2)
+    assert isinstance(two, list) and len(two) == 2
+    for r in two:
+        np.testing.assert_array_equal(r, -np.ones((2, 3)))
     np.testing.assert_array_equal(m.run(np.ones((2, 3)), replicas=1), -np.ones((2, 3)))
+
+
+ALL_REDUCE = """HloModule ar, replica_count=2, num_partitions=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[3] parameter(0)
+  id = u32[] replica-id()
+  pid = u32[] partition-id()
+  ar = f32[3] all-reduce(p), replica_groups={}, to_apply=add
+  ROOT t = (f32[3], u32[], u32[]) tuple(ar, id, pid)
+}
+"""
+
+
+def test_devices_run_collectives():
+    """A module for 2 replicas x 2 partitions runs on 4 devices: the
+    all-reduce (over the replicas of each partition, XLA's cross-replica
+    mode) sums the inputs of devices k and k+2; replica-id and
+    partition-id are each device's (logical device = replica * 2 +
+    partition)."""
+    m = hlotools.parse(ALL_REDUCE)
+    assert m.device_counts() == (2, 2)
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    res = m.run(x, per_device=True)
+    assert len(res) == 4
+    for k in range(4):
+        s, rid, pid = res[k]
+        np.testing.assert_array_equal(s, x[k % 2] + x[k % 2 + 2])
+        assert (int(rid), int(pid)) == (k // 2, k % 2)
+    # the same inputs everywhere: twice the input
+    same = m.run(np.ones(3, np.float32))
+    for s, _, _ in same:
+        np.testing.assert_array_equal(s, 2 * np.ones(3))
+    exe = m.compile_devices()
+    assert (exe.devices, exe.replicas, exe.partitions) == (4, 2, 2)
+    for _ in range(2):  # plans and threads are kept between runs
+        out = exe.run([np.full(3, k, np.float32) for k in range(4)], per_device=True)
+        np.testing.assert_array_equal(out[1][0], np.full(3, 1 + 3))
+    with pytest.raises(ValueError, match="3 inputs for 4 devices"):
+        exe.run([np.ones(3, np.float32)] * 3, per_device=True)
+    exe.close()
+
+
+def test_devices_collective_timeout_is_an_error():
+    """A collective that one device never reaches fails after the timeout
+    with an HloError naming the instruction, instead of hanging."""
+    text = ("HloModule t, replica_count=2\nadd {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+            " ROOT s = f32[] add(a, b)\n}\nbody {\n p = f32[2] parameter(0)\n"
+            " ROOT r = f32[2] all-reduce(p), replica_groups={}, to_apply=add\n}\nskip {\n"
+            " p = f32[2] parameter(0)\n ROOT n = f32[2] negate(p)\n}\nENTRY e {\n"
+            " x = f32[2] parameter(0)\n id = u32[] replica-id()\n zero = u32[] constant(0)\n"
+            " c = pred[] compare(id, zero), direction=EQ\n"
+            " ROOT o = f32[2] conditional(c, x, x), true_computation=body, false_computation=skip\n}\n")
+    exe = hlotools.parse(text).compile_devices(timeout=1)
+    with pytest.raises(hlotools.HloError,
+                       match=r"instruction %r \(all-reduce\): collective timed out.*device 1 never arrived"):
+        exe.run(np.ones(2, np.float32))
+    exe.close()
 
 
 def test_run_error_has_the_instruction_position():
