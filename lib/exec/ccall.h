@@ -91,6 +91,7 @@ void hlo_ccall_tile_copy(const hlo_shape *full, const hlo_shape *part, const int
 int hlo_ccall_prep_sdy_shape(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_dynconv(hlo_exec *e, plan_step *s, const char *t);
 int hlo_ccall_prep_dynwindow(hlo_exec *e, plan_step *s, const char *t);
+int hlo_ccall_prep_dynsas(hlo_exec *e, plan_step *s, const char *t);
 /* Shard to full over the partitions of this replica: each partition's
  * tile of each of nvals values goes to its offset off[partition * nvals +
  * value] in the full results; one partition (no communicator) places its

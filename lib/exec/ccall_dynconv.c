@@ -1,13 +1,15 @@
 /* ccall_dynconv.c - the dynamic windowed ops TensorFlow's XLA bridge emits
  * as custom calls, DynamicConvolutionForward, DynamicConvolutionInputGrad,
- * DynamicConvolutionKernelGrad and DynamicReduceWindowSamePadding, run as
- * XLA's dynamic padder rewrites them (dynamic_padder.cc, sizes from dynamic_window_utils.cc and
+ * DynamicConvolutionKernelGrad, DynamicReduceWindowSamePadding and
+ * DynamicSelectAndScatterSamePadding, run as XLA's dynamic padder rewrites
+ * them (dynamic_padder.cc, sizes from dynamic_window_utils.cc and
  * dynamic_dimension_inference.cc): the operands are zero past their actual
  * sizes, and with padding_type=PADDING_SAME the low padding of each dynamic
  * spatial dimension is the one SAME padding gives the actual size; then
  * the reference convolution of the call's window, dimension numbers and
  * group counts runs.  The result carries the actual sizes XLA's inference
  * gives it. */
+#include <math.h>
 #include <string.h>
 
 #include "exec/ccall.h"
@@ -143,7 +145,72 @@ static DECL_KERN(dynwindow_run) {
   return rc != HLO_OK ? rc : hlo_dyn_put(r, in, out, odims);
 }
 
-bool hlo_ccall_is_dynconv(const plan_step *s) { return s->fn == dynconv_run || s->fn == dynwindow_run; }
+/* select-and-scatter(input, source, init) of a max pooling's gradient:
+ * the input past its actual sizes holds the type's lowest value (never
+ * selected over data), the source past its sizes holds init, and a
+ * dynamic dimension's window takes SAME's low padding for its actual size
+ * (XLA's ChooseIdentityValue and RewriteDynamicSelectAndScatterSamePadding);
+ * the result has the input's sizes. */
+static DECL_KERN(dynsas_run) {
+  const hlo_instruction *in = s->in;
+  const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
+  const hlo_shape *is = args[0]->shape;
+  hlo_window_dim wd[MAXR];
+  int64_t odims[MAXR];
+  for (int d = 0; d < is->rank; d++) {
+    wd[d] = wa->u.window.dims[d];
+    odims[d] = actual(args[0], d);
+    int64_t osz, before;
+    if (trivial(&wd[d]) || !declared_dynamic(in, 0, d) || !declared_dynamic(in, 1, d)) continue;
+    windowed(actual(args[0], d), wd[d].size, wd[d].rhs_dilate, wd[d].stride, true, &osz, &before);
+    wd[d].pad_lo = before;
+  }
+  unsigned char lowest[16] = {0};
+  hlo_type t = is->type;
+  hlo_type_kind k = hlo_type_kind_of(t);
+  hlo_sc lo = {k == HLO_KIND_FLOAT ? -INFINITY : 0, 0,
+               k == HLO_KIND_SINT ? (int64_t)((uint64_t)-1 << (hlo_type_bits(t) - 1)) : 0};
+  hlo_sc_store(t, lowest, 0, lo);
+  hlo_val *a[3] = {args[0], args[1], args[2]}, *m0 = NULL, *m1 = NULL;
+  int rc = HLO_OK;
+  if (args[0]->dims && !(a[0] = m0 = hlo_dyn_masked(r, args[0], args[0]->dims, lowest))) rc = HLO_ERR;
+  if (rc == HLO_OK && args[1]->dims && !(a[1] = m1 = hlo_dyn_masked(r, args[1], args[1]->dims, args[2]->data)))
+    rc = HLO_ERR;
+  if (rc != HLO_OK) rc = hlo_run_errorf(r, in, "out of memory");
+  else rc = hlo_ref_select_and_scatter_with(r, s, a, wd, in->called[0], in->called[1], out);
+  if (m0) hlo_run_release(r, m0);
+  if (m1) hlo_run_release(r, m1);
+  return rc != HLO_OK ? rc : hlo_dyn_put(r, in, out, odims);
+}
+
+bool hlo_ccall_is_dynconv(const plan_step *s) {
+  return s->fn == dynconv_run || s->fn == dynwindow_run || s->fn == dynsas_run;
+}
+
+int hlo_ccall_prep_dynsas(hlo_exec *e, plan_step *s, const char *t) {
+  const hlo_instruction *in = s->in;
+  const hlo_attr *wa = hlo_instr_attr(in, HLO_A_WINDOW);
+  const hlo_shape *is = in->noperands == 3 ? &in->operands[0]->shape : NULL;
+  bool ok = is && hlo_shape_is_array(is) && hlo_shape_compatible(&in->shape, is) && wa &&
+            wa->u.window.n == is->rank && in->ncalled == 2 && in->called[0] && in->called[1] &&
+            hlo_shape_is_array(&in->operands[1]->shape) && in->operands[1]->shape.rank == is->rank &&
+            hlo_shape_is_scalar(&in->operands[2]->shape) && in->operands[2]->shape.type == in->shape.type;
+  if (!ok)
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: %s takes (operand, source, scalar init), a window= of their "
+                        "rank and the select and scatter computations, and returns the operand's shape",
+                        in->name, t);
+  /* XLA pads the operand with the lowest value, which needs a `>=` select */
+  const hlo_instruction *root = in->called[0]->root;
+  const char *dir = root ? hlo_instr_word(root, HLO_A_DIRECTION) : NULL;
+  if (!root || root->op != HLO_OP_COMPARE || root->noperands != 2 || !dir || strcmp(dir, "GE") ||
+      root->operands[0]->op != HLO_OP_PARAMETER || root->operands[1]->op != HLO_OP_PARAMETER)
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: %s supports only a select computation that is "
+                        "compare(parameter, parameter), direction=GE (a max pooling), as XLA's dynamic padder",
+                        in->name, t);
+  s->fn = dynsas_run;
+  s->kname = "dynsas_run";
+  return HLO_OK;
+}
 
 int hlo_ccall_prep_dynwindow(hlo_exec *e, plan_step *s, const char *t) {
   const hlo_instruction *in = s->in;

@@ -57,6 +57,7 @@ static const ccall_row ROWS[] = {
     {{"DynamicConvolutionInputGrad", "convolution(gradient, kernel) of operands (input sizes, gradient, kernel), SAME padding as for the forward input sizes; the result has those sizes", TF_DYNAMIC}, hlo_ccall_prep_dynconv},
     {{"DynamicConvolutionKernelGrad", "convolution(activations, gradients), both zero past their actual sizes, SAME padding as for the activations' actual size; a static result", TF_DYNAMIC}, hlo_ccall_prep_dynconv},
     {{"DynamicReduceWindowSamePadding", "reduce-window(input, init) of the call's window and reducer; a dynamic dimension's window takes SAME padding for its actual size, positions past it hold init", TF_DYNAMIC}, hlo_ccall_prep_dynwindow},
+    {{"DynamicSelectAndScatterSamePadding", "select-and-scatter(operand, source, init) of a max pooling's gradient; a dynamic dimension's window takes SAME padding for its actual size, the operand past it holds the lowest value", TF_DYNAMIC}, hlo_ccall_prep_dynsas},
     {{"PadToStatic", "(the operand padded to its bounds, zero past the actual sizes; one s32 actual size per dimension)", "XLA's dynamic padder (xla/service/dynamic_padder.cc)"}, hlo_ccall_prep_dyn},
     {{"SliceToDynamic", "operand 0 with the actual size of each dynamic dimension set from the s32 operands that follow", "XLA's dynamic padder (xla/service/dynamic_padder.cc)"}, hlo_ccall_prep_dyn},
     {{"TopK", "values and indices of the k largest elements of the last dimension, descending", "XLA (xla/service/topk_rewriter.cc)"}, hlo_ccall_prep_topk},

@@ -355,6 +355,11 @@ int hlo_ref_conv_window(hlo_run *r, const plan_step *s, const hlo_val *lhs, cons
  * dimension) in place of its own. */
 int hlo_ref_reduce_window_with(hlo_run *r, const plan_step *s, hlo_val **args, const hlo_window_dim *wd,
                                hlo_val **out);
+/* The reference select-and-scatter of s->in with the window wd and the
+ * select and scatter computations given. */
+int hlo_ref_select_and_scatter_with(hlo_run *r, const plan_step *s, hlo_val **args, const hlo_window_dim *wd,
+                                    const hlo_computation *select, const hlo_computation *scatter,
+                                    hlo_val **out);
 int hlo_ref_conv_with(hlo_run *r, const plan_step *s, const hlo_val *lhs, const hlo_val *rhs,
                       const hlo_window_dim *wd, hlo_val **out);
 DECL_KERN(hlo_ref_fft);

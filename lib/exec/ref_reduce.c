@@ -203,12 +203,19 @@ int hlo_ref_reduce_window_with(hlo_run *r, const plan_step *s, hlo_val **args, c
 
 DECL_KERN(hlo_ref_select_and_scatter) {
   const hlo_instruction *in = s->in;
-  const hlo_shape *is = args[0]->shape, *ss = args[1]->shape;
   hlo_window_dim wd[MAXR];
-  if (window_of(r, in, is->rank, wd)) return HLO_ERR;
+  if (window_of(r, in, args[0]->shape->rank, wd)) return HLO_ERR;
   const hlo_attr *sa = hlo_instr_attr(in, HLO_A_SELECT), *ca = hlo_instr_attr(in, HLO_A_SCATTER);
   if (!sa || !ca) return hlo_run_errorf(r, in, "needs select= and scatter=");
-  const plan_comp *sel = r->e->plans[sa->u.comp->id], *sct = r->e->plans[ca->u.comp->id];
+  return hlo_ref_select_and_scatter_with(r, s, args, wd, sa->u.comp, ca->u.comp, out);
+}
+
+int hlo_ref_select_and_scatter_with(hlo_run *r, const plan_step *s, hlo_val **args, const hlo_window_dim *wd,
+                                    const hlo_computation *select, const hlo_computation *scatter,
+                                    hlo_val **out) {
+  const hlo_instruction *in = s->in;
+  const hlo_shape *is = args[0]->shape, *ss = args[1]->shape;
+  const plan_comp *sel = r->e->plans[select->id], *sct = r->e->plans[scatter->id];
   hlo_val *o = hlo_run_new(r, &in->shape);
   if (!o) return OOM(r, s);
   hlo_type t = is->type, ot = in->shape.type; /* differ under mixed precision */
