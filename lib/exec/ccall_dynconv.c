@@ -241,10 +241,16 @@ int hlo_ccall_prep_dynconv(hlo_exec *e, plan_step *s, const char *t) {
   if (in->noperands != want || !dl || !dl->u.conv || !wa)
     return HLO_PLAN_ERR(e, in, "instruction %%%s: %s takes %d operands%s, dim_labels= and window=", in->name, t,
                         want, p->kind == DC_INPUT_GRAD ? " (input sizes, gradient, kernel)" : "");
-  if (!pt || (strcmp(pt, "PADDING_SAME") && strcmp(pt, "PADDING_VALID")))
-    return HLO_PLAN_ERR(e, in, "instruction %%%s: %s needs padding_type=PADDING_SAME or PADDING_VALID", in->name,
-                        t);
   const hlo_conv_dnums *dn = dl->u.conv;
+  /* the padding type says the sizes of a dynamic spatial dimension; without
+   * one the call is a plain convolution (XLA's default PADDING_INVALID) */
+  bool dyn_spatial = false;
+  for (int i = 0; i < dn->nspatial; i++)
+    dyn_spatial |= declared_dynamic(in, lk, dn->in_spatial[i]) ||
+                   (p->kind == DC_KERNEL_GRAD && declared_dynamic(in, 1, dn->kernel_spatial[i]));
+  if (dyn_spatial && (!pt || (strcmp(pt, "PADDING_SAME") && strcmp(pt, "PADDING_VALID"))))
+    return HLO_PLAN_ERR(e, in, "instruction %%%s: %s over a dynamic spatial dimension needs "
+                        "padding_type=PADDING_SAME or PADDING_VALID", in->name, t);
   const hlo_shape *ls = &in->operands[lk]->shape, *ks = &in->operands[lk + 1]->shape;
   if (!hlo_shape_is_array(ls) || !hlo_shape_is_array(ks) || !hlo_shape_is_array(&in->shape) ||
       ls->rank != dn->nspatial + 2 || ks->rank != ls->rank || in->shape.rank != ls->rank ||
