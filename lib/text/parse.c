@@ -471,6 +471,11 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
     if (!scan_peek(scn, '=')) return scan_failed_at_next(scn, "expects '=' in instruction (after the instruction name)");
     scn->pos++;
   }
+  /* the name's slot in a large map is a cache miss: fetch it while the
+   * rest of the instruction is read */
+  size_t name_len = strlen(in->name);
+  uint64_t name_hash = hlo_strmap_hash(in->name, name_len);
+  hlo_strmap_prefetch(&p->instrs, name_hash);
   scan_skip(scn);
   if (scan_at_shape(scn)) {
     if (scan_shape(scn, &in->shape) || set_layouts(p, &in->shape)) return HLO_ERR;
@@ -498,7 +503,8 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   if (sugar && async_sugar(p, in, wrapped)) return HLO_ERR;
   if (in->op == HLO_OP_PARAMETER && note_parameter(p, in)) return HLO_ERR;
   void *old;
-  if (hlo_strmap_put(&p->instrs, in->name, in, &old)) return scan_errorf(scn, in->off, "out of memory");
+  if (hlo_strmap_put_hashed(&p->instrs, in->name, name_len, name_hash, in, &old))
+    return scan_errorf(scn, in->off, "out of memory");
   if (old) {
     scan_errorf(scn, in->off, "instruction '%s' is defined twice", in->name);
     hlo_notef(scn->d, scn->src, ((hlo_instruction *)old)->off, "previous definition of '%s' is here", in->name);
