@@ -19,8 +19,9 @@ struct hlo_arena_block {
 enum { ARENA_MIN_BLOCK = 64 * 1024 };
 /* From this size on a block (which the arena fills from the start) is
  * mapped with its pages made present at once: one system call instead of
- * a page fault per 4 KiB, a large part of parsing a big module. */
-#define ARENA_POPULATE_MIN ((size_t)1 << 20)
+ * a page fault per 4 KiB, a large part of parsing a module.  Smaller
+ * blocks come from calloc (glibc serves them from its heap). */
+#define ARENA_POPULATE_MIN ((size_t)128 << 10)
 
 void hlo_arena_init(hlo_arena *a, const hlo_allocator *alloc) {
   memset(a, 0, sizeof *a);
