@@ -183,5 +183,12 @@ HLO_API void hlo_strmap_init(hlo_strmap *m, hlo_arena *arena);
 HLO_API int hlo_strmap_put(hlo_strmap *m, const char *key, void *val, void **old);
 HLO_API void *hlo_strmap_get(const hlo_strmap *m, const char *key);
 HLO_API void *hlo_strmap_getn(const hlo_strmap *m, const char *key, size_t n);
+/* The hash of key[0..n) (never 0); with it, a caller that knows a key long
+ * before inserting it can prefetch its slot (a large map's insert is a
+ * cache miss) and insert without hashing again.  key must be n bytes long
+ * and NUL-terminated for put_hashed. */
+HLO_API uint64_t hlo_strmap_hash(const char *key, size_t n);
+HLO_API void hlo_strmap_prefetch(const hlo_strmap *m, uint64_t h);
+HLO_API int hlo_strmap_put_hashed(hlo_strmap *m, const char *key, size_t n, uint64_t h, void *val, void **old);
 
 #endif

@@ -9,7 +9,7 @@
 
 /* Eight bytes at a time, multiply-xorshift mixing: names are short, and
  * this costs a few instructions per word instead of per byte. */
-static uint64_t hash(const char *s, size_t n) {
+uint64_t hlo_strmap_hash(const char *s, size_t n) {
   const uint64_t K = 0x9e3779b97f4a7c15ull;
   uint64_t h = (uint64_t)n * K;
   while (n >= 8) {
@@ -67,10 +67,17 @@ static int grow(hlo_strmap *m) {
 }
 
 int hlo_strmap_put(hlo_strmap *m, const char *key, void *val, void **old) {
+  size_t n = strlen(key);
+  return hlo_strmap_put_hashed(m, key, n, hlo_strmap_hash(key, n), val, old);
+}
+
+void hlo_strmap_prefetch(const hlo_strmap *m, uint64_t h) {
+  if (m->cap) __builtin_prefetch(&m->slots[h & (m->cap - 1)], 1);
+}
+
+int hlo_strmap_put_hashed(hlo_strmap *m, const char *key, size_t n, uint64_t h, void *val, void **old) {
   if (old) *old = NULL;
   if ((m->n + 1) * 4 > m->cap * 3 && grow(m)) return HLO_ERR;
-  size_t n = strlen(key);
-  uint64_t h = hash(key, n);
   size_t j = h & (m->cap - 1);
   while (m->slots[j].hash) {
     if (m->slots[j].hash == h && key_eq(m->slots[j].key, key, n)) {
@@ -87,7 +94,7 @@ int hlo_strmap_put(hlo_strmap *m, const char *key, void *val, void **old) {
 
 void *hlo_strmap_getn(const hlo_strmap *m, const char *key, size_t n) {
   if (!m->cap) return NULL;
-  uint64_t h = hash(key, n);
+  uint64_t h = hlo_strmap_hash(key, n);
   size_t j = h & (m->cap - 1);
   while (m->slots[j].hash) {
     if (m->slots[j].hash == h && key_eq(m->slots[j].key, key, n)) return m->slots[j].val;

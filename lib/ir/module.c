@@ -80,6 +80,11 @@ static int count_called(const hlo_instruction *in) {
   return n;
 }
 
+/* Three passes over the instructions (a large computation does not stay
+ * in cache between passes): ids and parameter count; user counts; then,
+ * in order, users arrays (each allocated when its instruction or its first
+ * user comes up: operands may follow their users), users, called
+ * computations and the parameter table. */
 static int link_computation(hlo_module *m, hlo_computation *c) {
   hlo_arena *a = &m->arena;
   c->module_ = m;
@@ -89,23 +94,29 @@ static int link_computation(hlo_module *m, hlo_computation *c) {
     in->parent = c;
     in->id = i;
     in->nusers = 0;
+    in->users = NULL; /* NULL with nusers > 0 below: counted, not yet allocated */
     if (in->op == HLO_OP_PARAMETER && in->param_number > maxp && in->param_number < (1 << 24))
       maxp = (int)in->param_number;
   }
   for (int i = 0; i < c->ninstrs; i++)
     for (int j = 0; j < c->instrs[i]->noperands; j++)
       if (c->instrs[i]->operands[j]) c->instrs[i]->operands[j]->nusers++;
+  c->nparams = maxp + 1;
+  c->params = c->nparams ? hlo_arena_array(a, (size_t)c->nparams, sizeof(hlo_instruction *)) : NULL;
+  if (c->nparams && !c->params) return HLO_ERR;
   for (int i = 0; i < c->ninstrs; i++) {
     hlo_instruction *in = c->instrs[i];
-    in->users = in->nusers ? hlo_arena_array(a, (size_t)in->nusers, sizeof(hlo_instruction *)) : NULL;
-    if (in->nusers && !in->users) return HLO_ERR;
-    in->nusers = 0;
-  }
-  for (int i = 0; i < c->ninstrs; i++) {
-    hlo_instruction *in = c->instrs[i];
+    if (!in->users && in->nusers) {
+      if (!(in->users = hlo_arena_array(a, (size_t)in->nusers, sizeof(hlo_instruction *)))) return HLO_ERR;
+      in->nusers = 0;
+    }
     for (int j = 0; j < in->noperands; j++) {
       hlo_instruction *op = in->operands[j];
       if (!op) continue;
+      if (!op->users) { /* an operand written after its user */
+        if (!(op->users = hlo_arena_array(a, (size_t)op->nusers, sizeof(hlo_instruction *)))) return HLO_ERR;
+        op->nusers = 0;
+      }
       bool seen = false; /* a user is listed once even if it uses op twice */
       for (int k = 0; k < op->nusers; k++) seen |= op->users[k] == in;
       if (!seen) op->users[op->nusers++] = in;
@@ -122,12 +133,6 @@ static int link_computation(hlo_module *m, hlo_computation *c) {
     }
     if (in->op == HLO_OP_FUSION)
       for (int q = 0; q < in->ncalled; q++) in->called[q]->is_fused = true;
-  }
-  c->nparams = maxp + 1;
-  c->params = c->nparams ? hlo_arena_array(a, (size_t)c->nparams, sizeof(hlo_instruction *)) : NULL;
-  if (c->nparams && !c->params) return HLO_ERR;
-  for (int i = 0; i < c->ninstrs; i++) {
-    hlo_instruction *in = c->instrs[i];
     if (in->op == HLO_OP_PARAMETER && in->param_number >= 0 && in->param_number < c->nparams &&
         !c->params[in->param_number])
       c->params[in->param_number] = in;

@@ -54,6 +54,9 @@ typedef struct parser {
   hlo_strmap comps;   /* name -> computation */
   hlo_strmap instrs;  /* name -> instruction, current computation */
   vec cur;            /* instructions of the current computation */
+  vec later;          /* those of them with forward references, control
+                       * predecessors or parser checks: the only ones
+                       * check_body visits again, in the same order */
   int nested_counter;
   hlo_arena scratch;  /* placeholders and growing lists; freed after parsing */
   hlo_strmap layouts; /* layout text -> shared hlo_layout (in the module arena) */
@@ -90,6 +93,18 @@ static bool lookup_opcode(parser *p, const char *s, size_t n, hlo_opcode *out) {
   if (!v) return false;
   *out = (hlo_opcode)((uintptr_t)v - 1);
   return true;
+}
+
+/* Append in to the current computation's list, and to p->later if the
+ * pass after the computation has anything to do with it (decided now,
+ * while the instruction is in cache). */
+static int add_instr(parser *p, hlo_instruction *in) {
+  scanner *scn = &p->scn;
+  if (vpush_in(scn, &p->scratch, &p->cur, in)) return HLO_ERR;
+  bool again = instr_semantics_apply(in);
+  for (int k = 0; !again && k < in->noperands; k++) again = in->operands[k]->id == -1;
+  for (int k = 0; !again && k < in->nattrs; k++) again = in->attrs[k].key == HLO_A_CONTROL_PREDECESSORS;
+  return again ? vpush_in(scn, &p->scratch, &p->later, in) : HLO_OK;
 }
 
 /* Placeholder operand: an instruction holding only a name, an offset and
@@ -194,7 +209,7 @@ static int compact_gte(parser *p, size_t at, const char *nm, size_t n, hlo_instr
       g->nattrs = 1;
       if (base->shape_omitted) g->shape_omitted = true;
       else if (hlo_shape_copy(scn->a, &g->shape, &base->shape.tuple[idx])) return scan_errorf(scn, at, "out of memory");
-      if (hlo_strmap_put(&p->instrs, g->name, g, NULL) || vpush_in(scn, &p->scratch, &p->cur, g) ||
+      if (hlo_strmap_put(&p->instrs, g->name, g, NULL) || add_instr(p, g) ||
           vpush_in(scn, &p->scratch, &p->anon, g))
         return scan_errorf(scn, at, "out of memory");
     }
@@ -224,7 +239,7 @@ static hlo_instruction *missing_parameter(parser *p, size_t at, const char *nm, 
   prm->op = HLO_OP_PARAMETER;
   prm->off = prm->op_off = at;
   prm->param_number = p->nparams++;
-  if (hlo_strmap_put(&p->instrs, prm->name, prm, NULL) || vpush_in(scn, &p->scratch, &p->cur, prm)) {
+  if (hlo_strmap_put(&p->instrs, prm->name, prm, NULL) || add_instr(p, prm)) {
     scan_errorf(scn, at, "out of memory");
     return NULL;
   }
@@ -284,7 +299,7 @@ static int parse_operands(parser *p, hlo_instruction *in) {
         do snprintf(name, sizeof name, "%s.anon.%d", hlo_opcode_name(op), ++p->nested_counter);
         while (hlo_strmap_get(&p->instrs, name));
         if (!(nin->name = hlo_arena_strdup(scn->a, name))) return scan_errorf(scn, at, "out of memory");
-        if (hlo_strmap_put(&p->instrs, nin->name, nin, NULL) || vpush_in(scn, &p->scratch, &p->cur, nin) ||
+        if (hlo_strmap_put(&p->instrs, nin->name, nin, NULL) || add_instr(p, nin) ||
             vpush_in(scn, &p->scratch, &p->anon, nin))
           return scan_errorf(scn, at, "out of memory");
         if (vpush_in(scn, &p->scratch, &ops, nin)) return HLO_ERR;
@@ -471,6 +486,11 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
     if (!scan_peek(scn, '=')) return scan_failed_at_next(scn, "expects '=' in instruction (after the instruction name)");
     scn->pos++;
   }
+  /* the name's slot in a large map is a cache miss: fetch it while the
+   * rest of the instruction is read */
+  size_t name_len = strlen(in->name);
+  uint64_t name_hash = hlo_strmap_hash(in->name, name_len);
+  hlo_strmap_prefetch(&p->instrs, name_hash);
   scan_skip(scn);
   if (scan_at_shape(scn)) {
     if (scan_shape(scn, &in->shape) || set_layouts(p, &in->shape)) return HLO_ERR;
@@ -498,13 +518,14 @@ static int parse_instruction(parser *p, hlo_computation *c, hlo_instruction **ro
   if (sugar && async_sugar(p, in, wrapped)) return HLO_ERR;
   if (in->op == HLO_OP_PARAMETER && note_parameter(p, in)) return HLO_ERR;
   void *old;
-  if (hlo_strmap_put(&p->instrs, in->name, in, &old)) return scan_errorf(scn, in->off, "out of memory");
+  if (hlo_strmap_put_hashed(&p->instrs, in->name, name_len, name_hash, in, &old))
+    return scan_errorf(scn, in->off, "out of memory");
   if (old) {
     scan_errorf(scn, in->off, "instruction '%s' is defined twice", in->name);
     hlo_notef(scn->d, scn->src, ((hlo_instruction *)old)->off, "previous definition of '%s' is here", in->name);
     return HLO_ERR;
   }
-  if (vpush_in(scn, &p->scratch, &p->cur, in)) return HLO_ERR;
+  if (add_instr(p, in)) return HLO_ERR;
   in->parent = c;
   if (is_root) {
     if (*root) {
@@ -542,12 +563,12 @@ static int used_before_definition(scanner *scn, size_t at, const char *what, con
 }
 
 /* Replace placeholder operands and control predecessors by the named
- * instructions of the computation. */
+ * instructions of the computation (those in p->later: no other has any). */
 static int resolve_instrs(parser *p, hlo_computation *c) {
   scanner *scn = &p->scn;
   int rc = HLO_OK;
-  for (int i = 0; i < c->ninstrs; i++) {
-    hlo_instruction *in = c->instrs[i];
+  for (int i = 0; i < p->later.n; i++) {
+    hlo_instruction *in = p->later.v[i];
     for (int k = 0; k < in->noperands; k++) {
       hlo_instruction *ref = in->operands[k];
       if (ref->id != -1) continue; /* nested operand, already real */
@@ -621,6 +642,7 @@ static int parse_body(parser *p, hlo_computation *c, int start_errors) {
   scanner *scn = &p->scn;
   if (scan_expect(scn, '{', "to start the computation body")) return HLO_ERR;
   p->cur = (vec){0};
+  p->later = (vec){0};
   hlo_strmap_init(&p->instrs, &p->scratch);
   hlo_strmap_init(&p->params, &p->scratch);
   hlo_instruction *root = NULL;
@@ -654,8 +676,8 @@ static int check_body(parser *p, hlo_computation *c, const hlo_shape *declared, 
   scanner *scn = &p->scn;
   if (resolve_instrs(p, c)) return HLO_ERR;
   int rc = HLO_OK;
-  for (int i = 0; i < c->ninstrs; i++)
-    if (check_instr_semantics(scn, c->instrs[i])) rc = HLO_ERR;
+  for (int i = 0; i < p->later.n; i++)
+    if (check_instr_semantics(scn, p->later.v[i])) rc = HLO_ERR;
   if (declared && check_signature_root(scn, c, declared, declared_at)) rc = HLO_ERR;
   return rc;
 }
@@ -682,13 +704,14 @@ static hlo_computation *inline_computation(scanner *scn, void *ctx) {
     return NULL;
   }
   if (scan_enter(scn)) return NULL;
-  vec outer = p->cur;
+  vec outer = p->cur, outer_later = p->later;
   hlo_strmap outer_names = p->instrs, outer_params = p->params;
   bool single = p->single;
   p->single = false; /* XLA makes parameters for the top-level scope only */
   int rc = parse_body(p, c, scn->nerrors) || check_body(p, c, NULL, 0);
   p->single = single;
   p->cur = outer;
+  p->later = outer_later;
   p->instrs = outer_names;
   p->params = outer_params;
   scan_leave(scn);
@@ -836,6 +859,7 @@ static int parse_single(parser *p, hlo_computation **out) {
   m->attrs = sched;
   m->nattrs = 1;
   p->cur = (vec){0};
+  p->later = (vec){0};
   hlo_strmap_init(&p->instrs, &p->scratch);
   hlo_strmap_init(&p->params, &p->scratch);
   hlo_instruction *root = NULL;

@@ -229,24 +229,31 @@ static int check_one_dimension(scanner *scn, const hlo_instruction *in) {
                      hlo_opcode_name(in->op), d->u.ints.n);
 }
 
-int check_instr_semantics(scanner *scn, const hlo_instruction *in) {
-  const hlo_attr *pr = attr(in, HLO_A_PARAMETER_REPLICATION);
-  if (pr && pr->kind == HLO_AK_BOOLS && !in->shape_omitted && leaf_count(&in->shape) != pr->u.bools.n)
-    return scan_errorf(scn, pr->off, "parameter has %lld leaf buffers, but parameter_replication has %d elements",
-                       (long long)leaf_count(&in->shape), pr->u.bools.n);
-  if (check_result_accuracy(scn, in)) return HLO_ERR;
-  switch (in->op) {
-  case HLO_OP_INFEED: return check_infeed(scn, in);
-  case HLO_OP_RECV:
-    if (!in->shape_omitted && (in->shape.type != HLO_TUPLE || in->shape.ntuple == 0))
-      return scan_errorf(scn, in->op_off, "recv must have a non-empty tuple shape (data, context, token)");
-    return HLO_OK;
-  case HLO_OP_CONDITIONAL:
-    if (!in->noperands) return scan_errorf(scn, in->op_off, "conditional requires at least one operand");
-    return HLO_OK;
-  case HLO_OP_DYNAMIC_RESHAPE:
-    if (!in->noperands) return scan_errorf(scn, in->op_off, "DynamicReshape requires at least one operand.");
-    return HLO_OK;
+static int check_recv(scanner *scn, const hlo_instruction *in) {
+  if (!in->shape_omitted && (in->shape.type != HLO_TUPLE || in->shape.ntuple == 0))
+    return scan_errorf(scn, in->op_off, "recv must have a non-empty tuple shape (data, context, token)");
+  return HLO_OK;
+}
+
+static int check_conditional(scanner *scn, const hlo_instruction *in) {
+  if (!in->noperands) return scan_errorf(scn, in->op_off, "conditional requires at least one operand");
+  return HLO_OK;
+}
+
+static int check_dynamic_reshape(scanner *scn, const hlo_instruction *in) {
+  if (!in->noperands) return scan_errorf(scn, in->op_off, "DynamicReshape requires at least one operand.");
+  return HLO_OK;
+}
+
+typedef int (*instr_check)(scanner *scn, const hlo_instruction *in);
+
+/* The rule of an opcode, or NULL. */
+static instr_check opcode_check(hlo_opcode op) {
+  switch (op) {
+  case HLO_OP_INFEED: return check_infeed;
+  case HLO_OP_RECV: return check_recv;
+  case HLO_OP_CONDITIONAL: return check_conditional;
+  case HLO_OP_DYNAMIC_RESHAPE: return check_dynamic_reshape;
   case HLO_OP_ALL_GATHER:
   case HLO_OP_ALL_GATHER_START:
   case HLO_OP_REDUCE_SCATTER:
@@ -256,15 +263,32 @@ int check_instr_semantics(scanner *scn, const hlo_instruction *in) {
   case HLO_OP_GET_DIMENSION_SIZE:
   case HLO_OP_SET_DIMENSION_SIZE:
   case HLO_OP_SORT:
-  case HLO_OP_SCAN: return check_one_dimension(scn, in);
-  case HLO_OP_CUSTOM_CALL: return check_custom_call(scn, in);
+  case HLO_OP_SCAN: return check_one_dimension;
+  case HLO_OP_CUSTOM_CALL: return check_custom_call;
   case HLO_OP_SEND_DONE:
-  case HLO_OP_RECV_DONE: return check_done_channel(scn, in);
+  case HLO_OP_RECV_DONE: return check_done_channel;
   case HLO_OP_ASYNC_START:
   case HLO_OP_ASYNC_UPDATE:
-  case HLO_OP_ASYNC_DONE: return check_async(scn, in);
-  default: return HLO_OK;
+  case HLO_OP_ASYNC_DONE: return check_async;
+  default: return NULL;
   }
+}
+
+bool instr_semantics_apply(const hlo_instruction *in) {
+  if (opcode_check(in->op)) return true;
+  for (int i = 0; i < in->nattrs; i++)
+    if (in->attrs[i].key == HLO_A_PARAMETER_REPLICATION || in->attrs[i].key == HLO_A_RESULT_ACCURACY) return true;
+  return false;
+}
+
+int check_instr_semantics(scanner *scn, const hlo_instruction *in) {
+  const hlo_attr *pr = attr(in, HLO_A_PARAMETER_REPLICATION);
+  if (pr && pr->kind == HLO_AK_BOOLS && !in->shape_omitted && leaf_count(&in->shape) != pr->u.bools.n)
+    return scan_errorf(scn, pr->off, "parameter has %lld leaf buffers, but parameter_replication has %d elements",
+                       (long long)leaf_count(&in->shape), pr->u.bools.n);
+  if (check_result_accuracy(scn, in)) return HLO_ERR;
+  instr_check f = opcode_check(in->op);
+  return f ? f(scn, in) : HLO_OK;
 }
 
 int check_signature_root(scanner *scn, const hlo_computation *c, const hlo_shape *declared, size_t at) {

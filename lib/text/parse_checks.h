@@ -6,6 +6,10 @@
 
 /* The rules for one instruction whose operands are resolved. */
 int check_instr_semantics(scanner *scn, const hlo_instruction *in);
+/* False when check_instr_semantics has nothing to check in `in` (its
+ * opcode has no rule and it has neither parameter_replication nor
+ * result_accuracy): the parser then skips it. */
+bool instr_semantics_apply(const hlo_instruction *in);
 /* A computation written "(params) -> R" must have a root compatible with R;
  * at is where R was written. */
 int check_signature_root(scanner *scn, const hlo_computation *c, const hlo_shape *declared, size_t at);
