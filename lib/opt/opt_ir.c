@@ -192,7 +192,12 @@ int opt_replace(opt_ctx *x, hlo_computation *c, hlo_instruction *old, hlo_instru
   return opt_remove_dead(x, c, &old, 1, NULL);
 }
 
-int opt_sort(opt_ctx *x, hlo_computation *c) { return fuse_topo_sort(&x->m->arena, c); }
+int opt_sort(opt_ctx *x, hlo_computation *c) {
+  if (fuse_topo_sort(&x->m->arena, c)) return HLO_ERR;
+  /* the sorted array is new and exactly full: a later append must grow it */
+  if (c->id >= 0 && c->id < x->ncap && x->cap[c->id] >= 0) x->cap[c->id] = c->ninstrs;
+  return HLO_OK;
+}
 
 hlo_instruction **opt_topo_order(opt_ctx *x, hlo_computation *c) {
   hlo_instruction **saved = c->instrs;

@@ -26,7 +26,16 @@ static int inline_comp(opt_ctx *x, hlo_computation *c, hlo_computation **callees
     if (opt_inline_body(x, c, callee, call->operands, call->noperands, &root)) return HLO_ERR;
     if (!hlo_shape_equal(&root->shape, &call->shape) && call == c->root) return HLO_ERR;
     opt_replace_uses(c, call, root);
-    if (opt_remove_dead(x, c, &call, 1, NULL) || opt_sort(x, c) || hlo_module_link(x->m)) return HLO_ERR;
+    /* the call goes even when its callee has side effects (a collective):
+     * they now live in the inlined copy */
+    int w = 0;
+    for (int i = 0; i < c->ninstrs; i++)
+      if (c->instrs[i] != call) c->instrs[w++] = c->instrs[i];
+    c->ninstrs = w;
+    call->parent = NULL;
+    if (opt_remove_dead(x, c, call->operands, call->noperands, NULL) || opt_sort(x, c) ||
+        hlo_module_link(x->m))
+      return HLO_ERR;
     int k = 0;
     while (k < *ncallees && callees[k] != callee) k++;
     if (k == *ncallees) callees[(*ncallees)++] = callee;
