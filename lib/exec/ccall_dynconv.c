@@ -72,7 +72,6 @@ static DECL_KERN(dynconv_run) {
       int64_t fin = hlo_sc_load(args[0]->shape->type, args[0]->data, ld).i, fout, fbefore;
       windowed(fin, w->size, w->rhs_dilate, w->lhs_dilate, p->same, &fout, &fbefore);
       before = (w->size - 1) * w->rhs_dilate - fbefore;
-      (void)n;
     } else {
       int kd = dn->kernel_spatial[i];
       bool da = declared_dynamic(in, 0, ld), dg = declared_dynamic(in, 1, kd);

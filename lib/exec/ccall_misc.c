@@ -167,7 +167,6 @@ int hlo_ccall_prep_act(hlo_exec *e, plan_step *s, const char *t) {
 
 /* ---- SPMD shard / full shapes ------------------------------------------------- */
 typedef struct spmd_p {
-  bool to_full;
   int64_t off[MAXR]; /* this partition's tile origin in the full shape */
 } spmd_p;
 
@@ -271,12 +270,11 @@ int hlo_ccall_tiles_gather(hlo_run *r, const plan_step *s, const hlo_ccall_tiles
 }
 
 static DECL_KERN(spmd_run) {
-  const spmd_p *p = s->p;
-  const hlo_shape *full = p->to_full ? &s->in->shape : args[0]->shape;
-  const hlo_shape *part = p->to_full ? args[0]->shape : &s->in->shape;
+  const spmd_p *p = s->p; /* full to shard (shard to full gathers: spmd_gather) */
+  const hlo_shape *full = args[0]->shape, *part = &s->in->shape;
   hlo_val *o = hlo_run_new(r, &s->in->shape);
   if (!o) return hlo_run_errorf(r, s->in, "out of memory");
-  hlo_ccall_tile_copy(full, part, p->off, p->to_full, o->data, args[0]->data);
+  hlo_ccall_tile_copy(full, part, p->off, false, o->data, args[0]->data);
   *out = o;
   return HLO_OK;
 }
@@ -318,9 +316,9 @@ int hlo_ccall_prep_spmd(hlo_exec *e, plan_step *s, const char *t) {
   spmd_p *p = hlo_arena_alloc(&e->arena, sizeof *p);
   if (!p) return HLO_PLAN_ERR(e, in, "out of memory");
   memset(p, 0, sizeof *p);
-  p->to_full = strcmp(t, "SPMDShardToFullShape") == 0;
-  const hlo_shape *full = p->to_full ? &in->shape : in->noperands == 1 ? &in->operands[0]->shape : NULL;
-  const hlo_shape *part = p->to_full ? (in->noperands == 1 ? &in->operands[0]->shape : NULL) : &in->shape;
+  bool to_full = strcmp(t, "SPMDShardToFullShape") == 0;
+  const hlo_shape *full = to_full ? &in->shape : in->noperands == 1 ? &in->operands[0]->shape : NULL;
+  const hlo_shape *part = to_full ? (in->noperands == 1 ? &in->operands[0]->shape : NULL) : &in->shape;
   const hlo_sharding *sh = tiling_of(in);
   bool ok = full && part && hlo_shape_is_array(full) && hlo_shape_is_array(part) && full->type == part->type &&
             full->rank == part->rank && sh && sh->ntile >= full->rank;
@@ -331,7 +329,7 @@ int hlo_ccall_prep_spmd(hlo_exec *e, plan_step *s, const char *t) {
     return HLO_PLAN_ERR(e, in, "instruction %%%s: %s changes the shape, but no tiled sharding (its own or "
                         "its Sharding operand's) says how the full shape splits", in->name, t);
   int64_t self = e->opts.comm ? e->opts.device % hlo_comm_partitions(e->opts.comm) : e->opts.partition_id;
-  if (p->to_full) { /* gather every partition's tile (alone: its own) */
+  if (to_full) { /* gather every partition's tile (alone: its own) */
     hlo_ccall_tiles *g = hlo_arena_alloc(&e->arena, sizeof *g);
     if (!g || hlo_ccall_tiles_plan(e, g, 1)) return HLO_PLAN_ERR(e, in, "out of memory");
     for (int q = 0; q < g->n; q++)
