@@ -65,6 +65,11 @@ typedef struct hlo_fv_isa {
 /* The table compiled for level (HLO_ISA_BASELINE .. HLO_ISA_MAX), NULL when
  * this build has none; it says nothing of the CPU (hlo_isa_available does). */
 const hlo_fv_isa *hlo_fv_table(hlo_isa level);
+/* d[c * ds + r] = s[r * ss + c] for r < nr, c < nc (f32), in 16x16 blocks
+ * of level's vector width (fast_tr16.c); the same bytes at every level. */
+typedef void (*hlo_fast_tr16_fn)(float *d, int64_t ds, const float *s, int64_t ss, int64_t nr,
+                                 int64_t nc);
+hlo_fast_tr16_fn hlo_fast_tr16(hlo_isa level);
 /* The table the kernels of e use (its effective level). */
 static inline const hlo_fv_isa *hlo_fv_of(const hlo_exec *e) { return e->isa; }
 /* The table of the level the environment selects (HLO_ISA, else the best

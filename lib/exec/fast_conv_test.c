@@ -215,6 +215,73 @@ static void test_depthwise(void) {
   }
 }
 
+/* Run m's fast path capped at ISA level l. */
+static hlo_val *run_level(hlo_module *m, hlo_val **args, hlo_isa l) {
+  hlo_diags d;
+  hlo_diags_init(&d, NULL);
+  hlo_exec_options o = {0};
+  o.isa = l;
+  hlo_exec *e = hlo_exec_new(m, &o, NULL, &d);
+  hlo_val *res = NULL;
+  if (!e || hlo_exec_run(e, args, 2, &res)) res = NULL;
+  hlo_exec_free(e);
+  hlo_diags_release(&d);
+  return res;
+}
+
+/* A depthwise f32 convolution within the reference's bound (conv_case),
+ * and the same bits at every ISA level this CPU runs (the channel blocks
+ * are moved in and out by each level's transposes, summed in one order). */
+static void dw_levels(int line, const char *is, const char *ks, const char *os, const char *attrs) {
+  conv_case(line, "f32", is, ks, os, attrs, "(depthwise)", 9, false);
+  char text[1024];
+  snprintf(text, sizeof text,
+           "HloModule m\nENTRY e {\n  a = f32[%s] parameter(0)\n  k = f32[%s] parameter(1)\n"
+           "  ROOT c = f32[%s] convolution(a, k), %s\n}\n", is, ks, os, attrs);
+  hlo_module *m = parse(text);
+  if (!m) {
+    t_fail++;
+    return;
+  }
+  hlo_val *args[2], *first = NULL;
+  for (int i = 0; i < 2; i++) {
+    args[i] = hlo_val_new(NULL, &m->entry->params[i]->shape);
+    hlo_val_randomize(args[i], 11 + (uint64_t)i + (uint64_t)line * 3);
+  }
+  for (hlo_isa l = HLO_ISA_BASELINE; l <= HLO_ISA_MAX; l++) {
+    if (!hlo_isa_available(l, NULL)) continue;
+    hlo_val *v = run_level(m, args, l);
+    char why[256] = "run failed";
+    if (v && (!first || same_bits(first, v, why, sizeof why))) t_pass++;
+    else {
+      t_fail++;
+      printf("fast_conv_test.c:%d: at %s: %s\n", line, hlo_isa_name(l), why);
+    }
+    if (!first) first = v;
+    else hlo_val_release(NULL, v);
+  }
+  hlo_val_release(NULL, first);
+  for (int i = 0; i < 2; i++) hlo_val_release(NULL, args[i]);
+  hlo_module_free(m);
+}
+
+/* Depthwise NCHW planes wide enough for whole 16x16 transposes plus edges,
+ * channels in whole and partial blocks, and lhs dilation (whose holes the
+ * kernel skips) with strides and rhs dilation. */
+static void test_depthwise_levels(void) {
+  dw_levels(__LINE__, "2,37,23,21", "37,1,3,3", "2,37,23,21",
+            "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=37");
+  dw_levels(__LINE__, "2,32,17,19", "3,3,32,1", "2,32,34,38",
+            "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2 rhs_reversal=1x1}, "
+            "dim_labels=bf01_01oi->bf01, feature_group_count=32");
+  dw_levels(__LINE__, "1,16,9,10", "16,1,3,3", "1,16,12,14",
+            "window={size=3x3 stride=2x2 pad=2_1x2_1 lhs_dilate=3x3 rhs_dilate=2x2}, "
+            "dim_labels=bf01_oi01->bf01, feature_group_count=16");
+  dw_levels(__LINE__, "2,18,20,6", "18,1,3,3", "2,18,39,8",
+            "window={size=3x3 pad=1_1x0_1 lhs_dilate=2x2 rhs_dilate=1x2}, "
+            "dim_labels=bf01_oi01->bf01, feature_group_count=18");
+}
+
 /* Shapes large enough for the gemm to be cut into tiles (1x1), blocks of
  * rows run in parallel (im2col) and long weight-gradient sums split into
  * runs (full-window, both output orders). */
@@ -238,6 +305,7 @@ static void test_tiled(void) {
 
 int main(void) {
   test_depthwise();
+  test_depthwise_levels();
   test_half();
   test_grouped3d();
   test_tiled();

@@ -49,10 +49,15 @@ typedef struct gc_plan {
   bool dw;
   int64_t nb, nbg;
   void (*dw32)(const struct gc_plan *p, const float *X, const float *K, float *acc);
+  hlo_fast_tr16_fn tr; /* channel rows to lanes and back */
   hlo_fast_pool *pool;
 } gc_plan;
 
 #define DWB 16 /* channels per block of the depthwise path */
+/* DWB f32 lanes as one value (GCC's vector extension: one AVX-512
+ * register, two AVX2 ones, four SSE2 ones); its operations are lane by
+ * lane, so every level rounds alike */
+typedef float dw_vec __attribute__((vector_size(DWB * sizeof(float))));
 #define XCATS(a, b) a##b
 #define CATS(a, b) XCATS(a, b)
 /* name##GS##suffix of the current ISA and type */
@@ -121,9 +126,8 @@ static void pick_isa(const hlo_exec *e, gc_plan *p) {
     p->plane64 = plane64_avx2;
     p->dw32 = dw32_avx2;
   }
-#else
-  (void)e;
 #endif
+  p->tr = hlo_fast_tr16(e->isa_level);
 }
 
 /* Padded extent of one input dimension: pad_lo + dilated size + pad_hi. */
@@ -415,22 +419,21 @@ static void gc_item(void *ctx, int64_t i) {
 }
 
 /* d[t * ds + l] = s[l * cs + t * es] for t < n, l < nl: nl channel rows
- * into lanes (the channel loop innermost, its stores contiguous). */
-static void dw_in(float *d, int64_t ds, const float *s, int64_t cs, int64_t es, int64_t n,
-                  int64_t nl) {
+ * into lanes. */
+static void dw_in(const gc_plan *p, float *d, int64_t ds, const float *s, int64_t cs, int64_t es,
+                  int64_t n, int64_t nl) {
   if (nl == DWB && es == 1)
-    for (int64_t t = 0; t < n; t++)
-      for (int l = 0; l < DWB; l++) d[t * ds + l] = s[l * cs + t];
+    p->tr(d, ds, s, cs, DWB, n);
   else
     for (int64_t t = 0; t < n; t++)
       for (int64_t l = 0; l < nl; l++) d[t * ds + l] = s[l * cs + t * es];
 }
 
 /* d[l * cs + t * es] = s[t * DWB + l]: lanes back to channel rows. */
-static void dw_out(float *d, int64_t cs, int64_t es, const float *s, int64_t n, int64_t nl) {
+static void dw_out(const gc_plan *p, float *d, int64_t cs, int64_t es, const float *s, int64_t n,
+                   int64_t nl) {
   if (nl == DWB && es == 1)
-    for (int64_t t = 0; t < n; t++)
-      for (int l = 0; l < DWB; l++) d[l * cs + t] = s[t * DWB + l];
+    p->tr(d, cs, s, DWB, n, DWB);
   else
     for (int64_t t = 0; t < n; t++)
       for (int64_t l = 0; l < nl; l++) d[l * cs + t * es] = s[t * DWB + l];
@@ -467,7 +470,7 @@ static void dw_item(void *ctx, int64_t i) {
         /* window reversal: rows and columns read backwards */
         const float *kc = k + c0 * p->k_so + r * p->k_si + (p->rev_x ? (p->KX - 1) * p->k_sx : 0);
         for (int64_t ky = 0; ky < p->KY; ky++)
-          dw_in(K + ky * p->KX * DWB, DWB, kc + (p->rev_y ? p->KY - 1 - ky : ky) * p->k_sy, p->k_so,
+          dw_in(p, K + ky * p->KX * DWB, DWB, kc + (p->rev_y ? p->KY - 1 - ky : ky) * p->k_sy, p->k_so,
                 p->rev_x ? -p->k_sx : p->k_sx, p->KX, nl);
       }
       /* input channel c of the block: feature c, or batch c * OB + b of feature r */
@@ -478,13 +481,13 @@ static void dw_item(void *ctx, int64_t i) {
         int64_t py = p->ply + iy * p->ly;
         if (py < 0) continue;
         if (py >= p->PH) break;
-        dw_in(X + (py * p->PW + p->plx + ix0 * p->lx) * DWB, p->lx * DWB,
+        dw_in(p, X + (py * p->PW + p->plx + ix0 * p->lx) * DWB, p->lx * DWB,
               xc + iy * p->in_sy + ix0 * p->in_sx, xcs, p->in_sx, ix1 - ix0 + 1, nl);
       }
       p->dw32(p, X, K, A);
     }
     for (int64_t oy = 0; oy < p->OY; oy++)
-      dw_out(y + b * p->out_sb + c0 * p->out_sf + oy * p->out_sy, p->out_sf, p->out_sx,
+      dw_out(p, y + b * p->out_sb + c0 * p->out_sf + oy * p->out_sy, p->out_sf, p->out_sx,
              A + oy * p->OX * DWB, p->OX, nl);
   }
   hlo_free(j->alloc, X);

@@ -84,42 +84,68 @@ static GC_TGT void GC(plane)(const gc_plan *p, const GT *P, const GT *W, int64_t
 #if GS == 32
 /* Depthwise, channel-blocked (fast_gconv.c, dw_item): X [PH][PW][DWB] and
  * K [KY][KX][DWB] hold DWB channels side by side, so every multiply-add is
- * one vector over the channels whatever the plane's width; acc
- * [OY][OX][DWB] is added to.  Outputs go in tiles of up to 4 along a row,
- * their sums in registers; per output and lane the sum runs over ky, then
- * kx, whatever the tile. */
+ * one vector (dw_vec) over the channels whatever the plane's width; acc
+ * [OY][OX][DWB] is added to.  With lhs dilation (ly or lx > 1) the window
+ * positions that fall on holes of the dilated input are skipped (they hold
+ * zero and add nothing, as in the reference); outputs ox = rho, rho + lx,
+ * ... meet holes at the same window columns, so a tile takes up to DW_T of
+ * them, lx apart, their sums in registers.  Per output and lane the sum
+ * runs over the remaining ky, then kx, whatever the tile. */
 #define DW_T 4
+#define DW_LD(v, ptr) memcpy(&(v), (ptr), sizeof(dw_vec))
 static GC_TGT void GC(dw)(const gc_plan *p, const GT *X, const GT *K, GT *acc) {
   int64_t OY = p->OY, OX = p->OX, KY = p->KY, KX = p->KX, PW = p->PW;
-  int64_t sy = p->sy, sxb = p->sx * DWB, ry = p->ry, rx = p->rx;
-  for (int64_t oy = 0; oy < OY; oy++)
-    for (int64_t ox = 0; ox < OX; ox += DW_T) {
-      GT *a = acc + (oy * OX + ox) * DWB;
-      if (OX - ox >= DW_T) {
-        GT v[DW_T][DWB];
-        memcpy(v, a, sizeof v);
-        for (int64_t ky = 0; ky < KY; ky++) {
-          const GT *xr = X + ((oy * sy + ky * ry) * PW) * DWB + ox * sxb, *kr = K + ky * KX * DWB;
-          for (int64_t kx = 0; kx < KX; kx++) {
-            const GT *k = kr + kx * DWB, *x = xr + kx * rx * DWB;
-            for (int t = 0; t < DW_T; t++)
-              for (int l = 0; l < DWB; l++) v[t][l] += k[l] * x[t * sxb + l];
+  int64_t sy = p->sy, sx = p->sx, ry = p->ry, rx = p->rx, ly = p->ly, lx = p->lx;
+  int64_t dmy = ry % ly, dmx = rx % lx, xs = lx * sx * DWB, as = lx * DWB;
+  for (int64_t oy = 0; oy < OY; oy++) {
+    int64_t my0 = ((oy * sy - p->ply) % ly + ly) % ly; /* hole residue of row ky = 0 */
+    for (int64_t rho = 0; rho < lx && rho < OX; rho++) {
+      int64_t mx0 = ((rho * sx - p->plx) % lx + lx) % lx;
+      for (int64_t ox = rho; ox < OX; ox += DW_T * lx) {
+        int64_t nt = (OX - 1 - ox) / lx + 1;
+        GT *a = acc + (oy * OX + ox) * DWB;
+        dw_vec v0, v1 = {0}, v2 = {0}, v3 = {0};
+        DW_LD(v0, a);
+        if (nt > 1) DW_LD(v1, a + as);
+        if (nt > 2) DW_LD(v2, a + 2 * as);
+        if (nt > 3) DW_LD(v3, a + 3 * as);
+        int64_t my = my0;
+        for (int64_t ky = 0; ky < KY; ky++, my = my + dmy >= ly ? my + dmy - ly : my + dmy) {
+          if (my) continue;
+          const GT *xr = X + ((oy * sy + ky * ry) * PW + ox * sx) * DWB, *kr = K + ky * KX * DWB;
+          int64_t mx = mx0;
+          for (int64_t kx = 0; kx < KX; kx++, mx = mx + dmx >= lx ? mx + dmx - lx : mx + dmx) {
+            if (mx) continue;
+            const GT *x = xr + kx * rx * DWB;
+            dw_vec k, x0, x1, x2, x3;
+            DW_LD(k, kr + kx * DWB);
+            DW_LD(x0, x);
+            v0 += k * x0;
+            if (nt >= DW_T) {
+              DW_LD(x1, x + xs);
+              DW_LD(x2, x + 2 * xs);
+              DW_LD(x3, x + 3 * xs);
+              v1 += k * x1;
+              v2 += k * x2;
+              v3 += k * x3;
+            } else if (nt > 1) {
+              DW_LD(x1, x + xs);
+              v1 += k * x1;
+              if (nt > 2) {
+                DW_LD(x2, x + 2 * xs);
+                v2 += k * x2;
+              }
+            }
           }
         }
-        memcpy(a, v, sizeof v);
-        continue;
-      }
-      for (int64_t t = 0; t < OX - ox; t++) {
-        GT v[DWB];
-        memcpy(v, a + t * DWB, sizeof v);
-        for (int64_t ky = 0; ky < KY; ky++) {
-          const GT *xr = X + ((oy * sy + ky * ry) * PW) * DWB + (ox + t) * sxb, *kr = K + ky * KX * DWB;
-          for (int64_t kx = 0; kx < KX; kx++)
-            for (int l = 0; l < DWB; l++) v[l] += kr[kx * DWB + l] * xr[kx * rx * DWB + l];
-        }
-        memcpy(a + t * DWB, v, sizeof v);
+        memcpy(a, &v0, sizeof v0);
+        if (nt > 1) memcpy(a + as, &v1, sizeof v1);
+        if (nt > 2) memcpy(a + 2 * as, &v2, sizeof v2);
+        if (nt > 3) memcpy(a + 3 * as, &v3, sizeof v3);
       }
     }
+  }
 }
+#undef DW_LD
 #undef DW_T
 #endif
