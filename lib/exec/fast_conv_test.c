@@ -267,7 +267,8 @@ static void dw_levels(int line, const char *is, const char *ks, const char *os, 
 
 /* Depthwise NCHW planes wide enough for whole 16x16 transposes plus edges,
  * channels in whole and partial blocks, and lhs dilation (whose holes the
- * kernel skips) with strides and rhs dilation. */
+ * kernel skips) with strides and rhs dilation; small planes (batch-major
+ * order, whole-plane transposes) and large ones (channel-block order). */
 static void test_depthwise_levels(void) {
   dw_levels(__LINE__, "2,37,23,21", "37,1,3,3", "2,37,23,21",
             "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=37");
@@ -277,6 +278,16 @@ static void test_depthwise_levels(void) {
   dw_levels(__LINE__, "1,16,9,10", "16,1,3,3", "1,16,12,14",
             "window={size=3x3 stride=2x2 pad=2_1x2_1 lhs_dilate=3x3 rhs_dilate=2x2}, "
             "dim_labels=bf01_oi01->bf01, feature_group_count=16");
+  /* planes over 64 KB per block (channel-block order), over 4096
+   * elements (row by row into lanes), with a partial block and holes */
+  dw_levels(__LINE__, "2,20,40,30", "20,1,3,3", "2,20,40,30",
+            "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=20");
+  dw_levels(__LINE__, "1,17,70,60", "17,1,3,3", "1,17,35,30",
+            "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, "
+            "feature_group_count=17");
+  dw_levels(__LINE__, "1,16,36,35", "3,3,16,1", "1,16,72,70",
+            "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=bf01_01oi->bf01, "
+            "feature_group_count=16");
   dw_levels(__LINE__, "2,18,20,6", "18,1,3,3", "2,18,39,8",
             "window={size=3x3 pad=1_1x0_1 lhs_dilate=2x2 rhs_dilate=1x2}, "
             "dim_labels=bf01_oi01->bf01, feature_group_count=18");

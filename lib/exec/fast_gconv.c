@@ -46,7 +46,7 @@ typedef struct gc_plan {
                   int64_t wky, double *acc);
   /* channel-blocked depthwise path: nb blocks of DWB channels, the output
    * batch split into nbg parts */
-  bool dw;
+  bool dw, dw_bm; /* dw_bm: batch-major order (dw_item) */
   int64_t nb, nbg;
   void (*dw32)(const struct gc_plan *p, const float *X, const float *K, float *acc);
   hlo_fast_tr16_fn tr; /* channel rows to lanes and back */
@@ -54,6 +54,16 @@ typedef struct gc_plan {
 } gc_plan;
 
 #define DWB 16 /* channels per block of the depthwise path */
+/* Input planes of at most this many elements with contiguous rows go
+ * into lanes by one transpose of the whole plane (their rows are too short
+ * for whole 16x16 blocks), through a staging block. */
+#define DW_WHOLE 4096
+
+/* Regions of at most this many bytes are fetched a batch ahead: a small
+ * plane block is one short run per batch, too short for the hardware
+ * prefetchers to follow across batches. */
+#define DW_AHEAD (64 << 10)
+
 /* DWB f32 lanes as one value (GCC's vector extension: one AVX-512
  * register, two AVX2 ones, four SSE2 ones); its operations are lane by
  * lane, so every level rounds alike */
@@ -267,6 +277,13 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
     p->dw = true;
     p->nb = (p->NG + DWB - 1) / DWB;
     p->nbg = 32 / p->nb < 1 ? 1 : 32 / p->nb > OB ? OB : 32 / p->nb;
+    /* small planes, one input feature per output: batch-major, the
+     * batches cut into up to 32 parts, every block's weights kept */
+    if (FG > 1 && p->IY * p->IX * DWB * (int64_t)sizeof(float) <= DW_AHEAD &&
+        p->nb * p->KY * p->KX <= ((int64_t)1 << 14)) {
+      p->dw_bm = true;
+      p->nbg = OB < 32 ? OB : 32;
+    }
     s->kname = "hlo_fast_gconv(depthwise)";
   }
   return true;
@@ -439,56 +456,131 @@ static void dw_out(const gc_plan *p, float *d, int64_t cs, int64_t es, const flo
       for (int64_t l = 0; l < nl; l++) d[l * cs + t * es] = s[t * DWB + l];
 }
 
-/* Item i of the depthwise path: channel block i % nb over the output
- * batches of part i / nb.  Lanes past the last channel stay zero. */
+static void prefetch_run(const void *a, int64_t bytes, bool write) {
+  if (bytes > DW_AHEAD) return;
+  for (int64_t o = 0; o < bytes; o += 64) {
+    if (write) __builtin_prefetch((const char *)a + o, 1, 3);
+    else __builtin_prefetch((const char *)a + o, 0, 3);
+  }
+}
+
+/* Scratch of one depthwise item: X the padded interleaved input, T the
+ * staging block of a whole-plane transpose, A the output sums. */
+typedef struct dw_scratch {
+  float *X, *T, *A;
+  bool whole_in, whole_out;
+  int64_t ix0, ix1; /* input columns landing inside [0, PW) */
+} dw_scratch;
+
+/* Channel rows c0 .. c0 + nl - 1 of input feature r (kernel input r) into
+ * the lanes of K. */
+static void dw_kernel_in(const gc_plan *p, const float *k, float *K, int64_t c0, int64_t r,
+                         int64_t nl) {
+  /* window reversal: rows and columns read backwards */
+  const float *kc = k + c0 * p->k_so + r * p->k_si + (p->rev_x ? (p->KX - 1) * p->k_sx : 0);
+  for (int64_t ky = 0; ky < p->KY; ky++)
+    dw_in(p, K + ky * p->KX * DWB, DWB, kc + (p->rev_y ? p->KY - 1 - ky : ky) * p->k_sy, p->k_so,
+          p->rev_x ? -p->k_sx : p->k_sx, p->KX, nl);
+}
+
+/* Output batch b of the channel block at c0 (nl channels).  K holds the
+ * block's weights when kready (one input feature per output), else they
+ * are interleaved here per input feature. */
+static void dw_block(const gc_job *j, const dw_scratch *w, float *K, bool kready, int64_t b,
+                     int64_t c0, int64_t nl) {
+  const gc_plan *p = j->p;
+  const float *x = (const float *)j->x, *k = (const float *)j->k;
+  float *X = w->X, *T = w->T, *A = w->A;
+  int64_t ix0 = w->ix0, ix1 = w->ix1;
+  int64_t R = p->FG > 1 ? 1 : p->Cig; /* input features summed per output */
+  memset(A, 0, sizeof(float) * (size_t)(p->OY * p->OX * DWB));
+  for (int64_t r = 0; r < R; r++) {
+    if (!kready) dw_kernel_in(p, k, K, c0, r, nl);
+    /* input channel c of the block: feature c, or batch c * OB + b of feature r */
+    const float *xc = x + (p->FG > 1 ? b * p->in_sb + c0 * p->in_sf
+                                     : (c0 * p->OB + b) * p->in_sb + r * p->in_sf);
+    int64_t xcs = p->FG > 1 ? p->in_sf : p->OB * p->in_sb;
+    if (w->whole_in) p->tr(T, DWB, xc, xcs, nl, p->IY * p->IX);
+    for (int64_t iy = 0; iy < p->IY && ix0 <= ix1; iy++) {
+      int64_t py = p->ply + iy * p->ly;
+      if (py < 0) continue;
+      if (py >= p->PH) break;
+      float *xd = X + (py * p->PW + p->plx + ix0 * p->lx) * DWB;
+      if (!w->whole_in)
+        dw_in(p, xd, p->lx * DWB, xc + iy * p->in_sy + ix0 * p->in_sx, xcs, p->in_sx,
+              ix1 - ix0 + 1, nl);
+      else if (p->lx == 1)
+        memcpy(xd, T + (iy * p->IX + ix0) * DWB, sizeof(float) * (size_t)((ix1 - ix0 + 1) * DWB));
+      else
+        for (int64_t ix = ix0; ix <= ix1; ix++)
+          memcpy(xd + (ix - ix0) * p->lx * DWB, T + (iy * p->IX + ix) * DWB, sizeof(float) * DWB);
+    }
+    p->dw32(p, X, K, A);
+  }
+  float *yb = (float *)j->y + b * p->out_sb + c0 * p->out_sf;
+  if (w->whole_out)
+    p->tr(yb, p->out_sf, A, DWB, p->OY * p->OX, nl);
+  else
+    for (int64_t oy = 0; oy < p->OY; oy++)
+      dw_out(p, yb + oy * p->out_sy, p->out_sf, p->out_sx, A + oy * p->OX * DWB, p->OX, nl);
+}
+
+/* Item i of the depthwise path.  Block-major (large planes): channel block
+ * i % nb over the output batches of part i / nb.  Batch-major (p->dw_bm:
+ * small planes, one input feature per output): the batches of part i, each
+ * over every channel block, so the input and output are read and written
+ * in order; every block's weights are interleaved once, up front.  Lanes
+ * past the last channel stay zero. */
 static void dw_item(void *ctx, int64_t i) {
   gc_job *j = ctx;
   const gc_plan *p = j->p;
-  int64_t c0 = i % p->nb * DWB, bg = i / p->nb;
-  int64_t nl = p->NG - c0 < DWB ? p->NG - c0 : DWB;
+  int64_t nbk = p->dw_bm ? p->nb : 1; /* blocks whose weights are kept */
+  int64_t bg = p->dw_bm ? i : i / p->nb;
   int64_t b0 = bg * p->OB / p->nbg, b1 = (bg + 1) * p->OB / p->nbg;
+  dw_scratch w;
+  w.whole_in = p->in_sx == 1 && p->in_sy == p->IX && p->IY * p->IX <= DW_WHOLE;
+  w.whole_out = p->out_sx == 1 && p->out_sy == p->OX;
   int64_t xsz = p->PH * p->PW * DWB, ksz = p->KY * p->KX * DWB, asz = p->OY * p->OX * DWB;
-  float *X = hlo_malloc(j->alloc, sizeof(float) * (size_t)(xsz + ksz + asz));
+  int64_t tsz = w.whole_in ? p->IY * p->IX * DWB : 0;
+  float *X = hlo_malloc(j->alloc, sizeof(float) * (size_t)(xsz + nbk * ksz + tsz + asz));
   if (!X) {
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
   }
   /* padding, lhs-dilation holes and unused lanes are never written */
-  memset(X, 0, sizeof(float) * (size_t)(xsz + ksz));
-  float *K = X + xsz, *A = K + ksz;
-  const float *x = (const float *)j->x, *k = (const float *)j->k;
+  memset(X, 0, sizeof(float) * (size_t)(xsz + nbk * ksz + tsz));
+  float *K = X + xsz;
+  w.X = X;
+  w.T = K + nbk * ksz;
+  w.A = w.T + tsz;
+  w.ix0 = p->plx >= 0 ? 0 : (-p->plx + p->lx - 1) / p->lx;
+  w.ix1 = p->PW - 1 - p->plx < 0 ? -1 : (p->PW - 1 - p->plx) / p->lx;
+  if (w.ix1 > p->IX - 1) w.ix1 = p->IX - 1;
+  const float *x = (const float *)j->x;
   float *y = (float *)j->y;
-  /* input columns landing inside [0, PW): px = plx + ix * lx */
-  int64_t ix0 = p->plx >= 0 ? 0 : (-p->plx + p->lx - 1) / p->lx;
-  int64_t ix1 = p->PW - 1 - p->plx < 0 ? -1 : (p->PW - 1 - p->plx) / p->lx;
-  if (ix1 > p->IX - 1) ix1 = p->IX - 1;
-  int64_t R = p->FG > 1 ? 1 : p->Cig; /* input features summed per output */
-  for (int64_t b = b0; b < b1; b++) {
-    memset(A, 0, sizeof(float) * (size_t)asz);
-    for (int64_t r = 0; r < R; r++) {
-      if (b == b0 || R > 1) {
-        /* window reversal: rows and columns read backwards */
-        const float *kc = k + c0 * p->k_so + r * p->k_si + (p->rev_x ? (p->KX - 1) * p->k_sx : 0);
-        for (int64_t ky = 0; ky < p->KY; ky++)
-          dw_in(p, K + ky * p->KX * DWB, DWB, kc + (p->rev_y ? p->KY - 1 - ky : ky) * p->k_sy, p->k_so,
-                p->rev_x ? -p->k_sx : p->k_sx, p->KX, nl);
-      }
-      /* input channel c of the block: feature c, or batch c * OB + b of feature r */
-      const float *xc = x + (p->FG > 1 ? b * p->in_sb + c0 * p->in_sf
-                                       : (c0 * p->OB + b) * p->in_sb + r * p->in_sf);
-      int64_t xcs = p->FG > 1 ? p->in_sf : p->OB * p->in_sb;
-      for (int64_t iy = 0; iy < p->IY && ix0 <= ix1; iy++) {
-        int64_t py = p->ply + iy * p->ly;
-        if (py < 0) continue;
-        if (py >= p->PH) break;
-        dw_in(p, X + (py * p->PW + p->plx + ix0 * p->lx) * DWB, p->lx * DWB,
-              xc + iy * p->in_sy + ix0 * p->in_sx, xcs, p->in_sx, ix1 - ix0 + 1, nl);
-      }
-      p->dw32(p, X, K, A);
+  if (p->dw_bm) {
+    for (int64_t bk = 0; bk < p->nb; bk++) {
+      int64_t c0 = bk * DWB;
+      dw_kernel_in(p, (const float *)j->k, K + bk * ksz, c0, 0, p->NG - c0 < DWB ? p->NG - c0 : DWB);
     }
-    for (int64_t oy = 0; oy < p->OY; oy++)
-      dw_out(p, y + b * p->out_sb + c0 * p->out_sf + oy * p->out_sy, p->out_sf, p->out_sx,
-             A + oy * p->OX * DWB, p->OX, nl);
+    for (int64_t b = b0; b < b1; b++)
+      for (int64_t bk = 0; bk < p->nb; bk++) {
+        int64_t c0 = bk * DWB;
+        dw_block(j, &w, K + bk * ksz, true, b, c0, p->NG - c0 < DWB ? p->NG - c0 : DWB);
+      }
+  } else {
+    int64_t c0 = i % p->nb * DWB, nl = p->NG - c0 < DWB ? p->NG - c0 : DWB;
+    /* a block's planes are one run when planes are contiguous */
+    bool run_in = p->FG > 1 && p->in_sx == 1 && p->in_sy == p->IX && p->in_sf == p->IY * p->IX;
+    bool run_out = w.whole_out && p->out_sf == p->OY * p->OX;
+    for (int64_t b = b0; b < b1; b++) {
+      if (b + 1 < b1 && run_in)
+        prefetch_run(x + (b + 1) * p->in_sb + c0 * p->in_sf, (int64_t)sizeof(float) * nl * p->in_sf, false);
+      if (b + 1 < b1 && run_out)
+        prefetch_run(y + (b + 1) * p->out_sb + c0 * p->out_sf, (int64_t)sizeof(float) * nl * p->out_sf, true);
+      /* one input feature per output: the weights stay from the first batch */
+      dw_block(j, &w, K, p->FG > 1 && b > b0, b, c0, nl);
+    }
   }
   hlo_free(j->alloc, X);
 }
@@ -536,7 +628,8 @@ DECL_KERN(hlo_fast_gconv) {
   int64_t items = p->OB * p->NG;
   int64_t work = items * p->Cog * p->Cig * p->OZ * p->KZ * p->OY * p->OX * KW;
   if (p->dw)
-    hlo_fast_parallel(work >= (1 << 18) ? p->pool : NULL, p->nb * p->nbg, dw_item, &j);
+    hlo_fast_parallel(work >= (1 << 18) ? p->pool : NULL, p->dw_bm ? p->nbg : p->nb * p->nbg,
+                      dw_item, &j);
   else
     hlo_fast_parallel(work >= (1 << 18) ? p->pool : NULL, items, gc_item, &j);
   if (p->half && !j.failed) {
