@@ -229,11 +229,13 @@ static hlo_val *run_level(hlo_module *m, hlo_val **args, hlo_isa l) {
   return res;
 }
 
-/* A depthwise f32 convolution within the reference's bound (conv_case),
- * and the same bits at every ISA level this CPU runs (the channel blocks
- * are moved in and out by each level's transposes, summed in one order). */
-static void dw_levels(int line, const char *is, const char *ks, const char *os, const char *attrs) {
-  conv_case(line, "f32", is, ks, os, attrs, "(depthwise)", 9, false);
+/* An f32 convolution on kernel `want` within the reference's bound
+ * (conv_case, K products per output), and the same bits at every ISA level
+ * this CPU runs (each level sums in one order; the depthwise channel blocks
+ * are moved in and out by each level's transposes). */
+static void levels_case(int line, const char *is, const char *ks, const char *os, const char *attrs,
+                        const char *want, int64_t K) {
+  conv_case(line, "f32", is, ks, os, attrs, want, K, false);
   char text[1024];
   snprintf(text, sizeof text,
            "HloModule m\nENTRY e {\n  a = f32[%s] parameter(0)\n  k = f32[%s] parameter(1)\n"
@@ -263,6 +265,29 @@ static void dw_levels(int line, const char *is, const char *ks, const char *os, 
   hlo_val_release(NULL, first);
   for (int i = 0; i < 2; i++) hlo_val_release(NULL, args[i]);
   hlo_module_free(m);
+}
+
+static void dw_levels(int line, const char *is, const char *ks, const char *os, const char *attrs) {
+  levels_case(line, is, ks, os, attrs, "(depthwise)", 9);
+}
+
+/* The direct kernel's several-features path (gc_multi): groups of 6 and 3
+ * output features (a partial block of 4), rows of 16 columns and more plus
+ * a remainder, unit and other strides, dilations and window reversal, and
+ * an ungrouped image layer of 3 input features, stride 2. */
+static void test_multi_levels(void) {
+  levels_case(__LINE__, "2,6,20,37", "12,3,3,3", "2,12,20,37",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=2",
+              "hlo_fast_gconv(direct)", 27);
+  levels_case(__LINE__, "2,4,21,40", "6,2,3,3", "2,6,11,20",
+              "window={size=3x3 stride=2x2 pad=1_1x1_1 rhs_reversal=1x1}, "
+              "dim_labels=bf01_oi01->bf01, feature_group_count=2", "hlo_fast_gconv(direct)", 18);
+  levels_case(__LINE__, "1,9,10,4", "3,3,2,6", "1,6,18,6",
+              "window={size=3x3 stride=1x3 pad=1_2x1_1 lhs_dilate=2x2 rhs_dilate=1x2}, "
+              "dim_labels=b01f_01io->bf01, feature_group_count=2", "hlo_fast_gconv(direct)", 18);
+  levels_case(__LINE__, "2,3,48,50", "8,3,3,3", "2,8,24,25",
+              "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01",
+              "hlo_fast_gconv(direct)", 27);
 }
 
 /* Depthwise NCHW planes wide enough for whole 16x16 transposes plus edges,
@@ -317,6 +342,7 @@ static void test_tiled(void) {
 int main(void) {
   test_depthwise();
   test_depthwise_levels();
+  test_multi_levels();
   test_half();
   test_grouped3d();
   test_tiled();

@@ -49,11 +49,16 @@ typedef struct gc_plan {
   bool dw, dw_bm; /* dw_bm: batch-major order (dw_item) */
   int64_t nb, nbg;
   void (*dw32)(const struct gc_plan *p, const float *X, const float *K, float *acc);
+  /* several output features per pass (gc_multi): f32, 2-D, not window-major */
+  bool multi;
+  void (*planen32)(const struct gc_plan *p, const float *P, const float *Wp, const int64_t *cols,
+                   float *acc, int64_t nacc);
   hlo_fast_tr16_fn tr; /* channel rows to lanes and back */
   hlo_fast_pool *pool;
 } gc_plan;
 
 #define DWB 16 /* channels per block of the depthwise path */
+#define PN_NO 4 /* output features computed together by planen */
 /* Input planes of at most this many elements with contiguous rows go
  * into lanes by one transpose of the whole plane (their rows are too short
  * for whole 16x16 blocks), through a staging block. */
@@ -126,12 +131,15 @@ static void pick_isa(const hlo_exec *e, gc_plan *p) {
   p->plane32 = plane32_base;
   p->plane64 = plane64_base;
   p->dw32 = dw32_base;
+  p->planen32 = planen32_base;
 #ifdef HLO_FAST_WIDE
   if (e->isa_level >= HLO_ISA_AVX512) {
+    p->planen32 = planen32_avx512;
     p->plane32 = plane32_avx512;
     p->plane64 = plane64_avx512;
     p->dw32 = dw32_avx512;
   } else if (e->isa_level >= HLO_ISA_AVX2) {
+    p->planen32 = planen32_avx2;
     p->plane32 = plane32_avx2;
     p->plane64 = plane64_avx2;
     p->dw32 = dw32_avx2;
@@ -264,6 +272,7 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   p->zplane = p->PH * p->RP;
   p->plane = p->PD * p->zplane;
   p->pool = e->pool;
+  p->multi = !p->f64 && ns <= 2 && !p->window_major && p->Cog >= 2;
   pick_isa(e, p);
   s->p = p;
   s->fn = hlo_fast_gconv;
@@ -354,6 +363,42 @@ typedef struct gc_job {
     }                                                                         \
   } while (0)
 
+/* Output features of group g, batch b, PN_NO at a time (p->multi) from the
+ * materialized planes P; false when out of memory. */
+static bool gc_multi(const gc_job *j, int64_t b, int64_t g, const float *P) {
+  const gc_plan *p = j->p;
+  int64_t nacc = p->OY * p->apitch, KW = p->KY * p->KX, oz = 0;
+  float *sums = hlo_malloc(j->alloc, sizeof(float) * (size_t)(PN_NO * nacc));
+  float *Wp = hlo_malloc(j->alloc, sizeof(float) * (size_t)(p->Cig * KW * PN_NO));
+  int64_t *cols = hlo_malloc(j->alloc, sizeof(int64_t) * (size_t)p->KX);
+  bool ok = sums && Wp && cols;
+  for (int64_t kx = 0; ok && kx < p->KX; kx++) cols[kx] = GC_COL(p, kx * p->rx);
+  for (int64_t o0 = g * p->Cog; ok && o0 < (g + 1) * p->Cog; o0 += PN_NO) {
+    int64_t nb = (g + 1) * p->Cog - o0 < PN_NO ? (g + 1) * p->Cog - o0 : PN_NO;
+    /* Wp[ci][ky][kx][oo], window reversal applied */
+    for (int64_t ci = 0; ci < p->Cig; ci++)
+      for (int64_t ky = 0; ky < p->KY; ky++)
+        for (int64_t kx = 0; kx < p->KX; kx++)
+          for (int64_t oo = 0; oo < PN_NO; oo++) {
+            int64_t sy = p->rev_y ? p->KY - 1 - ky : ky, sx = p->rev_x ? p->KX - 1 - kx : kx;
+            Wp[((ci * p->KY + ky) * p->KX + kx) * PN_NO + oo] =
+                oo < nb ? ((const float *)j->k)[(o0 + oo) * p->k_so + ci * p->k_si + sy * p->k_sy +
+                                                 sx * p->k_sx]
+                        : 0.0f;
+          }
+    p->planen32(p, P, Wp, cols, sums, nacc);
+    for (int64_t oo = 0; oo < nb; oo++) {
+      int64_t o = o0 + oo;
+      const float *acc = sums + oo * nacc;
+      SCATTER(float);
+    }
+  }
+  hlo_free(j->alloc, cols);
+  hlo_free(j->alloc, Wp);
+  hlo_free(j->alloc, sums);
+  return ok;
+}
+
 static void gc_item(void *ctx, int64_t i) {
   gc_job *j = ctx;
   const gc_plan *p = j->p;
@@ -384,6 +429,13 @@ static void gc_item(void *ctx, int64_t i) {
       if (p->f64) MATERIALIZE(double);
       else MATERIALIZE(float);
     }
+  }
+  if (p->multi) {
+    if (!gc_multi(j, b, g, (const float *)P)) __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    hlo_free(j->alloc, Wb);
+    hlo_free(j->alloc, P);
+    hlo_free(j->alloc, accv);
+    return;
   }
   for (int64_t o = g * p->Cog; o < (g + 1) * p->Cog; o++) {
     const char *Wo = j->k + o * p->k_so * es;

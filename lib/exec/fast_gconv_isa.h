@@ -82,6 +82,63 @@ static GC_TGT void GC(plane)(const gc_plan *p, const GT *P, const GT *W, int64_t
 }
 
 #if GS == 32
+/* PN_NO output features of a group at once (fast_gconv.c, gc_multi; 2-D,
+ * not window-major): each input vector of DWB output columns is loaded once
+ * and multiplied by PN_NO weights (Wp [ci][ky][kx][PN_NO], zero past the
+ * block's last feature), the sums in registers; cols[kx] is window column
+ * kx's offset in a materialized row.  acc holds PN_NO planes nacc apart.
+ * Per output the sum runs over ci, ky, kx from zero, as in GC(plane), so
+ * the two give the same bits. */
+static GC_TGT void GC(planen)(const gc_plan *p, const GT *P, const GT *Wp, const int64_t *cols,
+                              GT *acc, int64_t nacc) {
+  int64_t OY = p->OY, OX = p->OX, ap = p->apitch, RP = p->RP, KY = p->KY, KX = p->KX;
+  int64_t Cig = p->Cig, OXV = OX / DWB * DWB;
+  for (int64_t oy = 0; oy < OY; oy++) {
+    GT *a = acc + oy * ap;
+    for (int64_t ox = 0; ox < OXV; ox += DWB) {
+      dw_vec v0 = {0}, v1 = {0}, v2 = {0}, v3 = {0};
+      const GT *w = Wp;
+      for (int64_t ci = 0; ci < Cig; ci++)
+        for (int64_t ky = 0; ky < KY; ky++) {
+          const GT *xr = P + ci * p->plane + (oy * p->sy + ky * p->ry) * RP + ox;
+          for (int64_t kx = 0; kx < KX; kx++, w += PN_NO) {
+            dw_vec x;
+            memcpy(&x, xr + cols[kx], sizeof x);
+            v0 += w[0] * x;
+            v1 += w[1] * x;
+            v2 += w[2] * x;
+            v3 += w[3] * x;
+          }
+        }
+      memcpy(a + ox, &v0, sizeof v0);
+      memcpy(a + nacc + ox, &v1, sizeof v1);
+      memcpy(a + 2 * nacc + ox, &v2, sizeof v2);
+      memcpy(a + 3 * nacc + ox, &v3, sizeof v3);
+    }
+    for (int64_t ox = OXV; ox < OX; ox++) {
+      GT s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      const GT *w = Wp;
+      for (int64_t ci = 0; ci < Cig; ci++)
+        for (int64_t ky = 0; ky < KY; ky++) {
+          const GT *xr = P + ci * p->plane + (oy * p->sy + ky * p->ry) * RP + ox;
+          for (int64_t kx = 0; kx < KX; kx++, w += PN_NO) {
+            GT x = xr[cols[kx]];
+            s0 += w[0] * x;
+            s1 += w[1] * x;
+            s2 += w[2] * x;
+            s3 += w[3] * x;
+          }
+        }
+      a[ox] = s0;
+      a[nacc + ox] = s1;
+      a[2 * nacc + ox] = s2;
+      a[3 * nacc + ox] = s3;
+    }
+  }
+}
+#endif
+
+#if GS == 32
 /* Depthwise, channel-blocked (fast_gconv.c, dw_item): X [PH][PW][DWB] and
  * K [KY][KX][DWB] hold DWB channels side by side, so every multiply-add is
  * one vector (dw_vec) over the channels whatever the plane's width; acc
