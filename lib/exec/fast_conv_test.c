@@ -273,8 +273,9 @@ static void dw_levels(int line, const char *is, const char *ks, const char *os, 
 
 /* The direct kernel's several-features path (gc_multi): groups of 6 and 3
  * output features (a partial block of 4), rows of 16 columns and more plus
- * a remainder, unit and other strides, dilations and window reversal, and
- * an ungrouped image layer of 3 input features, stride 2. */
+ * a remainder, unit and other strides, dilations and window reversal, an
+ * ungrouped image layer of 3 input features, stride 2, and windows wider
+ * than the output. */
 static void test_multi_levels(void) {
   levels_case(__LINE__, "2,6,20,37", "12,3,3,3", "2,12,20,37",
               "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=2",
@@ -285,6 +286,14 @@ static void test_multi_levels(void) {
   levels_case(__LINE__, "1,9,10,4", "3,3,2,6", "1,6,18,6",
               "window={size=3x3 stride=1x3 pad=1_2x1_1 lhs_dilate=2x2 rhs_dilate=1x2}, "
               "dim_labels=b01f_01io->bf01, feature_group_count=2", "hlo_fast_gconv(direct)", 18);
+  /* windows wider than the output: an image layer's weight gradient
+   * (weights in place) and a reversed grouped one (weights packed) */
+  levels_case(__LINE__, "6,3,24,26", "6,8,12,13", "3,3,3,8",
+              "window={size=12x13 pad=1_0x1_0 rhs_dilate=2x2}, dim_labels=fb01_io01->01bf",
+              "hlo_fast_gconv(direct)", 936);
+  levels_case(__LINE__, "2,8,10,11", "6,4,9,10", "2,6,2,2",
+              "window={size=9x10 rhs_reversal=1x1}, dim_labels=bf01_oi01->bf01, "
+              "feature_group_count=2", "hlo_fast_gconv(direct)", 360);
   levels_case(__LINE__, "2,3,48,50", "8,3,3,3", "2,8,24,25",
               "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01",
               "hlo_fast_gconv(direct)", 27);

@@ -53,6 +53,8 @@ typedef struct gc_plan {
   bool multi;
   void (*planen32)(const struct gc_plan *p, const float *P, const float *Wp, const int64_t *cols,
                    float *acc, int64_t nacc);
+  void (*wtilen32)(const struct gc_plan *p, const float *P, const float *const *W, int64_t wci,
+                   int64_t wky, int64_t q0, int nt, float *out, int64_t nacc);
   hlo_fast_tr16_fn tr; /* channel rows to lanes and back */
   hlo_fast_pool *pool;
 } gc_plan;
@@ -73,6 +75,8 @@ typedef struct gc_plan {
  * register, two AVX2 ones, four SSE2 ones); its operations are lane by
  * lane, so every level rounds alike */
 typedef float dw_vec __attribute__((vector_size(DWB * sizeof(float))));
+/* the 8 partial sums of a window-major output (GC(wtilen)) */
+typedef float wt_vec __attribute__((vector_size(8 * sizeof(float))));
 #define XCATS(a, b) a##b
 #define CATS(a, b) XCATS(a, b)
 /* name##GS##suffix of the current ISA and type */
@@ -132,13 +136,16 @@ static void pick_isa(const hlo_exec *e, gc_plan *p) {
   p->plane64 = plane64_base;
   p->dw32 = dw32_base;
   p->planen32 = planen32_base;
+  p->wtilen32 = wtilen32_base;
 #ifdef HLO_FAST_WIDE
   if (e->isa_level >= HLO_ISA_AVX512) {
+    p->wtilen32 = wtilen32_avx512;
     p->planen32 = planen32_avx512;
     p->plane32 = plane32_avx512;
     p->plane64 = plane64_avx512;
     p->dw32 = dw32_avx512;
   } else if (e->isa_level >= HLO_ISA_AVX2) {
+    p->wtilen32 = wtilen32_avx2;
     p->planen32 = planen32_avx2;
     p->plane32 = plane32_avx2;
     p->plane64 = plane64_avx2;
@@ -272,7 +279,7 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   p->zplane = p->PH * p->RP;
   p->plane = p->PD * p->zplane;
   p->pool = e->pool;
-  p->multi = !p->f64 && ns <= 2 && !p->window_major && p->Cog >= 2;
+  p->multi = !p->f64 && ns <= 2 && p->Cog >= 2;
   pick_isa(e, p);
   s->p = p;
   s->fn = hlo_fast_gconv;
@@ -364,29 +371,63 @@ typedef struct gc_job {
   } while (0)
 
 /* Output features of group g, batch b, PN_NO at a time (p->multi) from the
- * materialized planes P; false when out of memory. */
+ * materialized planes P; false when out of memory.  Windows wider than the
+ * output (weight gradients) go by GC(wtilen) on the weights in place or
+ * packed per feature (reversal, strided window columns), others by
+ * GC(planen) on weights packed [ci][ky][kx][feature]. */
 static bool gc_multi(const gc_job *j, int64_t b, int64_t g, const float *P) {
   const gc_plan *p = j->p;
-  int64_t nacc = p->OY * p->apitch, KW = p->KY * p->KX, oz = 0;
+  int64_t nacc = p->OY * p->apitch, KW = p->KY * p->KX, oz = 0, wsz = p->Cig * KW;
   float *sums = hlo_malloc(j->alloc, sizeof(float) * (size_t)(PN_NO * nacc));
-  float *Wp = hlo_malloc(j->alloc, sizeof(float) * (size_t)(p->Cig * KW * PN_NO));
+  float *Wp = p->window_major && p->w_direct
+                  ? NULL
+                  : hlo_malloc(j->alloc, sizeof(float) * (size_t)(wsz * PN_NO));
   int64_t *cols = hlo_malloc(j->alloc, sizeof(int64_t) * (size_t)p->KX);
-  bool ok = sums && Wp && cols;
+  const float *k = (const float *)j->k;
+  bool ok = sums && cols && (Wp || (p->window_major && p->w_direct));
   for (int64_t kx = 0; ok && kx < p->KX; kx++) cols[kx] = GC_COL(p, kx * p->rx);
   for (int64_t o0 = g * p->Cog; ok && o0 < (g + 1) * p->Cog; o0 += PN_NO) {
     int64_t nb = (g + 1) * p->Cog - o0 < PN_NO ? (g + 1) * p->Cog - o0 : PN_NO;
-    /* Wp[ci][ky][kx][oo], window reversal applied */
-    for (int64_t ci = 0; ci < p->Cig; ci++)
-      for (int64_t ky = 0; ky < p->KY; ky++)
-        for (int64_t kx = 0; kx < p->KX; kx++)
-          for (int64_t oo = 0; oo < PN_NO; oo++) {
-            int64_t sy = p->rev_y ? p->KY - 1 - ky : ky, sx = p->rev_x ? p->KX - 1 - kx : kx;
-            Wp[((ci * p->KY + ky) * p->KX + kx) * PN_NO + oo] =
-                oo < nb ? ((const float *)j->k)[(o0 + oo) * p->k_so + ci * p->k_si + sy * p->k_sy +
-                                                 sx * p->k_sx]
-                        : 0.0f;
-          }
-    p->planen32(p, P, Wp, cols, sums, nacc);
+    if (p->window_major) {
+      /* W[oo]: feature o0 + oo's weights at strides wci, wky (features
+       * past the group's last repeat feature o0, their sums unused) */
+      const float *W[PN_NO];
+      int64_t wci = p->k_si, wky = p->k_sy;
+      for (int64_t oo = 0; oo < PN_NO; oo++) {
+        int64_t o = o0 + (oo < nb ? oo : 0);
+        if (p->w_direct) {
+          W[oo] = k + o * p->k_so;
+          continue;
+        }
+        float *Wb = Wp + oo * wsz;
+        for (int64_t ci = 0; ci < p->Cig; ci++)
+          for (int64_t ky = 0; ky < p->KY; ky++)
+            for (int64_t kx = 0; kx < p->KX; kx++) {
+              int64_t sy = p->rev_y ? p->KY - 1 - ky : ky, sx = p->rev_x ? p->KX - 1 - kx : kx;
+              Wb[(ci * p->KY + ky) * p->KX + kx] =
+                  k[o * p->k_so + ci * p->k_si + sy * p->k_sy + sx * p->k_sx];
+            }
+        W[oo] = Wb;
+        wci = KW;
+        wky = p->KX;
+      }
+      for (int64_t q0 = 0; q0 < p->OY * p->OX; q0 += GC_NT) {
+        int nt = p->OY * p->OX - q0 < GC_NT ? (int)(p->OY * p->OX - q0) : GC_NT;
+        p->wtilen32(p, P, W, wci, wky, q0, nt, sums + q0, nacc);
+      }
+    } else {
+      /* Wp[ci][ky][kx][oo], window reversal applied */
+      for (int64_t ci = 0; ci < p->Cig; ci++)
+        for (int64_t ky = 0; ky < p->KY; ky++)
+          for (int64_t kx = 0; kx < p->KX; kx++)
+            for (int64_t oo = 0; oo < PN_NO; oo++) {
+              int64_t sy = p->rev_y ? p->KY - 1 - ky : ky, sx = p->rev_x ? p->KX - 1 - kx : kx;
+              Wp[((ci * p->KY + ky) * p->KX + kx) * PN_NO + oo] =
+                  oo < nb ? k[(o0 + oo) * p->k_so + ci * p->k_si + sy * p->k_sy + sx * p->k_sx]
+                          : 0.0f;
+            }
+      p->planen32(p, P, Wp, cols, sums, nacc);
+    }
     for (int64_t oo = 0; oo < nb; oo++) {
       int64_t o = o0 + oo;
       const float *acc = sums + oo * nacc;

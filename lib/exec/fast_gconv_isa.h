@@ -41,6 +41,62 @@ static GC_TGT void GC(wtile)(const gc_plan *p, const GT *P, const GT *W, int64_t
     out[t] = ((s[t][0] + s[t][1]) + (s[t][2] + s[t][3])) + ((s[t][4] + s[t][5]) + (s[t][6] + s[t][7]));
 }
 
+#if GS == 32
+/* GC(wtile) for PN_NO output features at once (fast_gconv.c, gc_multi):
+ * W[oo] holds feature oo's weights; each input run is loaded once for all
+ * of them.  out holds PN_NO planes nacc apart.  Per output the partial sums
+ * and their combination are GC(wtile)'s, so the bits are the same. */
+static GC_TGT void GC(wtilen)(const gc_plan *p, const GT *P, const GT *const *W, int64_t wci,
+                              int64_t wky, int64_t q0, int nt, GT *out, int64_t nacc) {
+  wt_vec s[PN_NO][GC_NT];
+  int64_t base[GC_NT];
+  memset(s, 0, sizeof s);
+  for (int t = 0; t < nt; t++) {
+    int64_t q = q0 + t, oy = q / p->OX, ox = q % p->OX;
+    base[t] = oy * p->sy * p->RP + GC_COL(p, ox * p->sx);
+  }
+  int64_t KX = p->KX, K8 = KX / 8 * 8;
+  for (int64_t ci = 0; ci < p->Cig; ci++)
+    for (int64_t ky = 0; ky < p->KY; ky++) {
+      int64_t wo = ci * wci + ky * wky;
+      const GT *w0 = W[0] + wo, *w1 = W[1] + wo, *w2 = W[2] + wo, *w3 = W[3] + wo;
+      const GT *x0 = P + ci * p->plane + ky * p->ry * p->RP;
+      for (int t = 0; t < nt; t++) {
+        const GT *x = x0 + base[t];
+        wt_vec a0 = s[0][t], a1 = s[1][t], a2 = s[2][t], a3 = s[3][t];
+        for (int64_t kx = 0; kx < K8; kx += 8) {
+          wt_vec xv, v0, v1, v2, v3;
+          memcpy(&xv, x + kx, sizeof xv);
+          memcpy(&v0, w0 + kx, sizeof v0);
+          memcpy(&v1, w1 + kx, sizeof v1);
+          memcpy(&v2, w2 + kx, sizeof v2);
+          memcpy(&v3, w3 + kx, sizeof v3);
+          a0 += xv * v0;
+          a1 += xv * v1;
+          a2 += xv * v2;
+          a3 += xv * v3;
+        }
+        for (int64_t kx = K8; kx < KX; kx++) {
+          GT xv = x[kx];
+          a0[kx - K8] += xv * w0[kx];
+          a1[kx - K8] += xv * w1[kx];
+          a2[kx - K8] += xv * w2[kx];
+          a3[kx - K8] += xv * w3[kx];
+        }
+        s[0][t] = a0;
+        s[1][t] = a1;
+        s[2][t] = a2;
+        s[3][t] = a3;
+      }
+    }
+  for (int o = 0; o < PN_NO; o++)
+    for (int t = 0; t < nt; t++) {
+      wt_vec u = s[o][t];
+      out[o * nacc + t] = ((u[0] + u[1]) + (u[2] + u[3])) + ((u[4] + u[5]) + (u[6] + u[7]));
+    }
+}
+#endif
+
 static GC_TGT void GC(plane)(const gc_plan *p, const GT *P, const GT *W, int64_t wci, int64_t wky,
                              GT *acc) {
   int64_t OY = p->OY, OX = p->OX, ap = p->apitch, RP = p->RP;
