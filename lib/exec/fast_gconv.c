@@ -82,6 +82,18 @@ typedef float wt_vec __attribute__((vector_size(8 * sizeof(float))));
 /* name##GS##suffix of the current ISA and type */
 #define GC(name) CATS(CATS(name, GS), GC_SUF)
 
+/* Address of column c in a materialized row. */
+#define GC_COL(p, c) ((c) % (p)->F * (p)->PWF + (c) / (p)->F)
+
+/* Window-major tiles: offset in a materialized plane of the first input
+ * element of outputs q0 .. q0 + nt - 1 (q = oy * OX + ox). */
+static void wt_bases(const gc_plan *p, int64_t q0, int nt, int64_t *base) {
+  for (int t = 0; t < nt; t++) {
+    int64_t q = q0 + t, oy = q / p->OX, ox = q % p->OX;
+    base[t] = oy * p->sy * p->RP + GC_COL(p, ox * p->sx);
+  }
+}
+
 #ifdef HLO_FAST_WIDE
 #define GC_TGT __attribute__((target("avx512f,avx512dq")))
 #define GC_SUF _avx512

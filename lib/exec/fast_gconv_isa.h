@@ -7,9 +7,6 @@
  * and wky (window row), window columns contiguous.  The sums are formed in the same order for every
  * ISA, so results do not depend on the CPU.  Not a public header. */
 
-/* Address of column c in a materialized row. */
-#define GC_COL(p, c) ((c) % (p)->F * (p)->PWF + (c) / (p)->F)
-
 /* Output tile of up to GC_NT elements for windows wider than the output
  * (weight gradients): 8 partial sums per output over input features, window
  * rows and blocks of 8 window columns (contiguous thanks to the F phases),
@@ -20,10 +17,7 @@ static GC_TGT void GC(wtile)(const gc_plan *p, const GT *P, const GT *W, int64_t
   GT s[GC_NT][8];
   int64_t base[GC_NT];
   memset(s, 0, sizeof s);
-  for (int t = 0; t < nt; t++) {
-    int64_t q = q0 + t, oy = q / p->OX, ox = q % p->OX;
-    base[t] = oy * p->sy * p->RP + GC_COL(p, ox * p->sx);
-  }
+  wt_bases(p, q0, nt, base);
   int64_t KX = p->KX, K8 = KX / 8 * 8;
   for (int64_t ci = 0; ci < p->Cig; ci++)
     for (int64_t ky = 0; ky < p->KY; ky++) {
@@ -51,10 +45,7 @@ static GC_TGT void GC(wtilen)(const gc_plan *p, const GT *P, const GT *const *W,
   wt_vec s[PN_NO][GC_NT];
   int64_t base[GC_NT];
   memset(s, 0, sizeof s);
-  for (int t = 0; t < nt; t++) {
-    int64_t q = q0 + t, oy = q / p->OX, ox = q % p->OX;
-    base[t] = oy * p->sy * p->RP + GC_COL(p, ox * p->sx);
-  }
+  wt_bases(p, q0, nt, base);
   int64_t KX = p->KX, K8 = KX / 8 * 8;
   for (int64_t ci = 0; ci < p->Cig; ci++)
     for (int64_t ky = 0; ky < p->KY; ky++) {
