@@ -1,17 +1,21 @@
 /* fast_gconv.c - grouped and depthwise convolutions (feature_group_count or
  * batch_group_count > 1; f32/f64, f16/bf16 through f32; up to 3 spatial dims; any dim_labels,
  * padding, strides, dilations, window reversal) on the fast path as a
- * direct vectorized kernel: per (output batch, group) the group's input
- * planes are materialized once with padding and lhs dilation, then every
- * output feature of the group is a sum of shifted planes scaled by kernel
- * weights (or, for windows wider than the output, of dot products).  A
+ * direct vectorized kernel, also taken by ungrouped image layers and
+ * weight gradients whose patch matrix would be thin or huge (fast_conv.c):
+ * per (output batch, group) the group's input planes are materialized
+ * once with padding and lhs dilation, then every output feature of the
+ * group is a sum of shifted planes scaled by kernel weights (or, for
+ * windows wider than the output, of dot products); 2-D f32 ones take four
+ * output features per pass (gc_multi), each input vector loaded once.  A
  * third (outer, depth) spatial dim sums such planes over the window's
  * depth.
  * Depthwise ones (one output feature per group, f32 or half, up to 2
  * spatial dims) take a channel-blocked path instead (dw_item): DWB channels
- * of an input plane are interleaved into a padded scratch block, so the
- * vector runs across channels and stays full on 7x7 planes and 3x3
- * weight-gradient outputs alike. */
+ * of an input plane are interleaved into a padded scratch block by vector
+ * transposes (fast_tr16.c), so the vector runs across channels and stays
+ * full on 7x7 planes and 3x3 weight-gradient outputs alike; lhs-dilation
+ * holes are skipped. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
 #endif

@@ -2,8 +2,8 @@
  * once per instruction set by fast_gconv.c with GC_TGT (function attribute)
  * and GC(name) (adds the type and ISA suffixes) defined, and once per element type with GT
  * (float/double) and GS (32/64).  One call computes a whole output plane of
- * one output feature from the materialized (padded, lhs-dilated) input
- * planes of its group; W holds its weights at strides wci (input feature)
+ * one output feature (four for the f32 "n" variants) from the materialized
+ * (padded, lhs-dilated) input planes of its group; W holds its weights at strides wci (input feature)
  * and wky (window row), window columns contiguous.  The sums are formed in the same order for every
  * ISA, so results do not depend on the CPU.  Not a public header. */
 
