@@ -167,11 +167,13 @@ bool hlo_fast_plan_conv(hlo_exec *e, plan_step *s) {
   for (int d = 0; d < ns; d++)
     if (dn->out_spatial[d] != d + 1) p->direct_out = false;
   if (p->NG == 1) pick_mode(p);
-  /* few input features with the spatial dims innermost (an NCHW image
-   * layer), or a window wider than the output (a weight gradient): the
-   * patch matrix would be thin or huge; the direct kernel does better */
+  /* with the spatial dims innermost: few input features (an NCHW image
+   * layer) or a window wider than the output (a weight gradient), where
+   * the patch matrix would be thin or huge, or few output features (an
+   * image layer's input gradient), where the gemm would be a thin one: the
+   * direct kernel does better */
   if (p->mode == CONV_IM2COL && p->NG == 1 && ns > 0 && ns <= 3 && p->in_ss[ns - 1] == 1 &&
-      (p->Cin <= 4 || p->win[ns - 1] > p->out_sz[ns - 1]) && hlo_fast_plan_gconv(e, s))
+      (p->Cin <= 4 || p->Cout <= 4 || p->win[ns - 1] > p->out_sz[ns - 1]) && hlo_fast_plan_gconv(e, s))
     return true;
   s->p = p;
   s->fn = hlo_fast_conv;

@@ -286,6 +286,11 @@ static void test_multi_levels(void) {
   levels_case(__LINE__, "1,9,10,4", "3,3,2,6", "1,6,18,6",
               "window={size=3x3 stride=1x3 pad=1_2x1_1 lhs_dilate=2x2 rhs_dilate=1x2}, "
               "dim_labels=b01f_01io->bf01, feature_group_count=2", "hlo_fast_gconv(direct)", 18);
+  /* few output features: an image layer's input gradient (lhs dilation,
+   * a partial block of 3) takes the direct kernel, not a thin gemm */
+  levels_case(__LINE__, "2,8,10,12", "3,3,3,8", "2,3,20,24",
+              "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=bf01_01oi->bf01",
+              "hlo_fast_gconv(direct)", 72);
   /* windows wider than the output: an image layer's weight gradient
    * (weights in place) and a reversed grouped one (weights packed) */
   levels_case(__LINE__, "6,3,24,26", "6,8,12,13", "3,3,3,8",
