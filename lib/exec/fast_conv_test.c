@@ -332,6 +332,77 @@ static void test_depthwise_levels(void) {
             "dim_labels=bf01_oi01->bf01, feature_group_count=18");
 }
 
+/* Output size of one spatial dim: input n, window k, stride s, padding
+ * lo/hi, lhs and rhs dilation; 0 when the window does not fit. */
+static int64_t conv_out(int64_t n, int64_t k, int64_t s, int64_t lo, int64_t hi, int64_t ld,
+                        int64_t rd) {
+  int64_t p = lo + (n > 0 ? (n - 1) * ld + 1 : 0) + hi, e = (k - 1) * rd + 1;
+  return p >= e ? (p - e) / s + 1 : 0;
+}
+
+static uint64_t rnd_next(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  return *x;
+}
+
+/* Random 2-D f32 convolutions in the shapes of a training step's layers
+ * (depthwise, grouped, ungrouped image layers with few features, batch-
+ * grouped weight gradients) with random sizes, strides, padding (negative
+ * too), lhs and rhs dilations and reversal, each against the reference
+ * within the bound; a fixed seed, so a failure reproduces. */
+static void test_random(void) {
+  uint64_t x = 0x9e3779b97f4a7c15ULL;
+#define R(lo, hi) ((int64_t)(lo) + (int64_t)(rnd_next(&x) % (uint64_t)((hi) - (lo) + 1)))
+  int done = 0;
+  for (int n = 0; done < 200 && n < 1000; n++) {
+    int kind = (int)R(0, 3);
+    int64_t B = R(1, 3), IY = R(1, 30), IX = R(1, 30), KY = R(1, 4), KX = R(1, 4);
+    int64_t sy = R(1, 3), sx = R(1, 3), ly = R(1, 3), lx = R(1, 3), ry = R(1, 2), rx = R(1, 2);
+    int64_t ply = R(-1, 3), phy = R(-1, 3), plx = R(-1, 3), phx = R(-1, 3);
+    bool rev = R(0, 2) == 0;
+    int64_t OY = conv_out(IY, KY, sy, ply, phy, ly, ry), OX = conv_out(IX, KX, sx, plx, phx, lx, rx);
+    if (OY <= 0 || OX <= 0) continue;
+    char is[64], ks[64], os[64], attrs[256], win[160];
+    snprintf(win, sizeof win,
+             "window={size=%lldx%lld stride=%lldx%lld pad=%lld_%lldx%lld_%lld lhs_dilate=%lldx%lld "
+             "rhs_dilate=%lldx%lld%s}",
+             (long long)KY, (long long)KX, (long long)sy, (long long)sx, (long long)ply,
+             (long long)phy, (long long)plx, (long long)phx, (long long)ly, (long long)lx,
+             (long long)ry, (long long)rx, rev ? " rhs_reversal=1x1" : "");
+    int64_t K;
+    if (kind == 0) { /* depthwise */
+      int64_t C = R(1, 40);
+      snprintf(is, sizeof is, "%lld,%lld,%lld,%lld", (long long)B, (long long)C, (long long)IY, (long long)IX);
+      snprintf(ks, sizeof ks, "%lld,1,%lld,%lld", (long long)C, (long long)KY, (long long)KX);
+      snprintf(os, sizeof os, "%lld,%lld,%lld,%lld", (long long)B, (long long)C, (long long)OY, (long long)OX);
+      snprintf(attrs, sizeof attrs, "%s, dim_labels=bf01_oi01->bf01, feature_group_count=%lld", win, (long long)C);
+      K = KY * KX;
+    } else if (kind == 1 || kind == 2) { /* grouped, or an ungrouped image layer */
+      int64_t G = kind == 1 ? R(1, 3) : 1, ci = R(1, 4), co = R(1, kind == 1 ? 7 : 9);
+      snprintf(is, sizeof is, "%lld,%lld,%lld,%lld", (long long)B, (long long)(G * ci), (long long)IY, (long long)IX);
+      snprintf(ks, sizeof ks, "%lld,%lld,%lld,%lld", (long long)(G * co), (long long)ci, (long long)KY, (long long)KX);
+      snprintf(os, sizeof os, "%lld,%lld,%lld,%lld", (long long)B, (long long)(G * co), (long long)OY, (long long)OX);
+      snprintf(attrs, sizeof attrs, "%s, dim_labels=bf01_oi01->bf01, feature_group_count=%lld", win, (long long)G);
+      K = ci * KY * KX;
+    } else { /* batch groups: a depthwise weight gradient's form */
+      int64_t C = R(1, 20), Bt = R(1, 3);
+      snprintf(is, sizeof is, "%lld,%lld,%lld,%lld", (long long)Bt, (long long)C, (long long)IY, (long long)IX);
+      snprintf(ks, sizeof ks, "%lld,%lld,%lld,%lld", (long long)Bt, (long long)C, (long long)KY, (long long)KX);
+      snprintf(os, sizeof os, "%lld,%lld,1,%lld", (long long)OY, (long long)OX, (long long)C);
+      snprintf(attrs, sizeof attrs, "%s, dim_labels=fb01_io01->01bf, batch_group_count=%lld", win, (long long)C);
+      K = Bt * KY * KX;
+    }
+    int before = t_fail;
+    conv_case(10000 + n, "f32", is, ks, os, attrs, "", K, false);
+    if (t_fail != before) printf("  random case %d: [%s] [%s] -> [%s], %s\n", n, is, ks, os, attrs);
+    done++;
+  }
+#undef R
+  CHECK(done == 200);
+}
+
 /* Shapes large enough for the gemm to be cut into tiles (1x1), blocks of
  * rows run in parallel (im2col) and long weight-gradient sums split into
  * runs (full-window, both output orders). */
@@ -357,6 +428,7 @@ int main(void) {
   test_depthwise();
   test_depthwise_levels();
   test_multi_levels();
+  test_random();
   test_half();
   test_grouped3d();
   test_tiled();
