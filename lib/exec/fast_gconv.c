@@ -53,7 +53,7 @@ typedef struct gc_plan {
   bool dw, dw_bm; /* dw_bm: batch-major order (dw_item) */
   int64_t nb, nbg;
   void (*dw32)(const struct gc_plan *p, const float *X, const float *K, float *acc);
-  /* several output features per pass (gc_multi): f32, 2-D, not window-major */
+  /* several output features per pass (gc_multi): f32 (or half), at most 2 spatial dims */
   bool multi;
   void (*planen32)(const struct gc_plan *p, const float *P, const float *Wp, const int64_t *cols,
                    float *acc, int64_t nacc);
@@ -639,7 +639,9 @@ static void dw_block(const gc_job *j, const dw_scratch *w, float *K, bool kready
  * small planes, one input feature per output): the batches of part i, each
  * over every channel block, so the input and output are read and written
  * in order; every block's weights are interleaved once, up front.  Lanes
- * past the last channel stay zero. */
+ * past the last channel of a partial block compute on zeros (block-major)
+ * or on another block's stale inputs (batch-major): lanes are independent
+ * and those are never written out. */
 static void dw_item(void *ctx, int64_t i) {
   gc_job *j = ctx;
   const gc_plan *p = j->p;
