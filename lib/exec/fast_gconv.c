@@ -398,10 +398,11 @@ static bool gc_multi(const gc_job *j, int64_t b, int64_t g, const float *P) {
   float *Wp = p->window_major && p->w_direct
                   ? NULL
                   : hlo_malloc(j->alloc, sizeof(float) * (size_t)(wsz * PN_NO));
-  int64_t *cols = hlo_malloc(j->alloc, sizeof(int64_t) * (size_t)p->KX);
+  /* output-major: window column offsets in a materialized row */
+  int64_t *cols = p->window_major ? NULL : hlo_malloc(j->alloc, sizeof(int64_t) * (size_t)p->KX);
   const float *k = (const float *)j->k;
-  bool ok = sums && cols && (Wp || (p->window_major && p->w_direct));
-  for (int64_t kx = 0; ok && kx < p->KX; kx++) cols[kx] = GC_COL(p, kx * p->rx);
+  bool ok = sums && (cols || p->window_major) && (Wp || (p->window_major && p->w_direct));
+  for (int64_t kx = 0; ok && cols && kx < p->KX; kx++) cols[kx] = GC_COL(p, kx * p->rx);
   for (int64_t o0 = g * p->Cog; ok && o0 < (g + 1) * p->Cog; o0 += PN_NO) {
     int64_t nb = (g + 1) * p->Cog - o0 < PN_NO ? (g + 1) * p->Cog - o0 : PN_NO;
     if (p->window_major) {
@@ -466,10 +467,12 @@ static void gc_item(void *ctx, int64_t i) {
   char *P = hlo_malloc(j->alloc, (size_t)(p->Cig * plane * es));
   /* acc: one depth's plane sums; with a window deeper than 1 they are
    * added into sum (second half) */
-  char *accv = hlo_malloc(j->alloc, (size_t)(nacc * es * (p->KZ > 1 ? 2 : 1)));
+  /* the several-features path (gc_multi) keeps its own sums and weights */
+  bool own = !p->multi;
+  char *accv = own ? hlo_malloc(j->alloc, (size_t)(nacc * es * (p->KZ > 1 ? 2 : 1))) : NULL;
   int64_t KW = p->KY * p->KX, wsz = p->Cig * KW;
-  char *Wb = p->w_direct ? NULL : hlo_malloc(j->alloc, (size_t)(p->KZ * wsz * es));
-  if (!P || !accv || (!p->w_direct && !Wb)) {
+  char *Wb = own && !p->w_direct ? hlo_malloc(j->alloc, (size_t)(p->KZ * wsz * es)) : NULL;
+  if (!P || (own && (!accv || (!p->w_direct && !Wb)))) {
     hlo_free(j->alloc, P);
     hlo_free(j->alloc, accv);
     hlo_free(j->alloc, Wb);
@@ -489,9 +492,7 @@ static void gc_item(void *ctx, int64_t i) {
   }
   if (p->multi) {
     if (!gc_multi(j, b, g, (const float *)P)) __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
-    hlo_free(j->alloc, Wb);
     hlo_free(j->alloc, P);
-    hlo_free(j->alloc, accv);
     return;
   }
   for (int64_t o = g * p->Cog; o < (g + 1) * p->Cog; o++) {
