@@ -2,6 +2,7 @@
  * that derives users, called computations and parameter tables. */
 #include <string.h>
 
+#include "core/prefetch.h"
 #include "hlo/hlo_ir.h"
 
 hlo_module *hlo_module_new(const hlo_allocator *alloc) {
@@ -91,6 +92,7 @@ static int link_computation(hlo_module *m, hlo_computation *c) {
   int maxp = -1;
   for (int i = 0; i < c->ninstrs; i++) {
     hlo_instruction *in = c->instrs[i];
+    hlo_prefetch_instrs(c, i);
     in->parent = c;
     in->id = i;
     in->nusers = 0;
@@ -98,14 +100,17 @@ static int link_computation(hlo_module *m, hlo_computation *c) {
     if (in->op == HLO_OP_PARAMETER && in->param_number > maxp && in->param_number < (1 << 24))
       maxp = (int)in->param_number;
   }
-  for (int i = 0; i < c->ninstrs; i++)
+  for (int i = 0; i < c->ninstrs; i++) {
+    hlo_prefetch_instrs(c, i);
     for (int j = 0; j < c->instrs[i]->noperands; j++)
       if (c->instrs[i]->operands[j]) c->instrs[i]->operands[j]->nusers++;
+  }
   c->nparams = maxp + 1;
   c->params = c->nparams ? hlo_arena_array(a, (size_t)c->nparams, sizeof(hlo_instruction *)) : NULL;
   if (c->nparams && !c->params) return HLO_ERR;
   for (int i = 0; i < c->ninstrs; i++) {
     hlo_instruction *in = c->instrs[i];
+    hlo_prefetch_instrs(c, i);
     if (!in->users && in->nusers) {
       if (!(in->users = hlo_arena_array(a, (size_t)in->nusers, sizeof(hlo_instruction *)))) return HLO_ERR;
       in->nusers = 0;
