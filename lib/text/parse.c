@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/prefetch.h"
 #include "text/attr_rules.h"
 #include "text/parse_checks.h"
 #include "text/scan.h"
@@ -746,7 +747,10 @@ static int parse_computation(parser *p, hlo_computation **out) {
 }
 
 /* Resolve computation placeholders in every attribute of every instruction. */
-static int resolve_comps(parser *p) {
+/* Resolve the computation names attributes give, in text order, and
+ * collect the async-starts for check_async_callers (one pass over the
+ * module instead of two). */
+static int resolve_comps(parser *p, vec *async_starts) {
   scanner *scn = &p->scn;
   int rc = HLO_OK;
   hlo_module *m = p->m;
@@ -754,6 +758,8 @@ static int resolve_comps(parser *p) {
     hlo_computation *c = m->comps[ci];
     for (int i = 0; i < c->ninstrs; i++) {
       hlo_instruction *in = c->instrs[i];
+      hlo_prefetch_instrs(c, i);
+      if (in->op == HLO_OP_ASYNC_START && vpush_in(scn, &p->scratch, async_starts, in)) return HLO_ERR;
       for (int k = 0; k < in->nattrs; k++) {
         hlo_attr *a = &in->attrs[k];
         hlo_computation **refs = NULL;
@@ -949,7 +955,9 @@ static int parse_module_body(parser *p) {
     m->entry->is_entry = true;
   }
   for (int i = 0; i < m->ncomps; i++) m->comps[i]->id = i; /* text order, for resolve_comps */
-  if (resolve_comps(p) || check_async_callers(scn, m, &p->scratch) ||
+  vec async_starts = {0};
+  if (resolve_comps(p, &async_starts) ||
+      check_async_callers(scn, (hlo_instruction *const *)async_starts.v, async_starts.n, &p->scratch) ||
       scan_async_late_binding(scn, (hlo_computation *const *)p->async_comps.v, p->async_comps.n,
                               (hlo_instruction *const *)p->async_later.v, p->async_later.n))
     return HLO_ERR;

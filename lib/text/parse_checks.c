@@ -299,21 +299,18 @@ int check_signature_root(scanner *scn, const hlo_computation *c, const hlo_shape
                      c->name, shape_str(want, sizeof want, declared), r->name, shape_str(got, sizeof got, &r->shape));
 }
 
-int check_async_callers(scanner *scn, const hlo_module *m, hlo_arena *scratch) {
+int check_async_callers(scanner *scn, hlo_instruction *const *starts, int n, hlo_arena *scratch) {
   hlo_strmap owner; /* wrapped computation name -> its first async-start */
   hlo_strmap_init(&owner, scratch);
-  for (int ci = 0; ci < m->ncomps; ci++) {
-    const hlo_computation *c = m->comps[ci];
-    for (int i = 0; i < c->ninstrs; i++) {
-      hlo_instruction *in = c->instrs[i];
-      const hlo_attr *a = in->op == HLO_OP_ASYNC_START ? attr(in, HLO_A_CALLS) : NULL;
-      if (!a || a->kind != HLO_AK_COMPS || a->u.comps.n != 1) continue;
-      void *first = NULL;
-      if (hlo_strmap_put(&owner, a->u.comps.v[0]->name, in, &first)) return scan_errorf(scn, a->off, "out of memory");
-      if (first)
-        return scan_errorf(scn, a->off, "Computation %s is called by more than one async op ('%s' and '%s')",
-                           a->u.comps.v[0]->name, ((hlo_instruction *)first)->name, in->name);
-    }
+  for (int i = 0; i < n; i++) {
+    hlo_instruction *in = starts[i];
+    const hlo_attr *a = attr(in, HLO_A_CALLS);
+    if (!a || a->kind != HLO_AK_COMPS || a->u.comps.n != 1) continue;
+    void *first = NULL;
+    if (hlo_strmap_put(&owner, a->u.comps.v[0]->name, in, &first)) return scan_errorf(scn, a->off, "out of memory");
+    if (first)
+      return scan_errorf(scn, a->off, "Computation %s is called by more than one async op ('%s' and '%s')",
+                         a->u.comps.v[0]->name, ((hlo_instruction *)first)->name, in->name);
   }
   return HLO_OK;
 }

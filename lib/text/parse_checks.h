@@ -14,8 +14,9 @@ bool instr_semantics_apply(const hlo_instruction *in);
  * at is where R was written. */
 int check_signature_root(scanner *scn, const hlo_computation *c, const hlo_shape *declared, size_t at);
 /* Each computation wrapped by an async-start has exactly one such caller
- * (after computation names are resolved). */
-int check_async_callers(scanner *scn, const hlo_module *m, hlo_arena *scratch);
+ * (after computation names are resolved); starts are the module's
+ * async-starts in text order. */
+int check_async_callers(scanner *scn, hlo_instruction *const *starts, int n, hlo_arena *scratch);
 /* The values of the header's debug_attributes (kept as written) that XLA's
  * parser checks: log_mode is default or fusion_debugger. */
 int check_debug_attributes(scanner *scn, const hlo_module *m);
