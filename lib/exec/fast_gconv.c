@@ -98,6 +98,20 @@ static void wt_bases(const gc_plan *p, int64_t q0, int nt, int64_t *base) {
   }
 }
 
+/* Bit ky set when window row ky of output row oy reads a materialized row
+ * that holds input (row py = ply + iy * ly, iy < IY), clear on rows of
+ * padding and lhs-dilation holes, which are zero; every bit set for
+ * windows of more than 64 rows. */
+static uint64_t row_mask(const gc_plan *p, int64_t oy) {
+  if (p->KY > 64) return ~(uint64_t)0;
+  uint64_t m = 0;
+  for (int64_t ky = 0; ky < p->KY; ky++) {
+    int64_t d = oy * p->sy + ky * p->ry - p->ply;
+    if (d >= 0 && d % p->ly == 0 && d / p->ly < p->IY) m |= (uint64_t)1 << ky;
+  }
+  return m;
+}
+
 #ifdef HLO_FAST_WIDE
 #define GC_TGT __attribute__((target("avx512f,avx512dq")))
 #define GC_SUF _avx512

@@ -135,18 +135,27 @@ static GC_TGT void GC(plane)(const gc_plan *p, const GT *P, const GT *W, int64_t
  * block's last feature), the sums in registers; cols[kx] is window column
  * kx's offset in a materialized row.  acc holds PN_NO planes nacc apart.
  * Per output the sum runs over ci, ky, kx from zero, as in GC(plane), so
- * the two give the same bits. */
+ * the two give the same bits.  Window rows that fall on rows of padding
+ * or of lhs-dilation holes hold zeros and are skipped (row_mask): adding
+ * an exact zero to a sum that starts at +0 changes no bit, and the
+ * reference skips them too (an image layer's input gradient: half of the
+ * products for stride 2). */
 static GC_TGT void GC(planen)(const gc_plan *p, const GT *P, const GT *Wp, const int64_t *cols,
                               GT *acc, int64_t nacc) {
   int64_t OY = p->OY, OX = p->OX, ap = p->apitch, RP = p->RP, KY = p->KY, KX = p->KX;
   int64_t Cig = p->Cig, OXV = OX / DWB * DWB;
   for (int64_t oy = 0; oy < OY; oy++) {
     GT *a = acc + oy * ap;
+    uint64_t live = row_mask(p, oy);
     for (int64_t ox = 0; ox < OXV; ox += DWB) {
       dw_vec v0 = {0}, v1 = {0}, v2 = {0}, v3 = {0};
       const GT *w = Wp;
       for (int64_t ci = 0; ci < Cig; ci++)
         for (int64_t ky = 0; ky < KY; ky++) {
+          if (!(live >> ky & 1)) {
+            w += KX * PN_NO;
+            continue;
+          }
           const GT *xr = P + ci * p->plane + (oy * p->sy + ky * p->ry) * RP + ox;
           for (int64_t kx = 0; kx < KX; kx++, w += PN_NO) {
             dw_vec x;
@@ -167,6 +176,10 @@ static GC_TGT void GC(planen)(const gc_plan *p, const GT *P, const GT *Wp, const
       const GT *w = Wp;
       for (int64_t ci = 0; ci < Cig; ci++)
         for (int64_t ky = 0; ky < KY; ky++) {
+          if (!(live >> ky & 1)) {
+            w += KX * PN_NO;
+            continue;
+          }
           const GT *xr = P + ci * p->plane + (oy * p->sy + ky * p->ry) * RP + ox;
           for (int64_t kx = 0; kx < KX; kx++, w += PN_NO) {
             GT x = xr[cols[kx]];
