@@ -10,8 +10,10 @@
 /* Output tile of up to GC_NT elements for windows wider than the output
  * (weight gradients): 8 partial sums per output over input features, window
  * rows and blocks of 8 window columns (contiguous thanks to the F phases),
- * combined pairwise at the end. */
-#define GC_NT 8
+ * combined pairwise at the end.  Every tile reads all of the weights (a
+ * weight gradient's output gradient: the largest operand), so a tile takes
+ * 16 outputs, a 3x3 window's nine at once. */
+#define GC_NT 16
 static GC_TGT void GC(wtile)(const gc_plan *p, const GT *P, const GT *W, int64_t wci, int64_t wky,
                              int64_t q0, int nt, GT *out) {
   GT s[GC_NT][8];
