@@ -2,8 +2,8 @@
 """make bench: measured figures with same-run baselines (this machine is
 shared and noisy, so every figure is printed next to a baseline).
 
-Parser: parse + build IR + print for mobilenet_v2.hlo (corpus) and a
-generated ~100 MB module; MB/s of parsing, IR bytes (arena bytes in use) / text bytes, peak RSS
+Parser: parse + build IR + print for mobilenet_v2.hlo (the corpus's largest
+module) and generated modules of 100 MB and 1 GB; MB/s of parsing, IR bytes (arena bytes in use) / text bytes, peak RSS
 of the process, next to the time `cat FILE > /dev/null` takes.
 
 Interpreter: a fixed workload set run with `hlo-run --benchmark N` (best of
@@ -71,14 +71,22 @@ def report(name, path):
               s["print"], s["wall"], c, s["wall"] / c if c > 0 else 0, s["used"] / s["text"], rss / 1e6))
 
 
-def main():
-    gen = os.path.join(BUILD, "bench", "big.hlo")
+def generated(mb):
+    """testdata/gen_big_module.py's module of about mb MB, made once per build dir."""
+    gen = os.path.join(BUILD, "bench", "big.hlo" if mb == 100 else "big%d.hlo" % mb)
     os.makedirs(os.path.dirname(gen), exist_ok=True)
     if not os.path.exists(gen) or os.path.getmtime(gen) < os.path.getmtime(os.path.join(ROOT, "testdata", "gen_big_module.py")):
-        subprocess.run([sys.executable, os.path.join(ROOT, "testdata", "gen_big_module.py"), gen, "100"], check=True)
+        subprocess.run([sys.executable, os.path.join(ROOT, "testdata", "gen_big_module.py"), gen, str(mb)], check=True)
+    return gen
+
+
+def main():
     print("parser benchmark (best of 3; IR = arena bytes in use / text bytes; cat = same-run baseline)")
     report("mobilenet_v2.hlo", os.path.join(CORPUS, "xla__tools__data__benchmarking__mobilenet_v2.hlo"))
-    report("generated", gen)
+    report("generated 100 MB", generated(100))
+    # the 1 GB module takes about a minute in all; BENCH_PARSER_1G=0 leaves it out
+    if os.environ.get("BENCH_PARSER_1G", "1") != "0":
+        report("generated 1 GB", generated(1000))
 
 
 # ---- interpreter benchmark ------------------------------------------------------------
