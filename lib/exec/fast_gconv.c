@@ -55,6 +55,7 @@ typedef struct gc_plan {
   void (*dw32)(const struct gc_plan *p, const float *X, const float *K, float *acc);
   /* several output features per pass (gc_multi): f32 (or half), at most 2 spatial dims */
   bool multi;
+  bool phased; /* output-major, lhs dilation 2, unit column stride: F = 2 (GC(planen_ph)) */
   void (*planen32)(const struct gc_plan *p, const float *P, const float *Wp, const int64_t *cols,
                    float *acc, int64_t nacc);
   void (*wtilen32)(const struct gc_plan *p, const float *P, const float *const *W, int64_t wci,
@@ -302,14 +303,17 @@ bool hlo_fast_plan_gconv(hlo_exec *e, plan_step *s) {
   p->window_major = p->KX > p->OX;
   p->w_direct = !p->rev_x && !p->rev_y && !p->rev_z && (p->k_sx == 1 || p->KX == 1);
   p->apitch = !p->window_major && p->sx == 1 && p->sy == 1 ? p->PW : p->OX;
-  p->F = p->window_major ? p->rx : p->sx;
+  p->multi = !p->f64 && ns <= 2 && p->Cog >= 2;
+  /* the four-feature kernel on an lhs dilation of 2 at unit column stride
+   * takes even and odd output columns apart (GC(planen_ph)) */
+  p->phased = p->multi && !p->window_major && p->sx == 1 && p->lx == 2 && p->OX >= 2 * DWB;
+  p->F = p->window_major ? p->rx : p->phased ? 2 : p->sx;
   if (p->F > p->PW) p->F = p->PW;
   p->PWF = (p->PW + p->F - 1) / p->F;
   p->RP = p->F * p->PWF;
   p->zplane = p->PH * p->RP;
   p->plane = p->PD * p->zplane;
   p->pool = e->pool;
-  p->multi = !p->f64 && ns <= 2 && p->Cog >= 2;
   pick_isa(e, p);
   s->p = p;
   s->fn = hlo_fast_gconv;

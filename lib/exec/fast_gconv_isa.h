@@ -131,6 +131,88 @@ static GC_TGT void GC(plane)(const gc_plan *p, const GT *P, const GT *W, int64_t
 }
 
 #if GS == 32
+/* GC(planen) on an lhs dilation of 2 at unit column stride (p->phased):
+ * rows are stored in F = 2 phases, the input's columns all in phase
+ * plx mod 2 and the holes in the other.  Output columns 2j and 2j + 1 are
+ * computed apart, DWB values of j per vector: for each window column the
+ * input sits under the even outputs or under the odd ones, read from one
+ * phase contiguously, so the hole products are left out; the two vectors
+ * are interleaved on the store.  Per output the sum runs over ci, ky, kx
+ * from zero as in GC(planen), without its zero terms: the same bits. */
+static GC_TGT void GC(planen_ph)(const gc_plan *p, const GT *P, const GT *Wp, GT *acc, int64_t nacc) {
+  int64_t OY = p->OY, OX = p->OX, ap = p->apitch, RP = p->RP, KY = p->KY, KX = p->KX;
+  int64_t Cig = p->Cig, rx = p->rx, plx = p->plx, OXV = OX / (2 * DWB) * (2 * DWB);
+  for (int64_t oy = 0; oy < OY; oy++) {
+    GT *a = acc + oy * ap;
+    uint64_t live = row_mask(p, oy);
+    for (int64_t ox = 0; ox < OXV; ox += 2 * DWB) {
+      dw_vec e0 = {0}, e1 = {0}, e2 = {0}, e3 = {0}, o0 = {0}, o1 = {0}, o2 = {0}, o3 = {0};
+      const GT *w = Wp;
+      for (int64_t ci = 0; ci < Cig; ci++)
+        for (int64_t ky = 0; ky < KY; ky++) {
+          if (!(live >> ky & 1)) {
+            w += KX * PN_NO;
+            continue;
+          }
+          const GT *xr = P + ci * p->plane + (oy * p->sy + ky * p->ry) * RP + ox / 2;
+          for (int64_t kx = 0; kx < KX; kx++, w += PN_NO) {
+            int64_t c = kx * rx; /* column of output 0 */
+            dw_vec x;
+            if (((c - plx) & 1) == 0) { /* input under the even outputs */
+              memcpy(&x, xr + GC_COL(p, c), sizeof x);
+              e0 += w[0] * x;
+              e1 += w[1] * x;
+              e2 += w[2] * x;
+              e3 += w[3] * x;
+            } else {
+              memcpy(&x, xr + GC_COL(p, c + 1), sizeof x);
+              o0 += w[0] * x;
+              o1 += w[1] * x;
+              o2 += w[2] * x;
+              o3 += w[3] * x;
+            }
+          }
+        }
+      /* interleaved: output 2j from the even sums, 2j + 1 from the odd */
+      const dw_vec *ev[PN_NO] = {&e0, &e1, &e2, &e3}, *od[PN_NO] = {&o0, &o1, &o2, &o3};
+      for (int f = 0; f < PN_NO; f++) {
+        GT *d = a + f * nacc + ox;
+        for (int i = 0; i < DWB; i++) {
+          d[2 * i] = (*ev[f])[i];
+          d[2 * i + 1] = (*od[f])[i];
+        }
+      }
+    }
+    for (int64_t ox = OXV; ox < OX; ox++) {
+      GT s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      const GT *w = Wp;
+      for (int64_t ci = 0; ci < Cig; ci++)
+        for (int64_t ky = 0; ky < KY; ky++) {
+          if (!(live >> ky & 1)) {
+            w += KX * PN_NO;
+            continue;
+          }
+          const GT *xr = P + ci * p->plane + (oy * p->sy + ky * p->ry) * RP;
+          for (int64_t kx = 0; kx < KX; kx++, w += PN_NO) {
+            int64_t c = ox + kx * rx;
+            if ((c - plx) & 1) continue; /* a hole */
+            GT x = xr[GC_COL(p, c)];
+            s0 += w[0] * x;
+            s1 += w[1] * x;
+            s2 += w[2] * x;
+            s3 += w[3] * x;
+          }
+        }
+      a[ox] = s0;
+      a[nacc + ox] = s1;
+      a[2 * nacc + ox] = s2;
+      a[3 * nacc + ox] = s3;
+    }
+  }
+}
+#endif
+
+#if GS == 32
 /* PN_NO output features of a group at once (fast_gconv.c, gc_multi; 2-D,
  * not window-major): each input vector of DWB output columns is loaded once
  * and multiplied by PN_NO weights (Wp [ci][ky][kx][PN_NO], zero past the
@@ -144,6 +226,10 @@ static GC_TGT void GC(plane)(const gc_plan *p, const GT *P, const GT *W, int64_t
  * products for stride 2). */
 static GC_TGT void GC(planen)(const gc_plan *p, const GT *P, const GT *Wp, const int64_t *cols,
                               GT *acc, int64_t nacc) {
+  if (p->phased) {
+    GC(planen_ph)(p, P, Wp, acc, nacc);
+    return;
+  }
   int64_t OY = p->OY, OX = p->OX, ap = p->apitch, RP = p->RP, KY = p->KY, KX = p->KX;
   int64_t Cig = p->Cig, OXV = OX / DWB * DWB;
   for (int64_t oy = 0; oy < OY; oy++) {
