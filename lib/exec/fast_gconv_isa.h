@@ -131,6 +131,43 @@ static GC_TGT void GC(plane)(const gc_plan *p, const GT *P, const GT *W, int64_t
 }
 
 #if GS == 32
+/* One output column ox of row oy for the PN_NO features of GC(planen) (the
+ * columns past its last whole vector): window rows off `live` and, in the
+ * phased layout (cols NULL), window columns on holes are left out. */
+static GC_TGT void GC(planen_col)(const gc_plan *p, const GT *P, const GT *Wp, const int64_t *cols,
+                                  uint64_t live, int64_t oy, int64_t ox, GT *a, int64_t nacc) {
+  GT s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  const GT *w = Wp;
+  for (int64_t ci = 0; ci < p->Cig; ci++)
+    for (int64_t ky = 0; ky < p->KY; ky++) {
+      if (!(live >> ky & 1)) {
+        w += p->KX * PN_NO;
+        continue;
+      }
+      const GT *xr = P + ci * p->plane + (oy * p->sy + ky * p->ry) * p->RP;
+      for (int64_t kx = 0; kx < p->KX; kx++, w += PN_NO) {
+        GT x;
+        if (cols) {
+          x = xr[ox + cols[kx]];
+        } else {
+          int64_t c = ox + kx * p->rx;
+          if ((c - p->plx) & 1) continue; /* a hole */
+          x = xr[GC_COL(p, c)];
+        }
+        s0 += w[0] * x;
+        s1 += w[1] * x;
+        s2 += w[2] * x;
+        s3 += w[3] * x;
+      }
+    }
+  a[ox] = s0;
+  a[nacc + ox] = s1;
+  a[2 * nacc + ox] = s2;
+  a[3 * nacc + ox] = s3;
+}
+#endif
+
+#if GS == 32
 /* GC(planen) on an lhs dilation of 2 at unit column stride (p->phased):
  * rows are stored in F = 2 phases, the input's columns all in phase
  * plx mod 2 and the holes in the other.  Output columns 2j and 2j + 1 are
@@ -183,31 +220,7 @@ static GC_TGT void GC(planen_ph)(const gc_plan *p, const GT *P, const GT *Wp, GT
         }
       }
     }
-    for (int64_t ox = OXV; ox < OX; ox++) {
-      GT s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      const GT *w = Wp;
-      for (int64_t ci = 0; ci < Cig; ci++)
-        for (int64_t ky = 0; ky < KY; ky++) {
-          if (!(live >> ky & 1)) {
-            w += KX * PN_NO;
-            continue;
-          }
-          const GT *xr = P + ci * p->plane + (oy * p->sy + ky * p->ry) * RP;
-          for (int64_t kx = 0; kx < KX; kx++, w += PN_NO) {
-            int64_t c = ox + kx * rx;
-            if ((c - plx) & 1) continue; /* a hole */
-            GT x = xr[GC_COL(p, c)];
-            s0 += w[0] * x;
-            s1 += w[1] * x;
-            s2 += w[2] * x;
-            s3 += w[3] * x;
-          }
-        }
-      a[ox] = s0;
-      a[nacc + ox] = s1;
-      a[2 * nacc + ox] = s2;
-      a[3 * nacc + ox] = s3;
-    }
+    for (int64_t ox = OXV; ox < OX; ox++) GC(planen_col)(p, P, Wp, NULL, live, oy, ox, a, nacc);
   }
 }
 #endif
@@ -259,29 +272,7 @@ static GC_TGT void GC(planen)(const gc_plan *p, const GT *P, const GT *Wp, const
       memcpy(a + 2 * nacc + ox, &v2, sizeof v2);
       memcpy(a + 3 * nacc + ox, &v3, sizeof v3);
     }
-    for (int64_t ox = OXV; ox < OX; ox++) {
-      GT s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      const GT *w = Wp;
-      for (int64_t ci = 0; ci < Cig; ci++)
-        for (int64_t ky = 0; ky < KY; ky++) {
-          if (!(live >> ky & 1)) {
-            w += KX * PN_NO;
-            continue;
-          }
-          const GT *xr = P + ci * p->plane + (oy * p->sy + ky * p->ry) * RP + ox;
-          for (int64_t kx = 0; kx < KX; kx++, w += PN_NO) {
-            GT x = xr[cols[kx]];
-            s0 += w[0] * x;
-            s1 += w[1] * x;
-            s2 += w[2] * x;
-            s3 += w[3] * x;
-          }
-        }
-      a[ox] = s0;
-      a[nacc + ox] = s1;
-      a[2 * nacc + ox] = s2;
-      a[3 * nacc + ox] = s3;
-    }
+    for (int64_t ox = OXV; ox < OX; ox++) GC(planen_col)(p, P, Wp, cols, live, oy, ox, a, nacc);
   }
 }
 #endif
