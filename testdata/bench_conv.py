@@ -132,7 +132,6 @@ def conv_bench(root, build, corpus, sgemm_rate):
         if p is None or (only and only not in shape_class(p)):
             continue
         rows.append((key, count, p))
-    dn = onednn_times(prog, [p for _, _, p in rows], reps) if prog else {}
     print("\nconvolutions beside oneDNN (%s): best of %d runs after a warm-up; oneDNN plain = on our layout, "
           "blocked = on its preferred layout, reorders not timed; ratio = best oneDNN / ours (>= 0.8 is the target); "
           "cpu = process CPU time of the best run (all threads), which a loaded machine distorts less"
@@ -142,8 +141,11 @@ def conv_bench(root, build, corpus, sgemm_rate):
         "cpu rat", "GF/s", "class"))
     classes = {}
     for i, (key, count, p) in enumerate(rows):
+        # oneDNN and ours back to back, shape by shape: on a shared machine
+        # the two then see the same load
+        dn = onednn_times(prog, [p], reps) if prog else {}
         ours, ours_c = our_conv_time(run, build, "c%d" % i, module_text(key), reps)
-        plain, blk, plain_c, blk_c = dn.get(i, (-1, -1, -1, -1))
+        plain, blk, plain_c, blk_c = dn.get(0, (-1, -1, -1, -1))
         best = min(x for x in (plain, blk, 1e30) if x > 0)
         best_c = min(x for x in (plain_c, blk_c, 1e30) if x > 0)
         cls = shape_class(p)
