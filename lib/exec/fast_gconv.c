@@ -379,7 +379,11 @@ typedef struct gc_job {
           else                                                                \
             for (int64_t k_ = 0; k_ < cnt_; k_++) d_[k_] = x2_[k_ * st_];     \
         }                                                                     \
-      else {                                                                  \
+      else if (p->lx == p->F && p->in_sx == 1) { /* phased: one run */        \
+        int64_t px_ = p->plx + ix0 * p->lx;                                   \
+        memcpy(pr + px_ % p->F * p->PWF + px_ / p->F, xr + ix0,               \
+               sizeof(T) * (size_t)(ix1 - ix0 + 1));                          \
+      } else {                                                                \
         int64_t px_ = p->plx + ix0 * p->lx, ph_ = px_ % p->F, dv_ = px_ / p->F; \
         int64_t dph_ = p->lx % p->F, ddv_ = p->lx / p->F;                     \
         for (int64_t ix = ix0; ix <= ix1; ix++) {                             \
