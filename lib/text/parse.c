@@ -746,10 +746,9 @@ static int parse_computation(parser *p, hlo_computation **out) {
   return HLO_OK;
 }
 
-/* Resolve computation placeholders in every attribute of every instruction. */
-/* Resolve the computation names attributes give, in text order, and
- * collect the async-starts for check_async_callers (one pass over the
- * module instead of two). */
+/* Resolve computation placeholders in every attribute of every
+ * instruction, in text order, and collect the async-starts for
+ * check_async_callers (one pass over the module instead of two). */
 static int resolve_comps(parser *p, vec *async_starts) {
   scanner *scn = &p->scn;
   int rc = HLO_OK;
